@@ -1,0 +1,39 @@
+/*
+ * metrics.h — Prometheus text exposition of a daemon's counters, gauges and
+ * latency histograms over a local HTTP port (libmicrohttpd, its own thread).
+ *
+ * Who touches what: metric values are written by the daemon's threads with
+ * relaxed atomic operations and read by the HTTP thread; the set of metrics is
+ * fixed before czk_metrics_serve() starts, so no lock is needed.
+ */
+#ifndef CZK_METRICS_H
+#define CZK_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CZK_METRICS_MAX 64
+#define CZK_METRICS_BUCKETS 16
+
+enum czk_metric_kind { CZK_METRIC_COUNTER, CZK_METRIC_GAUGE, CZK_METRIC_HISTOGRAM };
+
+typedef struct czk_metric czk_metric;
+typedef struct czk_metrics czk_metrics;
+
+int czk_metrics_new(czk_metrics **m);
+void czk_metrics_free(czk_metrics *m);
+/* label may be NULL or a Prometheus label set without braces, e.g. "stage=\"ntt\"" */
+czk_metric *czk_metrics_add(czk_metrics *m, enum czk_metric_kind kind, const char *name,
+                            const char *label, const char *help);
+void czk_metric_inc(czk_metric *x, int64_t by);
+void czk_metric_set(czk_metric *x, int64_t v);
+void czk_metric_observe(czk_metric *x, double seconds); /* histogram, seconds */
+/* render into buf (NUL-terminated); returns bytes written or -ENOSPC */
+int czk_metrics_render(const czk_metrics *m, char *buf, size_t cap);
+/* start serving GET /metrics on addr:port (port 0: disabled, returns 0) */
+int czk_metrics_serve(czk_metrics *m, const char *addr, int port);
+/* the port actually bound (useful with port -1 = any free port, for tests) */
+int czk_metrics_port(const czk_metrics *m);
+
+#endif

@@ -1,0 +1,118 @@
+/* test_config.c — INI config: defaults, file values, overrides, errors naming the line. */
+#include "common/config.h"
+#include "common/metrics.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); exit(1); } } while (0)
+
+static void write_file(const char *p, const char *s)
+{
+    FILE *f = fopen(p, "w");
+    CHECK(f);
+    fputs(s, f);
+    fclose(f);
+}
+
+static void test_config(void)
+{
+    char path[] = "/tmp/czk-config-XXXXXX";
+    int fd = mkstemp(path);
+    czk_config c;
+    czk_error e = {0};
+
+    CHECK(fd >= 0);
+    close(fd);
+    czk_config_defaults(&c);
+    CHECK(c.slots_per_pool == 4 && !strcmp(c.backend, "auto") && c.finalizer_verify == 1 && c.n_circuits == 0);
+    CHECK(c.runtime_dir[0] && c.state_dir[0] && c.output_dir[0]);
+
+    write_file(path, "[czk]\nruntime_dir = /tmp/x\n[gpud]\nbackend = cpu\nslots_per_pool = 7\n"
+                     "[circuit.poseidon]\nzkey = /k/p.zkey\n[circuit.chain]\nzkey = /k/c.zkey\n[finalizer]\nverify = no\n");
+    CHECK(czk_config_load(&c, path, &e) == 0);
+    CHECK(!strcmp(c.runtime_dir, "/tmp/x") && !strcmp(c.backend, "cpu") && c.slots_per_pool == 7);
+    CHECK(c.n_circuits == 2 && !strcmp(czk_config_circuit_find(&c, "chain")->zkey, "/k/c.zkey"));
+    CHECK(czk_config_circuit_find(&c, "nope") == NULL && c.finalizer_verify == 0);
+
+    CHECK(czk_config_set(&c, "gpud.slots_per_pool=9", &e) == 0 && c.slots_per_pool == 9);
+    CHECK(czk_config_set(&c, "circuit.new.zkey=/z", &e) == 0 && c.n_circuits == 3);
+    CHECK(czk_config_set(&c, "gpud.slots_per_pool=0", &e) == -EINVAL && strstr(e.msg, "slots_per_pool"));
+    CHECK(czk_config_set(&c, "gpud.bogus=1", &e) == -EINVAL && strstr(e.msg, "unknown setting"));
+    CHECK(czk_config_set(&c, "noequals", &e) == -EINVAL);
+    CHECK(czk_config_set(&c, "gpud.backend=opencl", &e) == -EINVAL);
+
+    write_file(path, "[gpud]\nbackend = cpu\n\nthreadz = 3\n");
+    CHECK(czk_config_load(&c, path, &e) == -EINVAL);
+    CHECK(strstr(e.msg, ":4:") && strstr(e.msg, "threadz"));
+    write_file(path, "[gpud]\nmax_jobs = lots\n");
+    CHECK(czk_config_load(&c, path, &e) == -EINVAL && strstr(e.msg, ":2:") && strstr(e.msg, "lots"));
+    write_file(path, "[gpud\nbackend=cpu\n");
+    CHECK(czk_config_load(&c, path, &e) == -EINVAL);
+    write_file(path, "[circuit.bad/name]\nzkey=/x\n");
+    CHECK(czk_config_load(&c, path, &e) == -EINVAL);
+    CHECK(czk_config_load(&c, "/nonexistent/czk.conf", &e) == -ENOENT && strstr(e.msg, "/nonexistent/czk.conf"));
+    unlink(path);
+}
+
+static void test_metrics(void)
+{
+    czk_metrics *m;
+    czk_metric *jobs, *lat, *lat2;
+    char buf[16384], resp[16384];
+    struct sockaddr_in sa = {0};
+    int s, n, off = 0;
+
+    CHECK(czk_metrics_new(&m) == 0);
+    jobs = czk_metrics_add(m, CZK_METRIC_COUNTER, "czk_proofs_total", NULL, "proofs written");
+    lat = czk_metrics_add(m, CZK_METRIC_HISTOGRAM, "czk_stage_seconds", "stage=\"ntt\"", "stage latency");
+    lat2 = czk_metrics_add(m, CZK_METRIC_HISTOGRAM, "czk_stage_seconds", "stage=\"msm\"", "stage latency");
+    czk_metric_inc(jobs, 3);
+    czk_metric_observe(lat, 0.003);
+    czk_metric_observe(lat, 7.0);
+    czk_metric_observe(lat2, 1000.0);
+    CHECK(czk_metrics_render(m, buf, sizeof(buf)) > 0);
+    CHECK(strstr(buf, "czk_proofs_total 3\n"));
+    CHECK(strstr(buf, "czk_stage_seconds_bucket{stage=\"ntt\",le=\"0.005\"} 1\n"));
+    CHECK(strstr(buf, "czk_stage_seconds_bucket{stage=\"ntt\",le=\"10\"} 2\n"));
+    CHECK(strstr(buf, "czk_stage_seconds_bucket{stage=\"msm\",le=\"300\"} 0\n"));
+    CHECK(strstr(buf, "czk_stage_seconds_bucket{stage=\"msm\",le=\"+Inf\"} 1\n"));
+    CHECK(strstr(buf, "czk_stage_seconds_count{stage=\"ntt\"} 2\n"));
+    /* one HELP line per metric name */
+    {
+        const char *h = strstr(buf, "# HELP czk_stage_seconds");
+        CHECK(h && !strstr(h + 1, "# HELP czk_stage_seconds"));
+    }
+    CHECK(czk_metrics_render(m, buf, 64) == -ENOSPC);
+
+    CHECK(czk_metrics_serve(m, "127.0.0.1", -1) == 0);
+    CHECK(czk_metrics_port(m) > 0);
+    s = socket(AF_INET, SOCK_STREAM, 0);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)czk_metrics_port(m));
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(connect(s, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    const char *req = "GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n";
+    CHECK(write(s, req, strlen(req)) == (ssize_t)strlen(req));
+    while ((n = (int)read(s, resp + off, sizeof(resp) - 1 - (size_t)off)) > 0)
+        off += n;
+    resp[off] = 0;
+    close(s);
+    CHECK(strstr(resp, "200 OK") && strstr(resp, "czk_proofs_total 3"));
+    CHECK(czk_metrics_serve(m, "not-an-ip", 1) == -EINVAL);
+    czk_metrics_free(m);
+}
+
+int main(void)
+{
+    test_config();
+    test_metrics();
+    printf("config and metrics ok\n");
+    return 0;
+}
