@@ -27,6 +27,15 @@ typedef unsigned __int128 czk_u128;
 #define CZK_UNROLL _Pragma("GCC unroll 8")
 #else
 #define CZK_UNROLL _Pragma("unroll")
+/* ---- helpers shared by field_fp.c and field_fr.c (field_util.c) ---- */
+/* decimal string of the n-limb integer a; out must hold 20*n+1 bytes */
+void czk_field_to_dec_(char *out, const uint64_t *a, int n);
+/* parse a decimal string of at most max_digits digits into n limbs (< m);
+ * -EINVAL on empty, non-digit or too long input, -ERANGE when >= m */
+int czk_field_from_dec_(uint64_t *out, const char *s, const uint64_t *m, int n, size_t max_digits);
+/* a < m as n-limb integers */
+int czk_field_lt_(const uint64_t *a, const uint64_t *m, int n);
+
 #endif
 
 /* moduli (plain integers) and -m^-1 mod 2^64 */
@@ -264,5 +273,14 @@ CZK_INLINE int czk_fp2_is_zero_i(const czk_fp2 *a)
 { return czk_fp_is_zero_i(&a->c0) && czk_fp_is_zero_i(&a->c1); }
 CZK_INLINE int czk_fp2_eq_i(const czk_fp2 *a, const czk_fp2 *b)
 { return czk_fp_eq_i(&a->c0, &b->c0) && czk_fp_eq_i(&a->c1, &b->c1); }
+
+/* ---- helpers shared by field_fp.c and field_fr.c (field_util.c) ---- */
+/* decimal string of the n-limb integer a; out must hold 20*n+1 bytes */
+void czk_field_to_dec_(char *out, const uint64_t *a, int n);
+/* parse a decimal string of at most max_digits digits into n limbs (< m);
+ * -EINVAL on empty, non-digit or too long input, -ERANGE when >= m */
+int czk_field_from_dec_(uint64_t *out, const char *s, const uint64_t *m, int n, size_t max_digits);
+/* a < m as n-limb integers */
+int czk_field_lt_(const uint64_t *a, const uint64_t *m, int n);
 
 #endif

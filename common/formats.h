@@ -73,6 +73,7 @@ int czk_wtns_open(czk_wtns *w, const char *path, czk_error *e);
 int czk_wtns_open_fd(czk_wtns *w, int fd, const char *name, czk_error *e);
 void czk_wtns_close(czk_wtns *w);
 int czk_r1cs_open(czk_r1cs *r, const char *path, czk_error *e);
+int czk_r1cs_open_fd(czk_r1cs *r, int fd, const char *name, czk_error *e);
 void czk_r1cs_close(czk_r1cs *r);
 /* walk constraints: cb gets the three linear combinations (terms unaligned: memcpy) */
 typedef int (*czk_r1cs_constraint_fn)(void *ctx, uint32_t index,

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Prover benchmark: czk prove vs snarkjs groth16 prove on the same zkey and witness.
+#
+#   bench/prove/bench_prove.sh [k...]          default: 12 16 18
+#
+# For each k: `czk gen-circuit` with N = 2^k - 16 constraints and 1 public input (domain 2^k,
+# like the MulChain(2^k - 16) circuits of snarkjs-interop.md section 4), `czk setup` for the key,
+# then RUNS (default 3) wall-clock timings of each prover, interleaved (czk, snarkjs, czk, ...)
+# so background load hits both alike; every proof is checked with `snarkjs groth16 verify`
+# (vkey from `snarkjs zkey export verificationkey`). Prints a markdown table of medians.
+#
+# Environment:
+#   CZK          czk binary            (default <repo>/build/cli/czk)
+#   SNARKJS      snarkjs               (default <repo>/interop/node_modules/.bin/snarkjs)
+#   RUNS         timed runs per prover (default 3)
+#   BENCH_BITS   --bits for gen-circuit: share of 0/1 wires (default 0: full-size witness
+#                values, the worst case for MSMs, comparable to the MulChain numbers)
+#   BENCH_WORK   scratch directory     (default <repo>/build-bench/prove; keys are reused when
+#                the r1cs is already there, delete the directory to start over)
+#   CZK_PROVE_ARGS  extra arguments placed before `prove` (e.g. "--threads 2")
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+CZK=${CZK:-$repo/build/cli/czk}
+SNARKJS=${SNARKJS:-$repo/interop/node_modules/.bin/snarkjs}
+RUNS=${RUNS:-3}
+BITS=${BENCH_BITS:-0}
+WORK=${BENCH_WORK:-$repo/build-bench/prove}
+read -r -a CZK_ARGS <<< "${CZK_PROVE_ARGS:-}"
+[ -x "$CZK" ] || { echo "bench_prove.sh: czk not found at $CZK (build target czk or set CZK)" >&2; exit 1; }
+[ -x "$SNARKJS" ] || { echo "bench_prove.sh: snarkjs not found at $SNARKJS (scripts/setup-npm.sh)" >&2; exit 1; }
+ks=("$@")
+[ ${#ks[@]} -gt 0 ] || ks=(12 16 18)
+mkdir -p "$WORK"
+
+log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+# timed OUTFILE CMD...: runs CMD, prints its wall seconds; CMD's output goes to OUTFILE.
+timed() {
+    local out=$1; shift
+    local t0 t1
+    t0=$(date +%s.%N)
+    if ! "$@" >"$out" 2>&1; then
+        echo "bench_prove.sh: failed: $*" >&2; tail -n 20 "$out" >&2; exit 1
+    fi
+    t1=$(date +%s.%N)
+    echo "$t0 $t1" | awk '{ printf "%.3f", $2 - $1 }'
+}
+
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+verify() {  # verify VK PUBLIC PROOF WHAT
+    if ! "$SNARKJS" groth16 verify "$1" "$2" "$3" >"$WORK/verify.log" 2>&1; then
+        echo "bench_prove.sh: snarkjs rejected the $4 proof $3" >&2; cat "$WORK/verify.log" >&2; exit 1
+    fi
+}
+
+rows=()
+for k in "${ks[@]}"; do
+    d=$WORK/k$k
+    mkdir -p "$d"
+    n=$(( (1 << k) - 16 ))
+    if [ ! -s "$d/circuit.zkey" ]; then
+        log "k=$k: gen-circuit ($n constraints, bits $BITS)"
+        t=$(timed "$d/gen.log" "$CZK" gen-circuit --constraints "$n" --publics 1 --bits "$BITS" \
+            --seed "$k" "$d/circuit.r1cs" "$d/witness.wtns")
+        log "k=$k: gen-circuit $t s; czk setup"
+        t=$(timed "$d/setup.log" "$CZK" setup "$d/circuit.r1cs" "$d/circuit.zkey.tmp")
+        mv "$d/circuit.zkey.tmp" "$d/circuit.zkey"
+        log "k=$k: setup $t s"
+    fi
+    "$SNARKJS" zkey export verificationkey "$d/circuit.zkey" "$d/vk.json" >"$d/vk.log" 2>&1
+    zsize=$(stat -c %s "$d/circuit.zkey")
+    czk_t=(); sj_t=()
+    for i in $(seq 1 "$RUNS"); do
+        t=$(timed "$d/czk_prove.log" "$CZK" "${CZK_ARGS[@]}" prove "$d/circuit.zkey" "$d/witness.wtns" \
+            "$d/czk_proof_$i.json" "$d/czk_public_$i.json")
+        czk_t+=("$t")
+        t2=$(timed "$d/sj_prove.log" "$SNARKJS" groth16 prove "$d/circuit.zkey" "$d/witness.wtns" \
+            "$d/sj_proof_$i.json" "$d/sj_public_$i.json")
+        sj_t+=("$t2")
+        log "k=$k run $i: czk $t s, snarkjs $t2 s"
+        verify "$d/vk.json" "$d/czk_public_$i.json" "$d/czk_proof_$i.json" czk
+        verify "$d/vk.json" "$d/sj_public_$i.json" "$d/sj_proof_$i.json" snarkjs
+        cmp -s "$d/czk_public_$i.json" "$d/sj_public_$i.json" ||
+            node -e 'const a=require(process.argv[1]),b=require(process.argv[2]);
+                     if (JSON.stringify(a.map(String)) !== JSON.stringify(b.map(String))) process.exit(1)' \
+                "$d/czk_public_$i.json" "$d/sj_public_$i.json" ||
+            { echo "bench_prove.sh: public signals differ between czk and snarkjs (k=$k)" >&2; exit 1; }
+    done
+    cm=$(median "${czk_t[@]}"); sm=$(median "${sj_t[@]}")
+    ratio=$(awk -v a="$sm" -v b="$cm" 'BEGIN { printf "%.2f", a / b }')
+    rows+=("| $k | $n | $(awk -v z="$zsize" 'BEGIN { printf "%.1f", z / 1e6 }') | $cm [$(printf '%s ' "${czk_t[@]}" | sed 's/ $//')] | $sm [$(printf '%s ' "${sj_t[@]}" | sed 's/ $//')] | $ratio |")
+done
+
+echo
+echo "czk prove vs snarkjs groth16 prove, wall seconds, median of $RUNS [all runs]; gen-circuit --bits $BITS;"
+echo "$(nproc) CPUs, $(node --version) / snarkjs $("$SNARKJS" --version 2>/dev/null | head -1 | sed 's/snarkjs@//'); every proof verified by snarkjs."
+echo
+echo "| k | constraints | zkey MB | czk s | snarkjs s | snarkjs / czk |"
+echo "| --- | --- | --- | --- | --- | --- |"
+printf '%s\n' "${rows[@]}"

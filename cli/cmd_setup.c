@@ -1,0 +1,105 @@
+/*
+ * cmd_setup.c — `czk setup` (development proving key) and `czk gen-circuit`
+ * (synthetic circuit + witness): the tools to make test circuits and test
+ * keys at any size.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "cli/cli.h"
+#include "common/gencircuit.h"
+#include "common/log.h"
+#include "common/setup.h"
+
+int czk_cmd_setup(int argc, char **argv)
+{
+    czk_error e = { 0 };
+
+    if (argc != 3)
+        return czk_cli_usage(argv[0]);
+    fprintf(stderr,
+            "czk setup: *** DEVELOPMENT KEY: for tests and benchmarks only, NOT FOR PRODUCTION ***\n"
+            "czk setup: the secrets are random and wiped after use, but nothing proves that;\n"
+            "czk setup: production keys must come from a ceremony (snarkjs powersoftau + zkey contribute)\n");
+    if (czk_setup_dev(argv[1], argv[2], czk_cli_threads, &e))
+        return czk_cli_fail(argv[0], &e);
+    return CZK_EXIT_OK;
+}
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    if (!*s || *s == '-')
+        return -EINVAL;
+    errno = 0;
+    v = strtoull(s, &end, 0);
+    if (errno || *end || v > max)
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+int czk_cmd_gen_circuit(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "constraints", required_argument, NULL, 'n' },
+        { "publics", required_argument, NULL, 'k' },
+        { "bits", required_argument, NULL, 'b' },
+        { "seed", required_argument, NULL, 's' },
+        { NULL, 0, NULL, 0 },
+    };
+    czk_gencircuit_opts o = { .n_public = 1, .bit_fraction = 0.5 };
+    czk_error e = { 0 };
+    bool have_n = false, have_seed = false;
+    uint64_t v;
+    char *end;
+    int c;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            if (parse_u64(optarg, UINT32_MAX, &v) || v == 0)
+                return czk_cli_failf(argv[0], "--constraints \"%s\": expected an integer in 1..2^32-1",
+                                     optarg);
+            o.n_constraints = (uint32_t)v;
+            have_n = true;
+            break;
+        case 'k':
+            if (parse_u64(optarg, UINT32_MAX, &v))
+                return czk_cli_failf(argv[0], "--publics \"%s\": expected a non-negative integer",
+                                     optarg);
+            o.n_public = (uint32_t)v;
+            break;
+        case 'b':
+            errno = 0;
+            o.bit_fraction = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(o.bit_fraction >= 0 && o.bit_fraction <= 1))
+                return czk_cli_failf(argv[0], "--bits \"%s\": expected a fraction in [0, 1]", optarg);
+            break;
+        case 's':
+            if (parse_u64(optarg, UINT64_MAX, &o.seed))
+                return czk_cli_failf(argv[0], "--seed \"%s\": expected a non-negative integer", optarg);
+            have_seed = true;
+            break;
+        default:
+            return czk_cli_usage(argv[0]);
+        }
+    }
+    if (!have_n || argc - optind != 2)
+        return czk_cli_usage(argv[0]);
+    if (!have_seed && getrandom(&o.seed, sizeof(o.seed), 0) != sizeof(o.seed))
+        return czk_cli_failf(argv[0], "cannot draw a seed from getrandom: %s", strerror(errno));
+    czk_info("gen-circuit: seed %" PRIu64 " (pass --seed to reproduce)", o.seed);
+    if (czk_gencircuit(&o, argv[optind], argv[optind + 1], &e))
+        return czk_cli_fail(argv[0], &e);
+    return CZK_EXIT_OK;
+}

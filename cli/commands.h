@@ -1,0 +1,20 @@
+/*
+ * commands.h — the table of `czk` subcommands, one line each:
+ *   CZK_CLI_CMD(name-on-the-command-line, c_identifier, "ARGS", "what it does")
+ * main.c includes this twice (prototypes, then the dispatch table); the
+ * subcommand itself lives in its own file as
+ *   int czk_cmd_<c_identifier>(int argc, char **argv)   (argv[0] = its name)
+ * returning the process exit status.  Adding a subcommand = one line here
+ * plus its file (cli/CMakeLists.txt globs cli/*.c).
+ */
+CZK_CLI_CMD("prove", prove, "ZKEY WTNS PROOF_JSON PUBLIC_JSON",
+            "prove one witness in-process (snarkjs-compatible output)")
+CZK_CLI_CMD("verify", verify, "VKEY_JSON PUBLIC_JSON PROOF_JSON",
+            "verify a proof: exit 0 valid, 1 invalid, 2 error")
+CZK_CLI_CMD("vkey", vkey, "ZKEY",
+            "print the verification_key.json of a proving key")
+CZK_CLI_CMD("setup", setup, "R1CS ZKEY",
+            "DEVELOPMENT setup with fresh random secrets (tests/benchmarks only)")
+CZK_CLI_CMD("gen-circuit", gen_circuit,
+            "--constraints N [--publics K] [--bits F] [--seed S] OUT_R1CS OUT_WTNS",
+            "generate a satisfiable synthetic circuit and its witness")

@@ -1,0 +1,365 @@
+/*
+ * msm_tmpl.h — the curve-specific half of msm.c, included once for G1 (over
+ * Fp) and once for G2 (over Fp2).  Private to msm.c: not a contract header.
+ *
+ * Before including, msm.c defines:
+ *   SUF            name suffix (g1 / g2)
+ *   FE             the coordinate field type; FE_ADD FE_SUB FE_DBL FE_NEG
+ *                  FE_MUL FE_SQR FE_IS_ZERO, FE_ONE (Montgomery one)
+ *   AFF / JAC      the curve's affine and Jacobian point types, JAC_SET_INF
+ *
+ * Buckets and partial sums use XYZZ coordinates (x = X/ZZ, y = Y/ZZZ,
+ * ZZ^3 = ZZZ^2; ZZ = 0 is infinity): a mixed addition from an affine base
+ * costs 8M + 2S (EFD madd-2008-s), a full addition 12M + 2S (add-2008-s).
+ * Every addition here is complete: equal inputs fall through to doubling,
+ * opposite inputs give infinity.
+ */
+
+#define CAT_(a, b) a##_##b
+#define CAT(a, b) CAT_(a, b)
+#define XYZZ CAT(xyzz, SUF)
+#define F(name) CAT(name, SUF)
+
+typedef struct XYZZ { FE x, y, zz, zzz; } XYZZ;
+
+static inline void F(xyzz_set_inf)(XYZZ *r)
+{
+    memset(r, 0, sizeof(*r));
+}
+
+static inline bool F(xyzz_is_inf)(const XYZZ *p)
+{
+    return FE_IS_ZERO(&p->zz);
+}
+
+static inline void F(xyzz_from_aff)(XYZZ *r, const AFF *p, bool neg)
+{
+    r->x = p->x;
+    if (neg)
+        FE_NEG(&r->y, &p->y);
+    else
+        r->y = p->y;
+    r->zz = FE_ONE;
+    r->zzz = FE_ONE;
+}
+
+/* r = 2 * (x, y) for an affine point (mdbl-2008-s) */
+static void F(xyzz_dbl_aff)(XYZZ *r, const FE *x, const FE *y)
+{
+    FE u, v, w, s, m, t;
+
+    FE_DBL(&u, y);
+    FE_SQR(&v, &u);
+    FE_MUL(&w, &u, &v);
+    FE_MUL(&s, x, &v);
+    FE_SQR(&m, x);
+    FE_DBL(&t, &m);
+    FE_ADD(&m, &m, &t);
+    FE_SQR(&r->x, &m);
+    FE_DBL(&t, &s);
+    FE_SUB(&r->x, &r->x, &t);
+    FE_SUB(&t, &s, &r->x);
+    FE_MUL(&t, &m, &t);
+    FE_MUL(&u, &w, y);
+    FE_SUB(&r->y, &t, &u);
+    r->zz = v;
+    r->zzz = w;
+}
+
+/* r = 2p (dbl-2008-s-1 with a = 0); r may alias p */
+static void F(xyzz_dbl)(XYZZ *r, const XYZZ *p)
+{
+    FE u, v, w, s, m, t, x3;
+
+    if (F(xyzz_is_inf)(p)) {
+        F(xyzz_set_inf)(r);
+        return;
+    }
+    FE_DBL(&u, &p->y);
+    FE_SQR(&v, &u);
+    FE_MUL(&w, &u, &v);
+    FE_MUL(&s, &p->x, &v);
+    FE_SQR(&m, &p->x);
+    FE_DBL(&t, &m);
+    FE_ADD(&m, &m, &t);
+    FE_SQR(&x3, &m);
+    FE_DBL(&t, &s);
+    FE_SUB(&x3, &x3, &t);
+    FE_SUB(&t, &s, &x3);
+    FE_MUL(&t, &m, &t);
+    FE_MUL(&u, &w, &p->y);
+    FE_SUB(&r->y, &t, &u);
+    r->x = x3;
+    FE_MUL(&r->zz, &v, &p->zz);
+    FE_MUL(&r->zzz, &w, &p->zzz);
+}
+
+/* acc += (neg ? -q : q), q affine and not infinity (madd-2008-s) */
+static inline void F(xyzz_add_aff)(XYZZ *acc, const AFF *q, bool neg)
+{
+    FE u2, s2, p, r, pp, ppp, qq, t;
+
+    if (F(xyzz_is_inf)(acc)) {
+        F(xyzz_from_aff)(acc, q, neg);
+        return;
+    }
+    FE_MUL(&u2, &q->x, &acc->zz);
+    FE_MUL(&s2, &q->y, &acc->zzz);
+    if (neg)
+        FE_NEG(&s2, &s2);
+    FE_SUB(&p, &u2, &acc->x);
+    FE_SUB(&r, &s2, &acc->y);
+    if (FE_IS_ZERO(&p)) {
+        if (FE_IS_ZERO(&r)) {
+            FE y;
+            if (neg)
+                FE_NEG(&y, &q->y);
+            else
+                y = q->y;
+            F(xyzz_dbl_aff)(acc, &q->x, &y);
+        } else {
+            F(xyzz_set_inf)(acc);
+        }
+        return;
+    }
+    FE_SQR(&pp, &p);
+    FE_MUL(&ppp, &p, &pp);
+    FE_MUL(&qq, &acc->x, &pp);
+    FE_SQR(&acc->x, &r);
+    FE_SUB(&acc->x, &acc->x, &ppp);
+    FE_DBL(&t, &qq);
+    FE_SUB(&acc->x, &acc->x, &t);
+    FE_SUB(&t, &qq, &acc->x);
+    FE_MUL(&t, &r, &t);
+    FE_MUL(&acc->y, &acc->y, &ppp);
+    FE_SUB(&acc->y, &t, &acc->y);
+    FE_MUL(&acc->zz, &acc->zz, &pp);
+    FE_MUL(&acc->zzz, &acc->zzz, &ppp);
+}
+
+/* acc += q, both XYZZ (add-2008-s) */
+static void F(xyzz_add)(XYZZ *acc, const XYZZ *q)
+{
+    FE u1, u2, s1, s2, p, r, pp, ppp, qq, t;
+
+    if (F(xyzz_is_inf)(q))
+        return;
+    if (F(xyzz_is_inf)(acc)) {
+        *acc = *q;
+        return;
+    }
+    FE_MUL(&u1, &acc->x, &q->zz);
+    FE_MUL(&u2, &q->x, &acc->zz);
+    FE_MUL(&s1, &acc->y, &q->zzz);
+    FE_MUL(&s2, &q->y, &acc->zzz);
+    FE_SUB(&p, &u2, &u1);
+    FE_SUB(&r, &s2, &s1);
+    if (FE_IS_ZERO(&p)) {
+        if (FE_IS_ZERO(&r))
+            F(xyzz_dbl)(acc, acc);
+        else
+            F(xyzz_set_inf)(acc);
+        return;
+    }
+    FE_SQR(&pp, &p);
+    FE_MUL(&ppp, &p, &pp);
+    FE_MUL(&qq, &u1, &pp);
+    FE_SQR(&acc->x, &r);
+    FE_SUB(&acc->x, &acc->x, &ppp);
+    FE_DBL(&t, &qq);
+    FE_SUB(&acc->x, &acc->x, &t);
+    FE_SUB(&t, &qq, &acc->x);
+    FE_MUL(&t, &r, &t);
+    FE_MUL(&s1, &s1, &ppp);
+    FE_SUB(&acc->y, &t, &s1);
+    FE_MUL(&acc->zz, &acc->zz, &q->zz);
+    FE_MUL(&acc->zz, &acc->zz, &pp);
+    FE_MUL(&acc->zzz, &acc->zzz, &q->zzz);
+    FE_MUL(&acc->zzz, &acc->zzz, &ppp);
+}
+
+/* XYZZ to Jacobian (x = X/Z^2, y = Y/Z^3): Z = ZZZ, X = X ZZ^2, Y = Y ZZZ^2 */
+static void F(xyzz_to_jac)(JAC *r, const XYZZ *p)
+{
+    FE t;
+
+    if (F(xyzz_is_inf)(p)) {
+        JAC_SET_INF(r);
+        return;
+    }
+    FE_SQR(&t, &p->zz);
+    FE_MUL(&r->x, &p->x, &t);
+    FE_SQR(&t, &p->zzz);
+    FE_MUL(&r->y, &p->y, &t);
+    r->z = p->zzz;
+}
+
+static bool F(aff_is_zero)(const AFF *p)
+{
+    const uint64_t *w = (const uint64_t *)p;
+    uint64_t acc = 0;
+    size_t i;
+
+    for (i = 0; i < sizeof(*p) / sizeof(uint64_t); i++)
+        acc |= w[i];
+    return acc == 0;
+}
+
+/* ---- the per-thread pieces, driven by msm.c's plan ---- */
+
+struct F(msm_ctx) {
+    const struct msm_plan *pl;
+    const AFF *bases;
+    XYZZ *bucket;        /* nthreads * nbuckets */
+    uint8_t *used;       /* nthreads * nbuckets */
+    XYZZ *wsum;          /* windows * parts */
+    XYZZ *psum;          /* per-thread partial sums of the "ones" and "hi" lists */
+    XYZZ *hsum;
+};
+
+/* tasks [begin, end): task t = window t / parts, part t % parts */
+static void F(msm_tasks)(void *arg, size_t begin, size_t end, unsigned worker)
+{
+    struct F(msm_ctx) *c = arg;
+    const struct msm_plan *pl = c->pl;
+    const size_t nb = (size_t)1 << (pl->c - 1), ahead = 6;
+    XYZZ *bk = c->bucket + (size_t)worker * nb;
+    uint8_t *used = c->used + (size_t)worker * nb;
+    size_t t;
+
+    for (t = begin; t < end; t++) {
+        size_t w = t / pl->parts, part = t % pl->parts;
+        size_t lo = pl->m * part / pl->parts, hi = pl->m * (part + 1) / pl->parts, i;
+        const int16_t *dig = pl->dig + w * pl->m;
+        XYZZ run, sum;
+        size_t b;
+
+        memset(used, 0, nb);
+        for (i = lo; i < hi; i++) {
+            int d;
+            size_t k;
+
+            if (i + ahead < hi) {
+                int da = dig[i + ahead];
+                if (da) {
+                    __builtin_prefetch(&bk[(da < 0 ? -da : da) - 1], 1);
+                    __builtin_prefetch(&c->bases[pl->idx[i + ahead]]);
+                }
+            }
+            d = dig[i];
+            if (!d)
+                continue;
+            k = (size_t)(d < 0 ? -d : d) - 1;
+            if (!used[k]) {
+                F(xyzz_from_aff)(&bk[k], &c->bases[pl->idx[i]], d < 0);
+                used[k] = 1;
+            } else {
+                F(xyzz_add_aff)(&bk[k], &c->bases[pl->idx[i]], d < 0);
+            }
+        }
+        /* running-sum reduction: sum_b (b + 1) * bucket[b] */
+        F(xyzz_set_inf)(&run);
+        F(xyzz_set_inf)(&sum);
+        for (b = nb; b-- > 0;) {
+            if (used[b])
+                F(xyzz_add)(&run, &bk[b]);
+            F(xyzz_add)(&sum, &run);
+        }
+        c->wsum[t] = sum;
+    }
+}
+
+/* plain sums of the bases listed in ones[] and hi[] (chunk per thread) */
+static void F(msm_plain)(void *arg, size_t begin, size_t end, unsigned worker)
+{
+    struct F(msm_ctx) *c = arg;
+    const struct msm_plan *pl = c->pl;
+    size_t i, lo, hi;
+    XYZZ s;
+
+    /* [begin, end) indexes a thread slot; each slot owns a slice of each list */
+    for (; begin < end; begin++) {
+        F(xyzz_set_inf)(&s);
+        lo = pl->n_ones * begin / pl->threads;
+        hi = pl->n_ones * (begin + 1) / pl->threads;
+        for (i = lo; i < hi; i++)
+            F(xyzz_add_aff)(&s, &c->bases[pl->ones[i]], false);
+        c->psum[begin] = s;
+        F(xyzz_set_inf)(&s);
+        lo = pl->n_hi * begin / pl->threads;
+        hi = pl->n_hi * (begin + 1) / pl->threads;
+        for (i = lo; i < hi; i++)
+            F(xyzz_add_aff)(&s, &c->bases[pl->hi[i]], false);
+        c->hsum[begin] = s;
+    }
+}
+
+static bool F(msm_is_inf_cb)(const void *bases, size_t i)
+{
+    return F(aff_is_zero)((const AFF *)bases + i);
+}
+
+static int F(msm_run)(JAC *r, const AFF *bases, const czk_fr *scalars, size_t n, int nthreads)
+{
+    struct msm_plan pl;
+    struct F(msm_ctx) c;
+    XYZZ acc, t;
+    size_t nb, w, p, i;
+    int rc;
+
+    rc = msm_plan_build(&pl, bases, F(msm_is_inf_cb), scalars, n, nthreads);
+    if (rc)
+        return rc;
+    memset(&c, 0, sizeof(c));
+    c.pl = &pl;
+    c.bases = bases;
+    nb = pl.m ? (size_t)1 << (pl.c - 1) : 0;
+    c.psum = calloc(pl.threads, sizeof(XYZZ));
+    c.hsum = calloc(pl.threads, sizeof(XYZZ));
+    if (pl.m) {
+        c.bucket = aligned_alloc(64, ((pl.threads * nb * sizeof(XYZZ)) + 63) & ~(size_t)63);
+        c.used = malloc(pl.threads * nb);
+        c.wsum = malloc(pl.windows * pl.parts * sizeof(XYZZ));
+    }
+    if (!c.psum || !c.hsum || (pl.m && (!c.bucket || !c.used || !c.wsum))) {
+        czk_err("msm of %zu points: out of memory for buckets", n);
+        rc = -ENOMEM;
+        goto out;
+    }
+    if (pl.n_ones || pl.n_hi)
+        czk_par_for(pl.threads, pl.threads, F(msm_plain), &c);
+    if (pl.m)
+        czk_par_for(pl.windows * pl.parts, pl.threads, F(msm_tasks), &c);
+
+    /* Horner over windows, top first: acc = acc * 2^c + window sum */
+    F(xyzz_set_inf)(&acc);
+    for (w = pl.m ? pl.windows : 0; w-- > 0;) {
+        for (i = 0; i < pl.c && !F(xyzz_is_inf)(&acc); i++)
+            F(xyzz_dbl)(&acc, &acc);
+        for (p = 0; p < pl.parts; p++)
+            F(xyzz_add)(&acc, &c.wsum[w * pl.parts + p]);
+    }
+    /* scalars >= 2^255: their top bit contributes 2^255 * sum of their bases */
+    F(xyzz_set_inf)(&t);
+    for (i = 0; i < pl.threads; i++)
+        F(xyzz_add)(&t, &c.hsum[i]);
+    for (i = 0; i < 255 && !F(xyzz_is_inf)(&t); i++)
+        F(xyzz_dbl)(&t, &t);
+    F(xyzz_add)(&acc, &t);
+    for (i = 0; i < pl.threads; i++)
+        F(xyzz_add)(&acc, &c.psum[i]);
+    F(xyzz_to_jac)(r, &acc);
+out:
+    free(c.bucket);
+    free(c.used);
+    free(c.wsum);
+    free(c.psum);
+    free(c.hsum);
+    msm_plan_free(&pl);
+    return rc;
+}
+
+#undef XYZZ
+#undef F
+#undef CAT
+#undef CAT_

@@ -1,0 +1,552 @@
+/*
+ * msm.cu — G1/G2 multi-scalar multiplication on the device (Pippenger).
+ *
+ * For n terms with window c (chosen from n, see plan_for):
+ *  1. digits: each scalar (STANDARD form, any 256-bit value) is cut into
+ *     nwin = ceil(257/c) signed digits in [-2^(c-1), 2^(c-1)]; a nonzero digit d
+ *     of window w becomes the pair key = w*2^(c-1) + |d|-1, value = index*2 + sign.
+ *     Zero digits get the sentinel key, which sorts last and is dropped.
+ *  2. CUB radix sort of the (key, value) pairs: points of one bucket become
+ *     contiguous.
+ *  3. bucket sums, load-balanced: the sorted runs are cut into tasks of at most
+ *     L elements (a huge bucket, e.g. scalar 1 everywhere, is split across many
+ *     threads); each thread sums its task in XYZZ with mixed additions
+ *     (negating y for negative digits, skipping all-zero infinity bases).  If a
+ *     bucket needed several tasks, the partial sums go through the same step
+ *     again (full XYZZ additions) until each bucket has one sum; those are
+ *     scattered into a dense bucket array.
+ *  4. per window, sum_b (b+1)*B_b by running sums over segments of buckets in
+ *     parallel (segment j adds j*SEG*S_j by double-and-add), then a tree of
+ *     group sums, then Horner over the windows (c doublings per window).
+ * All scratch lives in the context's workspace, sized at creation.
+ */
+#include <cub/cub.cuh>
+
+#include "gpud/cuda/internal.cuh"
+
+#define SENT 0xffffffffu
+#define L0_MIN 128u /* mixed additions per task at level 0 */
+#define LN_MIN 32u  /* full additions per task at later levels */
+
+struct msm_plan {
+    unsigned c, nwin, nb, key_bits;
+    size_t pairs, nbuckets;
+};
+
+static unsigned bitlen(size_t x)
+{
+    unsigned b = 0;
+    while (x) {
+        b++;
+        x >>= 1;
+    }
+    return b;
+}
+
+/* window bits for an n of bit length k: minimise additions n*nwin plus a
+ * weighted bucket-reduction cost 3*nwin*2^(c-1) at n = 1.5 * 2^(k-1) */
+static unsigned c_for_bitlen(unsigned k)
+{
+    double n = k ? 1.5 * (double)((size_t)1 << (k - 1)) : 1.0;
+    unsigned best = 4;
+    double best_cost = 1e300;
+    for (unsigned c = 4; c <= 22; c++) {
+        unsigned nw = (257 + c - 1) / c;
+        double cost = n * nw + 3.0 * nw * (double)((size_t)1 << (c - 1));
+        if (cost < best_cost) {
+            best_cost = cost;
+            best = c;
+        }
+    }
+    return best;
+}
+
+static msm_plan plan_for(size_t n)
+{
+    msm_plan p;
+    p.c = c_for_bitlen(bitlen(n));
+    p.nwin = (257 + p.c - 1) / p.c;
+    p.nb = 1u << (p.c - 1);
+    p.nbuckets = (size_t)p.nwin * p.nb;
+    p.key_bits = bitlen(p.nbuckets);
+    p.pairs = n * p.nwin;
+    return p;
+}
+
+extern "C" unsigned czk_cuda_msm_window_bits(size_t n, int g2) { return plan_for(n).c; }
+
+static unsigned task_target(const czk_cuda_ctx *ctx) { return (unsigned)ctx->sm_count * 2048u; }
+
+static unsigned seg_for(const czk_cuda_ctx *ctx, const msm_plan &p)
+{
+    size_t target = (size_t)ctx->sm_count * 256;
+    unsigned seg = 1;
+    while (seg < p.nb && p.nbuckets / seg > target)
+        seg *= 2;
+    return seg;
+}
+
+/* ---- kernels ---- */
+
+__global__ void k_digits(const fr_t *sc, uint32_t n, unsigned c, unsigned nwin, uint32_t *keys, uint32_t *vals)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    fr_t s = ld_global(sc + i);
+    const uint32_t half = 1u << (c - 1), mask = (1u << c) - 1;
+    uint32_t carry = 0;
+    for (unsigned w = 0; w < nwin; w++) {
+        unsigned pos = w * c, word = pos >> 5, sh = pos & 31;
+        uint32_t raw = 0;
+        if (word < 8) {
+            raw = s.v[word] >> sh;
+            if (sh && word + 1 < 8)
+                raw |= s.v[word + 1] << (32 - sh);
+        }
+        uint32_t v = (raw & mask) + carry, neg = 0;
+        if (v > half) {
+            v = (1u << c) - v;
+            neg = 1;
+            carry = 1;
+        } else {
+            carry = 0;
+        }
+        size_t o = (size_t)w * n + i;
+        keys[o] = v ? ((w << (c - 1)) | (v - 1)) : SENT;
+        vals[o] = (i << 1) | neg;
+    }
+}
+
+__global__ void k_task_cnt(const uint32_t *run_keys, const uint32_t *run_cnt, const uint32_t *counters,
+                           uint32_t m_scan, uint32_t L, uint32_t *tcnt)
+{
+    uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= m_scan)
+        return;
+    uint32_t R = counters[0];
+    tcnt[r] = (r < R && run_keys[r] != SENT) ? (run_cnt[r] + L - 1) / L : 0;
+}
+
+/* counters: [0] runs, [1] tasks, [2] runs that are real buckets */
+__global__ void k_task_total(const uint32_t *run_keys, const uint32_t *tcnt, const uint32_t *task_off,
+                             uint32_t *counters)
+{
+    uint32_t R = counters[0];
+    if (R == 0) {
+        counters[1] = 0;
+        counters[2] = 0;
+        return;
+    }
+    counters[1] = task_off[R - 1] + tcnt[R - 1];
+    counters[2] = R - (run_keys[R - 1] == SENT ? 1 : 0);
+}
+
+FF_DEV uint32_t find_run(const uint32_t *task_off, uint32_t R, uint32_t t)
+{
+    uint32_t lo = 0, hi = R - 1;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi + 1) >> 1;
+        if (task_off[mid] <= t)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+template <class F>
+__global__ void __launch_bounds__(128) k_acc_aff(const uint32_t *vals, const aff_t<F> *bases, const uint32_t *run_keys,
+                                                 const uint32_t *run_cnt, const uint32_t *run_start,
+                                                 const uint32_t *task_off, const uint32_t *counters, uint32_t L,
+                                                 uint32_t *out_keys, xyzz_t<F> *out)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= counters[1])
+        return;
+    uint32_t r = find_run(task_off, counters[0], t);
+    uint32_t st = run_start[r] + (t - task_off[r]) * L;
+    uint32_t end = run_start[r] + run_cnt[r];
+    if (end - st > L)
+        end = st + L;
+    xyzz_t<F> acc;
+    xyzz_set_inf(acc);
+    for (uint32_t e = st; e < end; e++) {
+        uint32_t v = vals[e];
+        aff_t<F> p = ld_global(bases + (v >> 1));
+        if (aff_is_inf(p))
+            continue;
+        if (v & 1)
+            neg(p.y, p.y);
+        xyzz_add_aff(acc, p);
+    }
+    out_keys[t] = run_keys[r];
+    st_global(out + t, acc);
+}
+
+template <class F>
+__global__ void __launch_bounds__(128) k_acc_xyzz(const xyzz_t<F> *in, const uint32_t *run_keys, const uint32_t *run_cnt,
+                                                  const uint32_t *run_start, const uint32_t *task_off,
+                                                  const uint32_t *counters, uint32_t L, uint32_t *out_keys,
+                                                  xyzz_t<F> *out)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= counters[1])
+        return;
+    uint32_t r = find_run(task_off, counters[0], t);
+    uint32_t st = run_start[r] + (t - task_off[r]) * L;
+    uint32_t end = run_start[r] + run_cnt[r];
+    if (end - st > L)
+        end = st + L;
+    xyzz_t<F> acc = ld_global(in + st);
+    for (uint32_t e = st + 1; e < end; e++)
+        xyzz_add(acc, ld_global(in + e));
+    out_keys[t] = run_keys[r];
+    st_global(out + t, acc);
+}
+
+template <class F>
+__global__ void k_scatter(const uint32_t *keys, const xyzz_t<F> *pts, const uint32_t *counters, xyzz_t<F> *dense)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= counters[1])
+        return;
+    st_global(dense + keys[t], ld_global(pts + t));
+}
+
+template <class F>
+__global__ void __launch_bounds__(128) k_bucket_seg(const xyzz_t<F> *dense, unsigned nb, unsigned seg, unsigned nseg,
+                                                    unsigned nwin, xyzz_t<F> *wsum)
+{
+    uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= nwin * nseg)
+        return;
+    uint32_t w = g / nseg, sg = g % nseg;
+    const xyzz_t<F> *B = dense + (size_t)w * nb + (size_t)sg * seg;
+    xyzz_t<F> S, T, M;
+    xyzz_set_inf(S);
+    xyzz_set_inf(T);
+    for (int b = (int)seg - 1; b >= 0; b--) {
+        xyzz_add(S, ld_global(B + b));
+        xyzz_add(T, S);
+    }
+    /* T += (sg*seg) * S */
+    uint32_t k = sg * seg;
+    xyzz_set_inf(M);
+    for (int bit = 31; bit >= 0; bit--) {
+        xyzz_dbl(M);
+        if ((k >> bit) & 1)
+            xyzz_add(M, S);
+    }
+    xyzz_add(T, M);
+    st_global(wsum + g, T);
+}
+
+template <class F> __global__ void k_group_sum(const xyzz_t<F> *in, uint32_t m_out, unsigned G, xyzz_t<F> *out)
+{
+    uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= m_out)
+        return;
+    xyzz_t<F> acc = ld_global(in + (size_t)g * G);
+    for (unsigned i = 1; i < G; i++)
+        xyzz_add(acc, ld_global(in + (size_t)g * G + i));
+    st_global(out + g, acc);
+}
+
+template <class F> __global__ void k_final(const xyzz_t<F> *W, unsigned nwin, unsigned c, jac_t<F> *out)
+{
+    xyzz_t<F> acc = W[nwin - 1];
+    for (int w = (int)nwin - 2; w >= 0; w--) {
+        for (unsigned i = 0; i < c; i++)
+            xyzz_dbl(acc);
+        xyzz_add(acc, W[w]);
+    }
+    jac_t<F> j;
+    xyzz_to_jac(j, acc);
+    *out = j;
+}
+
+/* ---- workspace ---- */
+
+int czk_cuda_msm_init_(czk_cuda_ctx *ctx)
+{
+    struct czk_msm_ws *ws = &ctx->msm;
+    size_t nmax = ctx->max_msm_n ? ctx->max_msm_n : 1;
+    /* within an octave the plan is fixed and pairs grow with n: the maximum is at the
+     * top of each octave (or at nmax) */
+    size_t cap_pairs = 0, cap_buckets = 0, cap_wsum = 0;
+    for (unsigned k = 1; k <= bitlen(nmax); k++) {
+        size_t top = ((size_t)1 << k) - 1;
+        if (top > nmax)
+            top = nmax;
+        msm_plan p = plan_for(top);
+        if (p.pairs > cap_pairs)
+            cap_pairs = p.pairs;
+        if (p.nbuckets > cap_buckets)
+            cap_buckets = p.nbuckets;
+        size_t ws_n = (size_t)p.nwin * (p.nb / seg_for(ctx, p));
+        if (ws_n > cap_wsum)
+            cap_wsum = ws_n;
+    }
+    if (cap_pairs >= ((size_t)1 << 31) || (nmax << 1) >= ((size_t)1 << 32))
+        return czk_cuda_errf_(-EINVAL, "max_msm_n %zu too large for 32-bit sort keys (%zu pairs)", nmax, cap_pairs);
+    ws->cap_pairs = cap_pairs;
+    ws->cap_buckets = cap_buckets;
+    ws->cap_parts = cap_buckets + 1 + task_target(ctx) + 64;
+    ws->cap_wsum = cap_wsum;
+    ws->pt_bytes = ctx->enable_g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>);
+    size_t cap_runs = cap_buckets + 2;
+    for (int i = 0; i < 2; i++) {
+        CZK_CU(cudaMalloc((void **)&ws->keys[i], cap_pairs * 4));
+        CZK_CU(cudaMalloc((void **)&ws->vals[i], cap_pairs * 4));
+        CZK_CU(cudaMalloc((void **)&ws->lvl_keys[i], ws->cap_parts * 4));
+        CZK_CU(cudaMalloc(&ws->parts[i], ws->cap_parts * ws->pt_bytes));
+    }
+    CZK_CU(cudaMalloc((void **)&ws->run_keys, cap_runs * 4));
+    CZK_CU(cudaMalloc((void **)&ws->run_cnt, cap_runs * 4));
+    CZK_CU(cudaMalloc((void **)&ws->run_start, cap_runs * 4));
+    CZK_CU(cudaMalloc((void **)&ws->task_off, cap_runs * 4));
+    CZK_CU(cudaMalloc((void **)&ws->tcnt, cap_runs * 4));
+    CZK_CU(cudaMalloc(&ws->buckets, cap_buckets * ws->pt_bytes));
+    CZK_CU(cudaMalloc(&ws->wsum, 2 * cap_wsum * ws->pt_bytes));
+    CZK_CU(cudaMalloc((void **)&ws->counters, 4 * sizeof(uint32_t)));
+    CZK_CU(cudaMalloc(&ws->result, sizeof(jac_t<fp2_t>)));
+    CZK_CU(cudaMallocHost((void **)&ws->host_counters, 4 * sizeof(uint32_t)));
+    /* CUB scratch: the largest of the three primitives at full capacity */
+    size_t b1 = 0, b2 = 0, b3 = 0;
+    CZK_CU(cub::DeviceRadixSort::SortPairs(nullptr, b1, ws->keys[0], ws->keys[1], ws->vals[0], ws->vals[1],
+                                           (int)cap_pairs, 0, 32, ctx->st[0]));
+    CZK_CU(cub::DeviceRunLengthEncode::Encode(nullptr, b2, ws->keys[1], ws->run_keys, ws->run_cnt, ws->counters,
+                                              (int)(cap_pairs > ws->cap_parts ? cap_pairs : ws->cap_parts),
+                                              ctx->st[0]));
+    CZK_CU(cub::DeviceScan::ExclusiveSum(nullptr, b3, ws->run_cnt, ws->run_start, (int)cap_runs, ctx->st[0]));
+    ws->cub_bytes = b1 > b2 ? b1 : b2;
+    if (b3 > ws->cub_bytes)
+        ws->cub_bytes = b3;
+    CZK_CU(cudaMalloc(&ws->cub_tmp, ws->cub_bytes));
+    return 0;
+}
+
+void czk_cuda_msm_free_(czk_cuda_ctx *ctx)
+{
+    struct czk_msm_ws *ws = &ctx->msm;
+    for (int i = 0; i < 2; i++) {
+        cudaFree(ws->keys[i]);
+        cudaFree(ws->vals[i]);
+        cudaFree(ws->lvl_keys[i]);
+        cudaFree(ws->parts[i]);
+    }
+    cudaFree(ws->run_keys);
+    cudaFree(ws->run_cnt);
+    cudaFree(ws->run_start);
+    cudaFree(ws->task_off);
+    cudaFree(ws->tcnt);
+    cudaFree(ws->buckets);
+    cudaFree(ws->wsum);
+    cudaFree(ws->counters);
+    cudaFree(ws->result);
+    cudaFree(ws->cub_tmp);
+    if (ws->host_counters)
+        cudaFreeHost(ws->host_counters);
+    cudaGetLastError();
+}
+
+/* ---- the MSM ---- */
+
+static inline unsigned grid_for(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
+
+template <class F>
+static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, int sbuf, size_t soff, size_t n,
+                   void *host_out)
+{
+    struct czk_msm_ws *ws = &ctx->msm;
+    const int g2 = sizeof(F) == sizeof(fp2_t);
+    if (b->g2 != g2)
+        return czk_cuda_errf_(-EINVAL, "msm: %s bases passed to the %s msm", b->g2 ? "G2" : "G1", g2 ? "G2" : "G1");
+    if (base_off > b->n || n > b->n - base_off)
+        return czk_cuda_errf_(-EINVAL, "msm: %zu terms at base offset %zu, only %zu bases", n, base_off, b->n);
+    if (sbuf < 0 || sbuf > 3 || soff > ctx->buf_len[sbuf] || n > ctx->buf_len[sbuf] - soff)
+        return czk_cuda_errf_(-EINVAL, "msm: %zu scalars at offset %zu of buffer %d out of range", n, soff, sbuf);
+    if (g2 && !ctx->enable_g2)
+        return czk_cuda_errf_(-EINVAL, "msm: context created without G2 support");
+    if (n > ctx->max_msm_n)
+        return czk_cuda_errf_(-ENOMEM, "msm: %zu terms, context sized for %zu", n, ctx->max_msm_n);
+    CZK_CU(cudaSetDevice(ctx->device));
+    cudaStream_t s = ctx->st[0];
+    jac_t<F> *res = (jac_t<F> *)ws->result;
+    if (n == 0) {
+        xyzz_t<F> *W = (xyzz_t<F> *)ws->wsum;
+        CZK_CU(cudaMemsetAsync(W, 0, sizeof(xyzz_t<F>), s));
+        k_final<F><<<1, 1, 0, s>>>(W, 1, 1, res);
+        CZK_CU_LAUNCH("k_final");
+        CZK_CU(cudaMemcpyAsync(host_out, res, sizeof(jac_t<F>), cudaMemcpyDeviceToHost, s));
+        CZK_CU(cudaStreamSynchronize(s));
+        return 0;
+    }
+    msm_plan p = plan_for(n);
+    if (p.pairs > ws->cap_pairs || p.nbuckets > ws->cap_buckets)
+        return czk_cuda_errf_(-ENOMEM, "msm: plan for %zu terms exceeds the workspace", n);
+    /* scalars: wait for their upload and for any compute that produced them */
+    CZK_CU(cudaStreamWaitEvent(s, ctx->buf_ready[sbuf], 0));
+    for (int i = 1; i < CZK_CUDA_NSTREAMS; i++) {
+        CZK_CU(cudaEventRecord(ctx->done[i], ctx->st[i]));
+        CZK_CU(cudaStreamWaitEvent(s, ctx->done[i], 0));
+    }
+    const aff_t<F> *bases = (const aff_t<F> *)b->pts + base_off;
+    k_digits<<<grid_for(n, 256), 256, 0, s>>>(ctx->buf[sbuf] + soff, (uint32_t)n, p.c, p.nwin, ws->keys[0],
+                                              ws->vals[0]);
+    CZK_CU_LAUNCH("k_digits");
+    size_t tmp = ws->cub_bytes;
+    CZK_CU(cub::DeviceRadixSort::SortPairs(ws->cub_tmp, tmp, ws->keys[0], ws->keys[1], ws->vals[0], ws->vals[1],
+                                           (int)p.pairs, 0, (int)p.key_bits, s));
+    /* levels of bucket sums until every bucket has one sum */
+    const uint32_t *in_keys = ws->keys[1];
+    size_t m = p.pairs;
+    int cur = 0, level = 0;
+    uint32_t *hc = ws->host_counters;
+    const size_t cap_runs = ws->cap_buckets + 2;
+    for (;;) {
+        uint32_t L = level == 0 ? L0_MIN : LN_MIN;
+        size_t per = (m + task_target(ctx) - 1) / task_target(ctx);
+        if (per > L)
+            L = (uint32_t)per;
+        tmp = ws->cub_bytes;
+        CZK_CU(cub::DeviceRunLengthEncode::Encode(ws->cub_tmp, tmp, in_keys, ws->run_keys, ws->run_cnt, ws->counters,
+                                                  (int)m, s));
+        uint32_t m_scan = (uint32_t)(m < cap_runs ? m : cap_runs);
+        k_task_cnt<<<grid_for(m_scan, 256), 256, 0, s>>>(ws->run_keys, ws->run_cnt, ws->counters, m_scan, L,
+                                                         ws->tcnt);
+        CZK_CU_LAUNCH("k_task_cnt");
+        tmp = ws->cub_bytes;
+        CZK_CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tmp, ws->tcnt, ws->task_off, (int)m_scan, s));
+        tmp = ws->cub_bytes;
+        CZK_CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tmp, ws->run_cnt, ws->run_start, (int)m_scan, s));
+        k_task_total<<<1, 1, 0, s>>>(ws->run_keys, ws->tcnt, ws->task_off, ws->counters);
+        CZK_CU_LAUNCH("k_task_total");
+        CZK_CU(cudaMemcpyAsync(hc, ws->counters, 3 * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+        CZK_CU(cudaStreamSynchronize(s));
+        uint32_t tasks = hc[1], real_runs = hc[2];
+        if (tasks > ws->cap_parts)
+            return czk_cuda_errf_(-ENOMEM, "msm: %u tasks at level %d exceed %zu", tasks, level, ws->cap_parts);
+        xyzz_t<F> *out = (xyzz_t<F> *)ws->parts[cur];
+        if (tasks) {
+            if (level == 0)
+                k_acc_aff<F><<<grid_for(tasks, 128), 128, 0, s>>>(ws->vals[1], bases, ws->run_keys, ws->run_cnt,
+                                                                  ws->run_start, ws->task_off, ws->counters, L,
+                                                                  ws->lvl_keys[cur], out);
+            else
+                k_acc_xyzz<F><<<grid_for(tasks, 128), 128, 0, s>>>((const xyzz_t<F> *)ws->parts[1 - cur],
+                                                                   ws->run_keys, ws->run_cnt, ws->run_start,
+                                                                   ws->task_off, ws->counters, L, ws->lvl_keys[cur],
+                                                                   out);
+            CZK_CU_LAUNCH("k_acc");
+        }
+        if (tasks == real_runs) {
+            CZK_CU(cudaMemsetAsync(ws->buckets, 0, p.nbuckets * sizeof(xyzz_t<F>), s));
+            if (tasks) {
+                k_scatter<F><<<grid_for(tasks, 256), 256, 0, s>>>(ws->lvl_keys[cur], out, ws->counters,
+                                                                  (xyzz_t<F> *)ws->buckets);
+                CZK_CU_LAUNCH("k_scatter");
+            }
+            break;
+        }
+        in_keys = ws->lvl_keys[cur];
+        m = tasks;
+        cur = 1 - cur;
+        level++;
+    }
+    /* window sums */
+    unsigned seg = seg_for(ctx, p), nseg = p.nb / seg;
+    xyzz_t<F> *w0 = (xyzz_t<F> *)ws->wsum, *w1 = w0 + ws->cap_wsum;
+    k_bucket_seg<F><<<grid_for((size_t)p.nwin * nseg, 128), 128, 0, s>>>((const xyzz_t<F> *)ws->buckets, p.nb, seg,
+                                                                         nseg, p.nwin, w0);
+    CZK_CU_LAUNCH("k_bucket_seg");
+    unsigned cur_n = nseg;
+    while (cur_n > 1) {
+        unsigned G = cur_n < 32 ? cur_n : 32;
+        unsigned next = cur_n / G;
+        uint32_t m_out = p.nwin * next;
+        k_group_sum<F><<<grid_for(m_out, 128), 128, 0, s>>>(w0, m_out, G, w1);
+        CZK_CU_LAUNCH("k_group_sum");
+        xyzz_t<F> *t = w0;
+        w0 = w1;
+        w1 = t;
+        cur_n = next;
+    }
+    k_final<F><<<1, 1, 0, s>>>(w0, p.nwin, p.c, res);
+    CZK_CU_LAUNCH("k_final");
+    CZK_CU(cudaMemcpyAsync(host_out, res, sizeof(jac_t<F>), cudaMemcpyDeviceToHost, s));
+    CZK_CU(cudaStreamSynchronize(s));
+    return 0;
+}
+
+template <class F>
+static int bases_upload(czk_cuda_ctx *ctx, czk_cuda_bases **out, const void *pts, size_t n, int g2)
+{
+    *out = NULL;
+    czk_cuda_bases *b = (czk_cuda_bases *)calloc(1, sizeof *b);
+    if (!b)
+        return -ENOMEM;
+    b->ctx = ctx;
+    b->g2 = g2;
+    b->n = n;
+    cudaError_t e = cudaSetDevice(ctx->device);
+    if (e == cudaSuccess)
+        e = cudaMalloc(&b->pts, (n ? n : 1) * sizeof(aff_t<F>));
+    if (e == cudaSuccess && n)
+        e = cudaMemcpyAsync(b->pts, pts, n * sizeof(aff_t<F>), cudaMemcpyHostToDevice, ctx->copy);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(ctx->copy);
+    if (e != cudaSuccess) {
+        int rc = czk_cuda_fail_("upload of msm bases", __FILE__, __LINE__, e);
+        cudaFree(b->pts);
+        free(b);
+        return rc;
+    }
+    *out = b;
+    return 0;
+}
+
+extern "C" int czk_cuda_bases_upload_g1(czk_cuda_ctx *ctx, czk_cuda_bases **b, const czk_g1_aff *pts, size_t n)
+{
+    return bases_upload<fp_t>(ctx, b, pts, n, 0);
+}
+extern "C" int czk_cuda_bases_upload_g2(czk_cuda_ctx *ctx, czk_cuda_bases **b, const czk_g2_aff *pts, size_t n)
+{
+    return bases_upload<fp2_t>(ctx, b, pts, n, 1);
+}
+extern "C" void czk_cuda_bases_free(czk_cuda_bases *b)
+{
+    if (!b)
+        return;
+    if (cudaSetDevice(b->ctx->device) == cudaSuccess)
+        cudaFree(b->pts);
+    cudaGetLastError();
+    free(b);
+}
+extern "C" size_t czk_cuda_bases_len(const czk_cuda_bases *b) { return b->n; }
+
+extern "C" int czk_cuda_msm_g1(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, int scalar_buf,
+                               size_t scalar_off, size_t n, czk_g1 *r)
+{
+    static_assert(sizeof(czk_g1) == sizeof(jac_t<fp_t>), "G1 Jacobian layout");
+    return msm_run<fp_t>(ctx, b, base_off, scalar_buf, scalar_off, n, r);
+}
+extern "C" int czk_cuda_msm_g2(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, int scalar_buf,
+                               size_t scalar_off, size_t n, czk_g2 *r)
+{
+    static_assert(sizeof(czk_g2) == sizeof(jac_t<fp2_t>), "G2 Jacobian layout");
+    return msm_run<fp2_t>(ctx, b, base_off, scalar_buf, scalar_off, n, r);
+}
+extern "C" int czk_cuda_msm_g1_host(czk_cuda_ctx *ctx, const czk_cuda_bases *b, const czk_fr *scalars, size_t n,
+                                    czk_g1 *r)
+{
+    int rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_W, 0, scalars, n, NULL, NULL);
+    return rc ? rc : czk_cuda_msm_g1(ctx, b, 0, CZK_CUDA_BUF_W, 0, n, r);
+}
+extern "C" int czk_cuda_msm_g2_host(czk_cuda_ctx *ctx, const czk_cuda_bases *b, const czk_fr *scalars, size_t n,
+                                    czk_g2 *r)
+{
+    int rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_W, 0, scalars, n, NULL, NULL);
+    return rc ? rc : czk_cuda_msm_g2(ctx, b, 0, CZK_CUDA_BUF_W, 0, n, r);
+}

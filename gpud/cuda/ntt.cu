@@ -1,0 +1,334 @@
+/*
+ * ntt.cu — NTT over Fr on the device with snarkjs's roots of unity
+ * (w[32] = 5^((r-1)/2^32), w[k-1] = w[k]^2), and the Groth16 h step.
+ *
+ * Structure: radix-2 stages grouped into passes of up to NTT_KMAX stages;
+ * one block loads the 2^k elements a pass couples (stride 2^lo) into shared
+ * memory (limb-major, conflict-free), runs the k butterfly stages there, and
+ * writes back: ceil(log n / NTT_KMAX) passes over memory per transform.
+ * Each element is one 32-byte sector, so strided access wastes no bandwidth.
+ *   - DIF (Gentleman-Sande) passes: natural order in, bit-reversed out.
+ *   - DIT (Cooley-Tukey) passes: bit-reversed in, natural order out.
+ * The odd-coset step of snarkjs (iNTT, times w_{2n}^i, NTT) is DIF-inverse,
+ * a scaling by ninv * w_{2n}^brev(i) at the bit-reversed positions, then DIT-forward,
+ * so no permutation pass is needed.
+ * Twiddles: one table tw[h + j] = w_{2h}^j for every power of two h up to
+ * 2^max_log_n (2 * 2^max_log_n elements, independent of the transform size);
+ * inverse twiddles are w_{2h}^-j = -tw[2h - j] (j > 0), so one table serves both.
+ */
+#include "gpud/cuda/internal.cuh"
+
+#define NTT_KMAX 10
+
+/* w[32] = 5^((r-1)/2^32) in Montgomery form, and 1/2 in Montgomery form */
+__constant__ static const uint32_t c_w32[8] = {0x0c17f47c, 0x9cab6d5c, 0xfd4b71e5, 0x1ce1e93d,
+                                               0x471dd505, 0x0d6db230, 0x743a3b6a, 0x3f0ee990};
+__constant__ static const uint32_t c_inv2[8] = {0xffffffff, 0x00000000, 0x0001a401, 0xac425bfd,
+                                                0xf65e27fa, 0xccc627f7, 0xd66282b7, 0x0c1258ac};
+
+/* consts[0..32] = 2^-k, consts[33..65] = w[k] */
+__global__ void k_ntt_consts(fr_t *consts)
+{
+    fr_t x, inv2;
+    for (int j = 0; j < 8; j++) {
+        x.v[j] = c_w32[j];
+        inv2.v[j] = c_inv2[j];
+    }
+    for (int k = 32; k >= 0; k--) {
+        consts[33 + k] = x;
+        sqr(x, x);
+    }
+    set_one(x);
+    for (int k = 0; k <= 32; k++) {
+        consts[k] = x;
+        mul(x, x, inv2);
+    }
+}
+
+/* level 2h of the twiddle table from level h: w_{4h}^{2j} = w_{2h}^j, w_{4h}^{2j+1} = w_{2h}^j w_{4h} */
+__global__ void k_tw_level(fr_t *tw, const fr_t *consts, size_t h, unsigned log4h)
+{
+    size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (j >= h)
+        return;
+    fr_t x = tw[h + j], w = consts[33 + log4h], y;
+    mul(y, x, w);
+    tw[2 * h + 2 * j] = x;
+    tw[2 * h + 2 * j + 1] = y;
+}
+
+__global__ void k_tw_one(fr_t *tw)
+{
+    fr_t one;
+    set_one(one);
+    tw[1] = one;
+    fr_t z;
+    set_zero(z);
+    tw[0] = z;
+}
+
+int czk_cuda_ntt_init_(czk_cuda_ctx *ctx)
+{
+    size_t n = (size_t)1 << ctx->max_log_n;
+    CZK_CU(cudaMalloc((void **)&ctx->ninv, 66 * sizeof(fr_t)));
+    CZK_CU(cudaMalloc((void **)&ctx->tw, 2 * n * sizeof(fr_t)));
+    cudaStream_t s = ctx->st[0];
+    k_ntt_consts<<<1, 1, 0, s>>>(ctx->ninv);
+    CZK_CU_LAUNCH("k_ntt_consts");
+    k_tw_one<<<1, 1, 0, s>>>(ctx->tw);
+    CZK_CU_LAUNCH("k_tw_one");
+    unsigned lg = 0;
+    for (size_t h = 1; h < n; h *= 2, lg++) {
+        unsigned blocks = (unsigned)((h + 255) / 256);
+        k_tw_level<<<blocks, 256, 0, s>>>(ctx->tw, ctx->ninv, h, lg + 2);
+        CZK_CU_LAUNCH("k_tw_level");
+    }
+    CZK_CU(cudaStreamSynchronize(s));
+    return 0;
+}
+
+/* shared memory holds 2^k elements limb-major: word l of element i at sh[l * S + i] */
+FF_DEV fr_t sh_load(const uint32_t *sh, unsigned S, unsigned i)
+{
+    fr_t x;
+#pragma unroll
+    for (int l = 0; l < 8; l++)
+        x.v[l] = sh[l * S + i];
+    return x;
+}
+FF_DEV void sh_store(uint32_t *sh, unsigned S, unsigned i, const fr_t &x)
+{
+#pragma unroll
+    for (int l = 0; l < 8; l++)
+        sh[l * S + i] = x.v[l];
+}
+
+/* w_{2h}^j or its inverse, from the table */
+template <bool INV> FF_DEV fr_t twiddle(const fr_t *tw, size_t h, size_t j)
+{
+    if (!INV || j == 0)
+        return ld_global(tw + h + j);
+    fr_t w = ld_global(tw + 2 * h - j), r;
+    neg(r, w);
+    return r;
+}
+
+/* One pass of k radix-2 stages over the index bits [lo, lo + k). */
+template <bool DIT, bool INV> __global__ void __launch_bounds__(512) k_ntt_pass(fr_t *a, const fr_t *tw, unsigned lo, unsigned k)
+{
+    extern __shared__ uint32_t sh[];
+    const unsigned S = 1u << k;
+    const size_t b = blockIdx.x;
+    const size_t lowmask = ((size_t)1 << lo) - 1;
+    const size_t base = (b & lowmask) | ((b >> lo) << (lo + k));
+    for (unsigned j = threadIdx.x; j < S; j += blockDim.x)
+        sh_store(sh, S, j, ld_global(a + base + ((size_t)j << lo)));
+    __syncthreads();
+    const unsigned t = threadIdx.x; /* one butterfly per thread per stage: blockDim = S/2 */
+    for (unsigned s = 0; s < k; s++) {
+        const unsigned m = DIT ? s : k - 1 - s; /* local half-size 2^m */
+        const unsigned hl = 1u << m;
+        const unsigned i0 = ((t >> m) << (m + 1)) | (t & (hl - 1));
+        const unsigned i1 = i0 + hl;
+        const size_t h = (size_t)hl << lo;
+        const size_t jj = ((size_t)(t & (hl - 1)) << lo) | (b & lowmask);
+        fr_t w = twiddle<INV>(tw, h, jj);
+        fr_t x0 = sh_load(sh, S, i0), x1 = sh_load(sh, S, i1), y0, y1;
+        if (DIT) {
+            mul(x1, x1, w);
+            add(y0, x0, x1);
+            sub(y1, x0, x1);
+        } else {
+            add(y0, x0, x1);
+            sub(y1, x0, x1);
+            mul(y1, y1, w);
+        }
+        sh_store(sh, S, i0, y0);
+        sh_store(sh, S, i1, y1);
+        __syncthreads();
+    }
+    for (unsigned j = threadIdx.x; j < S; j += blockDim.x)
+        st_global(a + base + ((size_t)j << lo), sh_load(sh, S, j));
+}
+
+/* split log_n stages into passes of at most NTT_KMAX; ks[] from the low bits up */
+static int ntt_split(unsigned log_n, unsigned ks[8])
+{
+    int p = (int)((log_n + NTT_KMAX - 1) / NTT_KMAX);
+    for (int i = 0; i < p; i++)
+        ks[i] = log_n / p + ((unsigned)i < log_n % p ? 1 : 0);
+    return p;
+}
+
+template <bool DIT, bool INV> static int ntt_passes(fr_t *a, const fr_t *tw, unsigned log_n, cudaStream_t s)
+{
+    unsigned ks[8];
+    int p = ntt_split(log_n, ks);
+    unsigned los[8], lo = 0;
+    for (int i = 0; i < p; i++) {
+        los[i] = lo;
+        lo += ks[i];
+    }
+    for (int q = 0; q < p; q++) {
+        int i = DIT ? q : p - 1 - q; /* DIT from low bits up, DIF from high bits down */
+        unsigned k = ks[i];
+        unsigned threads = 1u << (k - 1);
+        size_t blocks = ((size_t)1 << log_n) >> k;
+        size_t shm = ((size_t)8 << k) * sizeof(uint32_t);
+        k_ntt_pass<DIT, INV><<<(unsigned)blocks, threads, shm, s>>>(a, tw, los[i], k);
+        CZK_CU_LAUNCH("k_ntt_pass");
+    }
+    return 0;
+}
+
+__global__ void k_bitrev(fr_t *a, unsigned log_n, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    size_t j = __brev((unsigned)i) >> (32 - log_n);
+    if (i < j) {
+        fr_t x = ld_global(a + i), y = ld_global(a + j);
+        st_global(a + i, y);
+        st_global(a + j, x);
+    }
+}
+
+__global__ void k_scale(fr_t *a, const fr_t *consts, unsigned log_n, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    fr_t x = ld_global(a + i), c = consts[log_n];
+    mul(x, x, c);
+    st_global(a + i, x);
+}
+
+/* bit-reversed coefficients (times n) -> times ninv * w_{2n}^brev(pos) */
+__global__ void k_coset_scale(fr_t *a, const fr_t *tw, const fr_t *consts, unsigned log_n, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    size_t e = log_n ? (__brev((unsigned)i) >> (32 - log_n)) : 0;
+    fr_t x = ld_global(a + i), w = ld_global(tw + n + e), c = consts[log_n];
+    mul(w, w, c);
+    mul(x, x, w);
+    st_global(a + i, x);
+}
+
+__global__ void k_h_join(fr_t *a, const fr_t *b, const fr_t *c, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    fr_t x = ld_global(a + i), y = ld_global(b + i), z = ld_global(c + i);
+    mul(x, x, y);
+    sub(x, x, z);
+    from_mont(x, x);
+    st_global(a + i, x);
+}
+
+static inline unsigned grid_for(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
+
+static int check_log(czk_cuda_ctx *ctx, unsigned log_n)
+{
+    if (log_n < 1 || log_n > ctx->max_log_n)
+        return czk_cuda_errf_(-EINVAL, "ntt size 2^%u outside 2^1..2^%u of this context", log_n, ctx->max_log_n);
+    return 0;
+}
+
+/* the odd-coset step on one vector, on stream s */
+static int odd_coset(czk_cuda_ctx *ctx, fr_t *a, unsigned log_n, cudaStream_t s)
+{
+    size_t n = (size_t)1 << log_n;
+    int rc = ntt_passes<false, true>(a, ctx->tw, log_n, s);
+    if (rc)
+        return rc;
+    k_coset_scale<<<grid_for(n, 256), 256, 0, s>>>(a, ctx->tw, ctx->ninv, log_n, n);
+    CZK_CU_LAUNCH("k_coset_scale");
+    return ntt_passes<true, false>(a, ctx->tw, log_n, s);
+}
+
+extern "C" int czk_cuda_ntt_dev(czk_cuda_ctx *ctx, unsigned log_n, int inverse)
+{
+    int rc = check_log(ctx, log_n);
+    if (rc)
+        return rc;
+    CZK_CU(cudaSetDevice(ctx->device));
+    size_t n = (size_t)1 << log_n;
+    cudaStream_t s = ctx->st[0];
+    fr_t *a = ctx->buf[CZK_CUDA_BUF_A];
+    CZK_CU(cudaStreamWaitEvent(s, ctx->buf_ready[CZK_CUDA_BUF_A], 0));
+    k_bitrev<<<grid_for(n, 256), 256, 0, s>>>(a, log_n, n);
+    CZK_CU_LAUNCH("k_bitrev");
+    if (inverse) {
+        rc = ntt_passes<true, true>(a, ctx->tw, log_n, s);
+        if (rc)
+            return rc;
+        k_scale<<<grid_for(n, 256), 256, 0, s>>>(a, ctx->ninv, log_n, n);
+        CZK_CU_LAUNCH("k_scale");
+        return 0;
+    }
+    return ntt_passes<true, false>(a, ctx->tw, log_n, s);
+}
+
+extern "C" int czk_cuda_ntt_to_odd_coset_dev(czk_cuda_ctx *ctx, unsigned log_n)
+{
+    int rc = check_log(ctx, log_n);
+    if (rc)
+        return rc;
+    CZK_CU(cudaSetDevice(ctx->device));
+    CZK_CU(cudaStreamWaitEvent(ctx->st[0], ctx->buf_ready[CZK_CUDA_BUF_A], 0));
+    return odd_coset(ctx, ctx->buf[CZK_CUDA_BUF_A], log_n, ctx->st[0]);
+}
+
+extern "C" int czk_cuda_compute_h_dev(czk_cuda_ctx *ctx, unsigned log_n)
+{
+    int rc = check_log(ctx, log_n);
+    if (rc)
+        return rc;
+    CZK_CU(cudaSetDevice(ctx->device));
+    size_t n = (size_t)1 << log_n;
+    /* a, b, c on three streams, each after its upload */
+    for (int i = 0; i < 3; i++) {
+        CZK_CU(cudaStreamWaitEvent(ctx->st[i], ctx->buf_ready[i], 0));
+        rc = odd_coset(ctx, ctx->buf[i], log_n, ctx->st[i]);
+        if (rc)
+            return rc;
+    }
+    for (int i = 1; i < 3; i++) {
+        CZK_CU(cudaEventRecord(ctx->done[i], ctx->st[i]));
+        CZK_CU(cudaStreamWaitEvent(ctx->st[0], ctx->done[i], 0));
+    }
+    k_h_join<<<grid_for(n, 256), 256, 0, ctx->st[0]>>>(ctx->buf[0], ctx->buf[1], ctx->buf[2], n);
+    CZK_CU_LAUNCH("k_h_join");
+    return 0;
+}
+
+extern "C" int czk_cuda_ntt(czk_cuda_ctx *ctx, czk_fr *a, unsigned log_n, int inverse)
+{
+    int rc = check_log(ctx, log_n);
+    if (rc)
+        return rc;
+    size_t n = (size_t)1 << log_n;
+    if ((rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_A, 0, a, n, NULL, NULL)) ||
+        (rc = czk_cuda_ntt_dev(ctx, log_n, inverse)))
+        return rc;
+    return czk_cuda_download(ctx, CZK_CUDA_BUF_A, 0, a, n);
+}
+
+extern "C" int czk_cuda_compute_h(czk_cuda_ctx *ctx, const czk_fr *a, const czk_fr *b, const czk_fr *c, czk_fr *h,
+                                  unsigned log_n)
+{
+    int rc = check_log(ctx, log_n);
+    if (rc)
+        return rc;
+    size_t n = (size_t)1 << log_n;
+    if ((rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_A, 0, a, n, NULL, NULL)) ||
+        (rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_B, 0, b, n, NULL, NULL)) ||
+        (rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_C, 0, c, n, NULL, NULL)) ||
+        (rc = czk_cuda_compute_h_dev(ctx, log_n)))
+        return rc;
+    return czk_cuda_download(ctx, CZK_CUDA_BUF_A, 0, h, n);
+}

@@ -1,0 +1,289 @@
+/*
+ * msg.h — the czk wire protocol: one msgpack map per SOCK_SEQPACKET record.
+ *
+ * Every record is a map whose keys are short strings.  Two keys are always
+ * present: "t" (message type, enum czk_msg_type) and "v" (protocol version,
+ * CZK_PROTO_VERSION).  The other keys of each type are listed in docs/ipc.md
+ * and in the schema table in msg.c, which drives both the encoder and the
+ * decoder, so the two cannot drift apart.
+ *
+ * Encoding: fill a czk_msg (type + the matching union member) and call
+ * czk_msg_encode(), or use a typed wrapper such as czk_msg_encode_ready().
+ * The encoder writes into a caller buffer (no allocation) and fails with
+ * -EMSGSIZE when the record would exceed the buffer or CZK_MSG_MAX_RECORD.
+ *
+ * Decoding untrusted bytes: czk_msg_decode() checks, before anything is
+ * allocated, that the record is at most CZK_MSG_MAX_RECORD bytes, that every
+ * container's declared count fits in the bytes left (msgpack-c#1013), that
+ * nesting is at most CZK_MSG_MAX_DEPTH, and that the record is exactly one
+ * object.  Only then is it unpacked (msgpack-c), and every field is checked
+ * for type and range; unknown or duplicate keys and missing required keys
+ * are errors.  On error it returns -EBADMSG (or -EPROTO for a version
+ * mismatch) and fills err with the reason; the caller closes that connection.
+ *
+ * Lifetimes: strings are copied into the fixed arrays of the struct and are
+ * NUL-terminated.  Byte strings (czk_bytes) and the STATUS body point INTO the
+ * decoded record buffer: they are valid only while that buffer is (inside a
+ * loop callback: until the callback returns).  Copy what you keep.
+ */
+#ifndef CZK_IPC_MSG_H
+#define CZK_IPC_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+
+#define CZK_PROTO_VERSION 1u
+#define CZK_MSG_MAX_RECORD (64u * 1024u) /* hard cap on one record, bytes */
+#define CZK_MSG_MAX_DEPTH 4              /* top map -> array -> array -> scalar */
+#define CZK_MSG_MAX_FDS 253              /* SCM_MAX_FD: fds per record */
+
+#define CZK_MSG_STR_SHORT 128  /* request ids, circuit names (incl. NUL) */
+#define CZK_MSG_STR_LONG 1024  /* paths, reasons, error texts (incl. NUL) */
+#define CZK_MSG_MAX_POINTS 8   /* RESULT: byte strings in "pts" */
+#define CZK_MSG_MAX_POINT_BYTES 512
+#define CZK_MSG_MAX_RESYNC 256 /* RESYNC: (slot, generation) pairs */
+
+enum czk_msg_type {
+    CZK_MSG_HELLO = 1,      /* any -> any: first record on a connection, both ways */
+    CZK_MSG_POOL = 2,       /* gpud -> synth/finalizer: a pool, fd by SCM_RIGHTS */
+    CZK_MSG_ASSIGN = 3,     /* gpud -> synth: fill this slot for this partition */
+    CZK_MSG_READY = 4,      /* synth -> gpud: slot filled */
+    CZK_MSG_RELEASE = 5,    /* gpud -> synth: slot copied to the device, free again */
+    CZK_MSG_RESULT = 6,     /* gpud -> finalizer: MSM results of a partition */
+    CZK_MSG_DONE = 7,       /* finalizer -> gpud: proof of a partition written */
+    CZK_MSG_SUBMIT = 8,     /* client -> gpud: a job; witness fds by SCM_RIGHTS */
+    CZK_MSG_ACCEPTED = 9,   /* gpud -> client: job journaled */
+    CZK_MSG_REJECTED = 10,  /* gpud -> client: job refused */
+    CZK_MSG_EVENT = 11,     /* gpud -> client: progress of a job */
+    CZK_MSG_STATUS = 12,    /* client -> daemon: status request (optional body) */
+    CZK_MSG_STATUS_REPLY = 13, /* daemon -> client: status, generic msgpack map */
+    CZK_MSG_CANCEL = 14,    /* client -> gpud: cancel a job */
+    CZK_MSG_ERROR = 15,     /* any -> any: protocol or request error */
+    CZK_MSG_RESYNC = 16,    /* synth -> gpud after reconnect: slots it believes it owns */
+    CZK_MSG_WATCH = 17,     /* client -> gpud: send EVENTs of an existing job */
+    CZK_MSG_HEARTBEAT = 18, /* any -> any: liveness, echoes seq */
+    CZK_MSG_TYPE_MAX = 18
+};
+
+enum czk_role {
+    CZK_ROLE_GPUD = 1,
+    CZK_ROLE_SYNTH = 2,
+    CZK_ROLE_FINALIZER = 3,
+    CZK_ROLE_CLIENT = 4,
+    CZK_ROLE_MAX = 4
+};
+#define CZK_ROLE_BIT(r) (1u << (r))
+
+/* EVENT stages */
+enum czk_stage {
+    CZK_STAGE_QUEUED = 1,
+    CZK_STAGE_SYNTH = 2,
+    CZK_STAGE_GPU = 3,
+    CZK_STAGE_FINALIZE = 4,
+    CZK_STAGE_DONE = 5,
+    CZK_STAGE_FAILED = 6,
+    CZK_STAGE_CANCELLED = 7,
+    CZK_STAGE_MAX = 7
+};
+#define CZK_PARTITION_ALL 0xffffffffu /* EVENT/CANCEL about the whole job */
+
+/* A byte string; on decode it points into the record buffer (see above). */
+typedef struct czk_bytes {
+    const uint8_t *ptr;
+    uint32_t len;
+} czk_bytes;
+
+typedef struct czk_msg_hello {
+    uint32_t role;      /* enum czk_role */
+    uint32_t pid;       /* sender's pid; checked against SO_PEERCRED */
+    uint32_t proto;     /* CZK_PROTO_VERSION the sender speaks */
+    int32_t numa_node;  /* -1 when not bound to a node */
+    uint32_t instance;  /* instance id (synth: node number), 0 otherwise */
+    char name[CZK_MSG_STR_SHORT]; /* free-form program name/version */
+} czk_msg_hello;
+
+typedef struct czk_msg_pool {
+    uint32_t pool_id;
+    int32_t numa_node;
+    uint32_t slot_count;
+    uint32_t layout_version; /* CZK_POOL_LAYOUT_VERSION */
+    uint64_t slot_size;
+    uint64_t epoch;
+    uint64_t total_size;     /* bytes to map */
+} czk_msg_pool; /* exactly one fd travels with it */
+
+typedef struct czk_msg_assign {
+    uint32_t pool_id;
+    uint32_t slot;
+    uint64_t generation;
+    uint64_t job_id;
+    uint32_t partition;
+    uint32_t circuit_id;
+    char spool[CZK_MSG_STR_LONG]; /* witness spool file (gpud-owned path) */
+    uint64_t spool_offset;
+    uint64_t spool_len;
+    uint64_t lease_ms;            /* how long gpud waits for READY */
+} czk_msg_assign;
+
+typedef struct czk_msg_ready {
+    uint32_t pool_id;
+    uint32_t slot;
+    uint64_t generation;
+    uint64_t domain_size;
+    uint64_t n_vars;
+    uint64_t data_len;
+} czk_msg_ready;
+
+typedef struct czk_msg_release {
+    uint32_t pool_id;
+    uint32_t slot;
+    uint64_t generation;
+} czk_msg_release;
+
+typedef struct czk_msg_result {
+    uint64_t job_id;
+    uint32_t partition;
+    uint32_t n_points;
+    czk_bytes points[CZK_MSG_MAX_POINTS]; /* A·w, B1·w (G1), B2·w (G2), C·w+H·h ... */
+    czk_bytes publics;                    /* public signals, 32-byte Fr each */
+} czk_msg_result;
+
+typedef struct czk_msg_done {
+    uint64_t job_id;
+    uint32_t partition;
+    int32_t status; /* 0 ok, else -errno (e.g. -EBADMSG: verification failed) */
+} czk_msg_done;
+
+typedef struct czk_msg_submit {
+    char request_id[CZK_MSG_STR_SHORT]; /* client-chosen, deduplicates */
+    char circuit[CZK_MSG_STR_SHORT];
+    uint32_t priority;     /* lane, 0 (highest) .. 7 */
+    uint32_t n_partitions; /* >= 1 */
+    uint32_t n_fds;        /* witness fds that travel with the record */
+    uint32_t flags;        /* CZK_SUBMIT_F_* */
+} czk_msg_submit;
+#define CZK_SUBMIT_F_WAIT 0x1u /* stream EVENTs on this connection */
+
+typedef struct czk_msg_accepted {
+    char request_id[CZK_MSG_STR_SHORT];
+    uint64_t job_id;
+    uint32_t duplicate; /* 1 when request_id was already known */
+} czk_msg_accepted;
+
+typedef struct czk_msg_rejected {
+    char request_id[CZK_MSG_STR_SHORT];
+    int32_t code; /* -errno */
+    char reason[CZK_MSG_STR_LONG];
+} czk_msg_rejected;
+
+typedef struct czk_msg_event {
+    uint64_t job_id;
+    uint32_t partition; /* CZK_PARTITION_ALL for the job */
+    uint32_t stage;     /* enum czk_stage */
+    int32_t status;     /* 0 or -errno */
+    uint64_t time_ns;   /* CLOCK_REALTIME */
+} czk_msg_event;
+
+typedef struct czk_msg_status {
+    czk_bytes body; /* one msgpack map (raw bytes), may be empty (len 0) */
+} czk_msg_status;   /* STATUS and STATUS_REPLY */
+
+typedef struct czk_msg_cancel {
+    uint64_t job_id;
+} czk_msg_cancel;
+
+typedef struct czk_msg_error {
+    int32_t code; /* -errno */
+    char message[CZK_MSG_STR_LONG];
+} czk_msg_error;
+
+typedef struct czk_msg_resync {
+    uint32_t pool_id;
+    uint32_t n;
+    struct { uint32_t slot; uint64_t generation; } slots[CZK_MSG_MAX_RESYNC];
+} czk_msg_resync;
+
+typedef struct czk_msg_watch {
+    uint64_t job_id;
+} czk_msg_watch;
+
+typedef struct czk_msg_heartbeat {
+    uint64_t seq;
+    uint64_t time_ns; /* CLOCK_MONOTONIC of the sender */
+} czk_msg_heartbeat;
+
+typedef struct czk_msg {
+    uint32_t type;    /* enum czk_msg_type */
+    uint32_t version; /* filled by decode; encode always writes CZK_PROTO_VERSION */
+    union {
+        czk_msg_hello hello;
+        czk_msg_pool pool;
+        czk_msg_assign assign;
+        czk_msg_ready ready;
+        czk_msg_release release;
+        czk_msg_result result;
+        czk_msg_done done;
+        czk_msg_submit submit;
+        czk_msg_accepted accepted;
+        czk_msg_rejected rejected;
+        czk_msg_event event;
+        czk_msg_status status; /* STATUS and STATUS_REPLY */
+        czk_msg_cancel cancel;
+        czk_msg_error error;
+        czk_msg_resync resync;
+        czk_msg_watch watch;
+        czk_msg_heartbeat heartbeat;
+    } u;
+} czk_msg;
+
+/* "HELLO", "POOL", ... or "?" */
+const char *czk_msg_type_name(uint32_t type);
+const char *czk_role_name(uint32_t role);
+
+/*
+ * Encodes m into buf[0..cap).  Returns the record length (> 0) or -EMSGSIZE
+ * (does not fit), -EINVAL (a field out of range, unknown type; err says which).
+ */
+int czk_msg_encode(uint8_t *buf, size_t cap, const czk_msg *m, czk_error *err);
+
+/*
+ * Decodes one record.  Returns 0 or -EBADMSG / -EPROTO with err filled.
+ * Byte strings in *m point into buf (see the lifetime note above).
+ */
+int czk_msg_decode(const uint8_t *buf, size_t len, czk_msg *m, czk_error *err);
+
+/*
+ * The structural pre-check alone (size cap, counts against bytes left, depth,
+ * exactly one object).  Exposed for the STATUS body and for tests.
+ */
+int czk_msg_precheck(const uint8_t *buf, size_t len, int max_depth, czk_error *err);
+
+/* Typed wrappers: encode a struct of that type, or decode and insist on it. */
+#define CZK_MSG_TYPED(name, NAME)                                                        \
+    int czk_msg_encode_##name(uint8_t *buf, size_t cap, const czk_msg_##name *v,         \
+                              czk_error *err);                                           \
+    int czk_msg_decode_##name(const uint8_t *buf, size_t len, czk_msg_##name *v,         \
+                              czk_error *err);
+CZK_MSG_TYPED(hello, HELLO)
+CZK_MSG_TYPED(pool, POOL)
+CZK_MSG_TYPED(assign, ASSIGN)
+CZK_MSG_TYPED(ready, READY)
+CZK_MSG_TYPED(release, RELEASE)
+CZK_MSG_TYPED(result, RESULT)
+CZK_MSG_TYPED(done, DONE)
+CZK_MSG_TYPED(submit, SUBMIT)
+CZK_MSG_TYPED(accepted, ACCEPTED)
+CZK_MSG_TYPED(rejected, REJECTED)
+CZK_MSG_TYPED(event, EVENT)
+CZK_MSG_TYPED(cancel, CANCEL)
+CZK_MSG_TYPED(error, ERROR)
+CZK_MSG_TYPED(resync, RESYNC)
+CZK_MSG_TYPED(watch, WATCH)
+CZK_MSG_TYPED(heartbeat, HEARTBEAT)
+#undef CZK_MSG_TYPED
+/* STATUS and STATUS_REPLY share czk_msg_status; reply != 0 selects STATUS_REPLY */
+int czk_msg_encode_status(uint8_t *buf, size_t cap, const czk_msg_status *v, int reply, czk_error *err);
+
+#endif

@@ -1,0 +1,330 @@
+/*
+ * peer.c — SEQPACKET endpoints, SO_PEERCRED policy, HELLO checks and blocking
+ * record I/O (see peer.h).
+ */
+#include "ipc/peer.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/log.h"
+
+#ifndef SO_PEERGROUPS
+#define SO_PEERGROUPS 59
+#endif
+
+void czk_peer_policy_default(czk_peer_policy *p)
+{
+    p->uid = geteuid();
+    p->gid = (gid_t)-1;
+    p->allow_root = 1;
+    p->roles_mask = 0;
+}
+
+const char *czk_peer_runtime_dir(void)
+{
+    const char *d = getenv("RUNTIME_DIRECTORY");
+    if (d && *d) {
+        /* systemd may list several, separated by ':'; use the first */
+        static char first[256];
+        snprintf(first, sizeof(first), "%s", d);
+        char *c = strchr(first, ':');
+        if (c)
+            *c = 0;
+        return first;
+    }
+    d = getenv("CZK_RUNTIME_DIR");
+    return d && *d ? d : CZK_RUNTIME_DIR_DEFAULT;
+}
+
+static int make_addr(struct sockaddr_un *sa, const char *path, czk_error *err)
+{
+    memset(sa, 0, sizeof(*sa));
+    sa->sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof(sa->sun_path))
+        return czk_errorf(err, -ENAMETOOLONG, "socket path \"%s\" is longer than %zu bytes", path,
+                          sizeof(sa->sun_path) - 1);
+    memcpy(sa->sun_path, path, strlen(path));
+    return 0;
+}
+
+int czk_peer_listen(const char *dir, const char *name, gid_t group, int *fd_out, czk_error *err)
+{
+    struct sockaddr_un sa;
+    char path[sizeof(sa.sun_path) + 64];
+    int fd, r;
+
+    if (mkdir(dir, 0750) < 0 && errno != EEXIST)
+        return czk_errorf(err, -errno, "could not create runtime directory \"%s\": %s", dir, strerror(errno));
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    if ((r = make_addr(&sa, path, err)) < 0)
+        return r;
+    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return czk_errorf(err, -errno, "could not create socket: %s", strerror(errno));
+    if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+        int probe, live;
+        if (errno != EADDRINUSE)
+            goto bind_fail;
+        /* a socket file exists: stale if nobody answers on it */
+        probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        live = probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+        if (probe >= 0)
+            close(probe);
+        if (live) {
+            close(fd);
+            return czk_errorf(err, -EADDRINUSE, "socket \"%s\" is in use by a running process", path);
+        }
+        czk_info("removing stale socket \"%s\"", path);
+        unlink(path);
+        if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+            goto bind_fail;
+    }
+    if (chmod(path, 0660) < 0) {
+        r = czk_errorf(err, -errno, "could not set mode 0660 on \"%s\": %s", path, strerror(errno));
+        goto fail;
+    }
+    if (group != (gid_t)-1 && chown(path, (uid_t)-1, group) < 0) {
+        r = czk_errorf(err, -errno, "could not set group %u on \"%s\": %s", (unsigned)group, path, strerror(errno));
+        goto fail;
+    }
+    if (listen(fd, 128) < 0) {
+        r = czk_errorf(err, -errno, "could not listen on \"%s\": %s", path, strerror(errno));
+        goto fail;
+    }
+    *fd_out = fd;
+    return 0;
+bind_fail:
+    r = czk_errorf(err, -errno, "could not bind \"%s\": %s", path, strerror(errno));
+fail:
+    close(fd);
+    return r;
+}
+
+int czk_peer_connect(const char *path, int *fd_out, czk_error *err)
+{
+    struct sockaddr_un sa;
+    int fd, r;
+
+    if ((r = make_addr(&sa, path, err)) < 0)
+        return r;
+    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return czk_errorf(err, -errno, "could not create socket: %s", strerror(errno));
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+        r = czk_errorf(err, -errno, "could not connect to \"%s\": %s", path, strerror(errno));
+        close(fd);
+        return r;
+    }
+    *fd_out = fd;
+    return 0;
+}
+
+int czk_peer_get_cred(int fd, czk_peer_cred *c, czk_error *err)
+{
+    struct ucred uc;
+    socklen_t len = sizeof(uc);
+
+    memset(c, 0, sizeof(*c));
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
+        return czk_errorf(err, -errno, "could not read SO_PEERCRED: %s", strerror(errno));
+    c->pid = uc.pid;
+    c->uid = uc.uid;
+    c->gid = uc.gid;
+    len = sizeof(c->groups);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, c->groups, &len) == 0)
+        c->ngroups = (int)(len / sizeof(gid_t));
+    else
+        c->ngroups = 0; /* more than 64 groups or an old kernel: primary group only */
+    return 0;
+}
+
+int czk_peer_check_cred(const czk_peer_policy *p, const czk_peer_cred *c, czk_error *err)
+{
+    if (c->uid == p->uid)
+        return 0;
+    if (p->allow_root && c->uid == 0)
+        return 0;
+    if (p->gid != (gid_t)-1) {
+        if (c->gid == p->gid)
+            return 0;
+        for (int i = 0; i < c->ngroups; i++)
+            if (c->groups[i] == p->gid)
+                return 0;
+    }
+    return czk_errorf(err, -EACCES, "peer pid %d uid %u gid %u is not allowed (need uid %u%s)", (int)c->pid,
+                      (unsigned)c->uid, (unsigned)c->gid, (unsigned)p->uid,
+                      p->gid != (gid_t)-1 ? " or the configured group" : "");
+}
+
+int czk_peer_check_hello(const czk_peer_policy *p, const czk_peer_cred *c, const czk_msg_hello *h, czk_error *err)
+{
+    if (h->proto != CZK_PROTO_VERSION)
+        return czk_errorf(err, -EPROTO, "peer pid %u speaks protocol %u, this build speaks %u", h->pid, h->proto,
+                          CZK_PROTO_VERSION);
+    if (p->roles_mask && !(p->roles_mask & CZK_ROLE_BIT(h->role)))
+        return czk_errorf(err, -EACCES, "peer pid %u claims role %s, which may not connect here", h->pid,
+                          czk_role_name(h->role));
+    if (c && c->pid > 0 && (pid_t)h->pid != c->pid)
+        return czk_errorf(err, -EACCES, "peer says pid %u in HELLO but the kernel reports pid %d", h->pid,
+                          (int)c->pid);
+    return 0;
+}
+
+void czk_peer_hello_init(czk_msg_hello *h, uint32_t role, int numa_node, uint32_t instance, const char *name)
+{
+    memset(h, 0, sizeof(*h));
+    h->role = role;
+    h->pid = (uint32_t)getpid();
+    h->proto = CZK_PROTO_VERSION;
+    h->numa_node = numa_node;
+    h->instance = instance;
+    if (name)
+        snprintf(h->name, sizeof(h->name), "%s", name);
+}
+
+int czk_peer_send_raw(int fd, const void *rec, size_t len, const int *fds, int nfds, czk_error *err)
+{
+    union {
+        char buf[CMSG_SPACE(sizeof(int) * CZK_MSG_MAX_FDS)];
+        struct cmsghdr align;
+    } ctl;
+    struct iovec iov = {(void *)rec, len};
+    struct msghdr mh;
+    ssize_t n;
+
+    if (nfds < 0 || nfds > CZK_MSG_MAX_FDS)
+        return czk_errorf(err, -EINVAL, "cannot send %d fds in one record (at most %d)", nfds, CZK_MSG_MAX_FDS);
+    memset(&mh, 0, sizeof(mh));
+    mh.msg_iov = &iov;
+    mh.msg_iovlen = 1;
+    if (nfds > 0) {
+        struct cmsghdr *cm;
+        memset(&ctl, 0, sizeof(ctl));
+        mh.msg_control = ctl.buf;
+        mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
+        cm = CMSG_FIRSTHDR(&mh);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
+        memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)nfds);
+    }
+    do
+        n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return czk_errorf(err, errno == EPIPE ? -ECONNRESET : -errno, "could not send record: %s", strerror(errno));
+    return 0;
+}
+
+int czk_peer_send(int fd, const czk_msg *m, const int *fds, int nfds, czk_error *err)
+{
+    uint8_t buf[CZK_MSG_MAX_RECORD];
+    int n = czk_msg_encode(buf, sizeof(buf), m, err);
+    if (n < 0)
+        return n;
+    return czk_peer_send_raw(fd, buf, (size_t)n, fds, nfds, err);
+}
+
+int czk_peer_recv(int fd, uint8_t *buf, size_t cap, czk_msg *m, int *fds, int *nfds, int timeout_ms, czk_error *err)
+{
+    union {
+        char buf[CMSG_SPACE(sizeof(int) * CZK_MSG_MAX_FDS)];
+        struct cmsghdr align;
+    } ctl;
+    struct iovec iov = {buf, cap};
+    struct msghdr mh;
+    struct cmsghdr *cm;
+    int fcap = nfds ? *nfds : 0, got = 0, r;
+    ssize_t n;
+
+    if (nfds)
+        *nfds = 0;
+    if (timeout_ms >= 0) {
+        struct pollfd pfd = {fd, POLLIN, 0};
+        do
+            r = poll(&pfd, 1, timeout_ms);
+        while (r < 0 && errno == EINTR);
+        if (r < 0)
+            return czk_errorf(err, -errno, "poll: %s", strerror(errno));
+        if (r == 0)
+            return czk_errorf(err, -ETIMEDOUT, "no record within %d ms", timeout_ms);
+    }
+    memset(&mh, 0, sizeof(mh));
+    mh.msg_iov = &iov;
+    mh.msg_iovlen = 1;
+    mh.msg_control = ctl.buf;
+    mh.msg_controllen = sizeof(ctl.buf);
+    do
+        n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return czk_errorf(err, -errno, "could not receive record: %s", strerror(errno));
+    for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+            int k = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            int *p = (int *)CMSG_DATA(cm);
+            for (int i = 0; i < k; i++) {
+                if (got < fcap) {
+                    fds[got++] = p[i];
+                } else {
+                    close(p[i]); /* more fds than the caller can take: an error */
+                    mh.msg_flags |= MSG_CTRUNC;
+                }
+            }
+        }
+    }
+    if (nfds)
+        *nfds = got;
+    if (n == 0 && got == 0)
+        return czk_errorf(err, -ECONNRESET, "peer closed the connection");
+    r = 0;
+    if (mh.msg_flags & MSG_TRUNC)
+        r = czk_errorf(err, -EBADMSG, "record larger than %zu bytes", cap);
+    else if (mh.msg_flags & MSG_CTRUNC)
+        r = czk_errorf(err, -EBADMSG, "file descriptors of the record were truncated");
+    else if (m)
+        r = czk_msg_decode(buf, (size_t)n, m, err);
+    if (r < 0) {
+        for (int i = 0; i < got; i++)
+            close(fds[i]);
+        if (nfds)
+            *nfds = 0;
+    }
+    return r;
+}
+
+int czk_peer_handshake(int fd, const czk_msg_hello *mine, const czk_peer_policy *p, czk_msg_hello *theirs,
+                       int timeout_ms, czk_error *err)
+{
+    uint8_t buf[CZK_MSG_MAX_RECORD];
+    czk_peer_cred cred;
+    czk_msg m;
+    int r;
+
+    if ((r = czk_peer_get_cred(fd, &cred, err)) < 0)
+        return r;
+    if ((r = czk_peer_check_cred(p, &cred, err)) < 0)
+        return r;
+    m.type = CZK_MSG_HELLO;
+    m.u.hello = *mine;
+    if ((r = czk_peer_send(fd, &m, NULL, 0, err)) < 0)
+        return r;
+    if ((r = czk_peer_recv(fd, buf, sizeof(buf), &m, NULL, NULL, timeout_ms, err)) < 0)
+        return r;
+    if (m.type == CZK_MSG_ERROR)
+        return czk_errorf(err, m.u.error.code, "peer refused the handshake: %s", m.u.error.message);
+    if (m.type != CZK_MSG_HELLO)
+        return czk_errorf(err, -EPROTO, "expected HELLO, got %s", czk_msg_type_name(m.type));
+    if ((r = czk_peer_check_hello(p, &cred, &m.u.hello, err)) < 0)
+        return r;
+    *theirs = m.u.hello;
+    return 0;
+}

@@ -1,0 +1,85 @@
+/*
+ * peer.h — Unix SOCK_SEQPACKET endpoints, peer credentials and the HELLO
+ * handshake, plus blocking send/receive for programs without a loop (the
+ * czk CLI, tests, benchmarks).
+ *
+ * Server side (a daemon):
+ *   int lfd;
+ *   czk_peer_listen("/run/czk", "gpud.sock", group_or_minus1, &lfd, &err);
+ *       creates the runtime directory (0750) if needed, removes a stale
+ *       socket file (only when nothing answers on it), binds, sets mode 0660
+ *       (and the group when given), listens.  Then hand lfd to
+ *       czk_loop_listen() (loop.h), which checks every peer with
+ *       czk_peer_check_cred() and runs the HELLO handshake.
+ *
+ * Client side:
+ *   czk_peer_connect("/run/czk/gpud.sock", &fd, &err);
+ *   czk_peer_handshake(fd, &my_hello, &policy, &their_hello, 5000, &err);
+ *   czk_peer_send(fd, &msg, fds, nfds, &err);  czk_peer_recv(...);
+ *   or give fd to czk_loop_connect() (loop.h).
+ *
+ * Policy: a peer is accepted when its SO_PEERCRED uid equals policy.uid, or
+ * when policy.gid is set and the peer's primary or a supplementary group
+ * (SO_PEERGROUPS) is policy.gid, or when it is root and allow_root is set.
+ * The HELLO must name a role in roles_mask, our protocol version, and the
+ * same pid the kernel reports (so a peer cannot claim to be someone else).
+ */
+#ifndef CZK_IPC_PEER_H
+#define CZK_IPC_PEER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+#include "ipc/msg.h"
+
+#define CZK_RUNTIME_DIR_DEFAULT "/run/czk"
+
+typedef struct czk_peer_policy {
+    uid_t uid;           /* accepted uid (normally our own) */
+    gid_t gid;           /* accepted group, (gid_t)-1 for none */
+    int allow_root;      /* accept uid 0 as well */
+    uint32_t roles_mask; /* CZK_ROLE_BIT(...) of acceptable peer roles, 0 = any */
+} czk_peer_policy;
+
+typedef struct czk_peer_cred {
+    pid_t pid;
+    uid_t uid;
+    gid_t gid;
+    int ngroups;
+    gid_t groups[64];
+} czk_peer_cred;
+
+/* same uid as this process, no group, root allowed, any role */
+void czk_peer_policy_default(czk_peer_policy *p);
+
+/* $RUNTIME_DIRECTORY (systemd), else $CZK_RUNTIME_DIR, else /run/czk */
+const char *czk_peer_runtime_dir(void);
+
+int czk_peer_listen(const char *dir, const char *name, gid_t group, int *fd_out, czk_error *err);
+int czk_peer_connect(const char *path, int *fd_out, czk_error *err);
+
+int czk_peer_get_cred(int fd, czk_peer_cred *c, czk_error *err);
+int czk_peer_check_cred(const czk_peer_policy *p, const czk_peer_cred *c, czk_error *err);
+int czk_peer_check_hello(const czk_peer_policy *p, const czk_peer_cred *c, const czk_msg_hello *h, czk_error *err);
+
+/* fills a HELLO for this process */
+void czk_peer_hello_init(czk_msg_hello *h, uint32_t role, int numa_node, uint32_t instance, const char *name);
+
+/*
+ * Blocking I/O on a SEQPACKET socket.  send: one record, with nfds fds as
+ * SCM_RIGHTS (the caller keeps its fds).  recv: waits up to timeout_ms (-1 =
+ * forever), decodes into m (byte strings point into buf), returns received
+ * fds (O_CLOEXEC) in fds[0..*nfds) (caller closes them; capacity on input in
+ * *nfds).  Returns 0, -ECONNRESET on EOF, -ETIMEDOUT, -EBADMSG (decode, a
+ * record over the cap, truncated fds).
+ */
+int czk_peer_send(int fd, const czk_msg *m, const int *fds, int nfds, czk_error *err);
+int czk_peer_send_raw(int fd, const void *rec, size_t len, const int *fds, int nfds, czk_error *err);
+int czk_peer_recv(int fd, uint8_t *buf, size_t cap, czk_msg *m, int *fds, int *nfds, int timeout_ms, czk_error *err);
+
+/* client handshake: send our HELLO, receive and check theirs */
+int czk_peer_handshake(int fd, const czk_msg_hello *mine, const czk_peer_policy *p, czk_msg_hello *theirs,
+                       int timeout_ms, czk_error *err);
+
+#endif
