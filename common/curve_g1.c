@@ -40,12 +40,28 @@ static int fp_inv_(czk_fp *r, const czk_fp *a) { return czk_fp_inv(r, a); }
 #define CB G1_B
 #include "common/curve_pub_tmpl_impl.h"
 
-/* r * P == infinity, with r the group order (CZK_FR_MOD as a plain integer) */
+/* beta, a primitive cube root of unity in Fp (Montgomery), chosen so that
+ * phi(x, y) = (beta x, y) acts on G1 as multiplication by -u^2 mod r */
+static const czk_fp G1_BETA = {{0x30f1361b798a64e8ULL, 0xf3b8ddab7ece5a2aULL, 0x16a8ca3ac61577f7ULL,
+                                0xc26a2ff874fd029bULL, 0x3636b76660701c6eULL, 0x051ba4ab241b6160ULL}};
+
+/* Scott, "A note on group membership tests for G1, G2 and GT on BLS
+ * pairing-friendly curves" (ePrint 2021/1130): a point P of E(Fp) is in G1
+ * iff phi(P) == [-u^2] P, i.e. phi(P) + [u^2] P == 0.  Two multiplications
+ * by the 64-bit |u| instead of one by the 255-bit r. */
 bool czk_g1_aff_in_subgroup(const czk_g1_aff *p)
 {
     czk_g1 t;
+    czk_g1_aff phi;
     if (!czk_g1_aff_on_curve(p))
         return false;
-    czk_g1_mul_aff(&t, p, &CZK_FR_MOD);
+    if (czk_g1_aff_is_inf_i(p))
+        return true;
+    czk_g1_from_aff_i(&t, p);
+    czk_g1_mul_absu_(&t, &t);
+    czk_g1_mul_absu_(&t, &t);
+    czk_fp_mul(&phi.x, &p->x, &G1_BETA);
+    phi.y = p->y;
+    czk_g1_add_aff_i(&t, &t, &phi);
     return czk_g1_is_inf_i(&t);
 }

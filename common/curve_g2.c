@@ -48,12 +48,35 @@ static bool fp2_canon_(const czk_fp2 *a) { return czk_fp_is_canonical(&a->c0) &&
 #define CB G2_B
 #include "common/curve_pub_tmpl_impl.h"
 
-/* r * P == infinity, with r the group order (CZK_FR_MOD as a plain integer) */
+/* psi(x, y) = (conj(x) PSI_X, conj(y) PSI_Y), the q-power Frobenius carried
+ * to the twist: PSI_X = 1/(1+u)^((q-1)/3), PSI_Y = 1/(1+u)^((q-1)/2) */
+static const czk_fp2 G2_PSI_X = {
+    {{0, 0, 0, 0, 0, 0}},
+    {{0x890dc9e4867545c3ULL, 0x2af322533285a5d5ULL, 0x50880866309b7e2cULL, 0xa20d1b8c7e881024ULL,
+      0x14e4f04fe2db9068ULL, 0x14e56d3f1564853aULL}}};
+static const czk_fp2 G2_PSI_Y = {
+    {{0x3e2f585da55c9ad1ULL, 0x4294213d86c18183ULL, 0x382844c88b623732ULL, 0x92ad2afd19103e18ULL,
+      0x1d794e4fac7cf0b9ULL, 0x0bd592fc7d825ec8ULL}},
+    {{0x7bcfa7a25aa30fdaULL, 0xdc17dec12a927e7cULL, 0x2f088dd86b4ebef1ULL, 0xd1ca2087da74d4a7ULL,
+      0x2da2596696cebc1dULL, 0x0e2b7eedbbfd87d2ULL}}};
+
+/* Scott (ePrint 2021/1130): a point P of E'(Fp2) is in G2 iff
+ * psi(P) == [u] P, i.e. psi(P) + [|u|] P == 0 since u < 0. */
 bool czk_g2_aff_in_subgroup(const czk_g2_aff *p)
 {
     czk_g2 t;
+    czk_g2_aff ps;
+    czk_fp2 c;
     if (!czk_g2_aff_on_curve(p))
         return false;
-    czk_g2_mul_aff(&t, p, &CZK_FR_MOD);
+    if (czk_g2_aff_is_inf_i(p))
+        return true;
+    czk_g2_from_aff_i(&t, p);
+    czk_g2_mul_absu_(&t, &t);
+    czk_fp2_conj(&c, &p->x);
+    czk_fp2_mul(&ps.x, &c, &G2_PSI_X);
+    czk_fp2_conj(&c, &p->y);
+    czk_fp2_mul(&ps.y, &c, &G2_PSI_Y);
+    czk_g2_add_aff_i(&t, &t, &ps);
     return czk_g2_is_inf_i(&t);
 }

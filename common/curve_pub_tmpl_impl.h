@@ -135,6 +135,20 @@ void CGF(_mul)(CJ *r, const CJ *p, const czk_fr *k_std)
     *r = acc;
 }
 
+/* r = |u| p with u = -0xd201000000010000 the BLS12-381 parameter (Hamming
+ * weight 6: 63 doublings and 5 additions), for the subgroup checks */
+static void CGF(_mul_absu_)(CJ *r, const CJ *p)
+{
+    const uint64_t absu = 0xd201000000010000ULL;
+    CJ acc = *p;
+    for (int bit = 62; bit >= 0; bit--) {
+        CGF(_dbl_i)(&acc, &acc);
+        if ((absu >> bit) & 1)
+            CGF(_add_i)(&acc, &acc, p);
+    }
+    *r = acc;
+}
+
 void CGF(_mul_aff)(CJ *r, const CA *p, const czk_fr *k_std)
 {
     CJ pj;

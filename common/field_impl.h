@@ -27,15 +27,6 @@ typedef unsigned __int128 czk_u128;
 #define CZK_UNROLL _Pragma("GCC unroll 8")
 #else
 #define CZK_UNROLL _Pragma("unroll")
-/* ---- helpers shared by field_fp.c and field_fr.c (field_util.c) ---- */
-/* decimal string of the n-limb integer a; out must hold 20*n+1 bytes */
-void czk_field_to_dec_(char *out, const uint64_t *a, int n);
-/* parse a decimal string of at most max_digits digits into n limbs (< m);
- * -EINVAL on empty, non-digit or too long input, -ERANGE when >= m */
-int czk_field_from_dec_(uint64_t *out, const char *s, const uint64_t *m, int n, size_t max_digits);
-/* a < m as n-limb integers */
-int czk_field_lt_(const uint64_t *a, const uint64_t *m, int n);
-
 #endif
 
 /* moduli (plain integers) and -m^-1 mod 2^64 */
@@ -141,59 +132,435 @@ CZK_INLINE void czk_mont_mul_(uint64_t *out, const uint64_t *a, const uint64_t *
     czk_mod_reduce1_(out, t, m, n);
 }
 
-/* Montgomery square: the off-diagonal products once, doubled, then a
- * separate Montgomery reduction of the 2n-limb square. */
-CZK_INLINE void czk_mont_sqr_(uint64_t *out, const uint64_t *a, const uint64_t *m,
-                              uint64_t minv, const int n)
+/* x86-64 with BMI2 + ADX: the same CIOS in mulx/adcx/adox assembly, two
+ * carry chains interleaved (generated, one block per limb count).  Define
+ * CZK_NO_ASM to force the portable C above. */
+#if defined(__x86_64__) && defined(__BMI2__) && defined(__ADX__) && !defined(CZK_NO_ASM)
+#define CZK_FIELD_ASM 1
+static const uint64_t czk_fp_qinv_ = CZK_FP_QINV_;
+static const uint64_t czk_fr_rinv_ = CZK_FR_RINV_;
+
+/* out[0..5] = a*b/2^384 mod m, not yet reduced below m (out < 2m) */
+CZK_INLINE void czk_fp_mont_mul_asm_(uint64_t *out, const uint64_t *a, const uint64_t *b)
 {
-    uint64_t w[16] = {0};
-    /* off-diagonal a[i]*a[j], i < j */
-    CZK_UNROLL
-    for (int i = 0; i < n - 1; i++) {
-        uint64_t c = 0;
-        CZK_UNROLL
-        for (int j = i + 1; j < n; j++) {
-            czk_u128 p = (czk_u128)a[i] * a[j] + w[i + j] + c;
-            w[i + j] = (uint64_t)p;
-            c = (uint64_t)(p >> 64);
-        }
-        w[i + n] = c;
-    }
-    /* double */
-    w[2 * n - 1] = w[2 * n - 2] >> 63;
-    CZK_UNROLL
-    for (int i = 2 * n - 2; i > 0; i--)
-        w[i] = (w[i] << 1) | (w[i - 1] >> 63);
-    w[0] <<= 1;
-    /* add the diagonal */
-    uint64_t c = 0;
-    CZK_UNROLL
-    for (int i = 0; i < n; i++) {
-        czk_u128 p = (czk_u128)a[i] * a[i];
-        w[2 * i] = czk_addc_(w[2 * i], (uint64_t)p, &c);
-        w[2 * i + 1] = czk_addc_(w[2 * i + 1], (uint64_t)(p >> 64), &c);
-    }
-    /* Montgomery reduction, n rounds; carries go into a separate word so
-     * the upper half never overflows (value < m^2 < m * 2^(64n)). */
-    uint64_t hi_carry = 0;
-    CZK_UNROLL
-    for (int i = 0; i < n; i++) {
-        uint64_t k = w[i] * minv;
-        uint64_t cc = 0;
-        CZK_UNROLL
-        for (int j = 0; j < n; j++) {
-            czk_u128 p = (czk_u128)k * m[j] + w[i + j] + cc;
-            w[i + j] = (uint64_t)p;
-            cc = (uint64_t)(p >> 64);
-        }
-        /* add cc + previous carry into w[i+n] */
-        czk_u128 s = (czk_u128)w[i + n] + cc + hi_carry;
-        w[i + n] = (uint64_t)s;
-        hi_carry = (uint64_t)(s >> 64);
-    }
-    /* result w[n..2n-1] < 2m (hi_carry is 0 because 2m < 2^(64n)) */
-    czk_mod_reduce1_(out, w + n, m, n);
+    uint64_t v_t0, v_t1, v_t2, v_t3, v_t4, v_t5, v_h, v_A, v_lo;
+    __asm__(
+        "mov 0(%[b]), %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx 0(%[a]), %[t0], %[t1]\n\t"
+        "mulx 8(%[a]), %[lo], %[t2]\n\t"
+        "adcx %[lo], %[t1]\n\t"
+        "mulx 16(%[a]), %[lo], %[t3]\n\t"
+        "adcx %[lo], %[t2]\n\t"
+        "mulx 24(%[a]), %[lo], %[t4]\n\t"
+        "adcx %[lo], %[t3]\n\t"
+        "mulx 32(%[a]), %[lo], %[t5]\n\t"
+        "adcx %[lo], %[t4]\n\t"
+        "mulx 40(%[a]), %[lo], %[A]\n\t"
+        "adcx %[lo], %[t5]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[A]\n\t"
+        "mov %[qinv], %%rdx\n\t"
+        "imul %[t0], %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx %[q0], %[lo], %[h]\n\t"
+        "adcx %[t0], %[lo]\n\t"
+        "adcx %[t1], %[h]\n\t"
+        "mulx %[q1], %[lo], %[t1]\n\t"
+        "adox %[lo], %[h]\n\t"
+        "adcx %[t2], %[t1]\n\t"
+        "mulx %[q2], %[lo], %[t2]\n\t"
+        "adox %[lo], %[t1]\n\t"
+        "adcx %[t3], %[t2]\n\t"
+        "mulx %[q3], %[lo], %[t3]\n\t"
+        "adox %[lo], %[t2]\n\t"
+        "adcx %[t4], %[t3]\n\t"
+        "mulx %[q4], %[lo], %[t4]\n\t"
+        "adox %[lo], %[t3]\n\t"
+        "adcx %[t5], %[t4]\n\t"
+        "mulx %[q5], %[lo], %[t5]\n\t"
+        "adox %[lo], %[t4]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[t5]\n\t"
+        "adox %[A], %[t5]\n\t"
+        "mov 8(%[b]), %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx 0(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[h]\n\t"
+        "adcx %[A], %[t1]\n\t"
+        "mulx 8(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t1]\n\t"
+        "adcx %[A], %[t2]\n\t"
+        "mulx 16(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t2]\n\t"
+        "adcx %[A], %[t3]\n\t"
+        "mulx 24(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t3]\n\t"
+        "adcx %[A], %[t4]\n\t"
+        "mulx 32(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t4]\n\t"
+        "adcx %[A], %[t5]\n\t"
+        "mulx 40(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t5]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[A]\n\t"
+        "adox %[lo], %[A]\n\t"
+        "mov %[qinv], %%rdx\n\t"
+        "imul %[h], %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx %[q0], %[lo], %[t0]\n\t"
+        "adcx %[h], %[lo]\n\t"
+        "adcx %[t1], %[t0]\n\t"
+        "mulx %[q1], %[lo], %[t1]\n\t"
+        "adox %[lo], %[t0]\n\t"
+        "adcx %[t2], %[t1]\n\t"
+        "mulx %[q2], %[lo], %[t2]\n\t"
+        "adox %[lo], %[t1]\n\t"
+        "adcx %[t3], %[t2]\n\t"
+        "mulx %[q3], %[lo], %[t3]\n\t"
+        "adox %[lo], %[t2]\n\t"
+        "adcx %[t4], %[t3]\n\t"
+        "mulx %[q4], %[lo], %[t4]\n\t"
+        "adox %[lo], %[t3]\n\t"
+        "adcx %[t5], %[t4]\n\t"
+        "mulx %[q5], %[lo], %[t5]\n\t"
+        "adox %[lo], %[t4]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[t5]\n\t"
+        "adox %[A], %[t5]\n\t"
+        "mov 16(%[b]), %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx 0(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t0]\n\t"
+        "adcx %[A], %[t1]\n\t"
+        "mulx 8(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t1]\n\t"
+        "adcx %[A], %[t2]\n\t"
+        "mulx 16(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t2]\n\t"
+        "adcx %[A], %[t3]\n\t"
+        "mulx 24(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t3]\n\t"
+        "adcx %[A], %[t4]\n\t"
+        "mulx 32(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t4]\n\t"
+        "adcx %[A], %[t5]\n\t"
+        "mulx 40(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t5]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[A]\n\t"
+        "adox %[lo], %[A]\n\t"
+        "mov %[qinv], %%rdx\n\t"
+        "imul %[t0], %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx %[q0], %[lo], %[h]\n\t"
+        "adcx %[t0], %[lo]\n\t"
+        "adcx %[t1], %[h]\n\t"
+        "mulx %[q1], %[lo], %[t1]\n\t"
+        "adox %[lo], %[h]\n\t"
+        "adcx %[t2], %[t1]\n\t"
+        "mulx %[q2], %[lo], %[t2]\n\t"
+        "adox %[lo], %[t1]\n\t"
+        "adcx %[t3], %[t2]\n\t"
+        "mulx %[q3], %[lo], %[t3]\n\t"
+        "adox %[lo], %[t2]\n\t"
+        "adcx %[t4], %[t3]\n\t"
+        "mulx %[q4], %[lo], %[t4]\n\t"
+        "adox %[lo], %[t3]\n\t"
+        "adcx %[t5], %[t4]\n\t"
+        "mulx %[q5], %[lo], %[t5]\n\t"
+        "adox %[lo], %[t4]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[t5]\n\t"
+        "adox %[A], %[t5]\n\t"
+        "mov 24(%[b]), %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx 0(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[h]\n\t"
+        "adcx %[A], %[t1]\n\t"
+        "mulx 8(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t1]\n\t"
+        "adcx %[A], %[t2]\n\t"
+        "mulx 16(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t2]\n\t"
+        "adcx %[A], %[t3]\n\t"
+        "mulx 24(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t3]\n\t"
+        "adcx %[A], %[t4]\n\t"
+        "mulx 32(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t4]\n\t"
+        "adcx %[A], %[t5]\n\t"
+        "mulx 40(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t5]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[A]\n\t"
+        "adox %[lo], %[A]\n\t"
+        "mov %[qinv], %%rdx\n\t"
+        "imul %[h], %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx %[q0], %[lo], %[t0]\n\t"
+        "adcx %[h], %[lo]\n\t"
+        "adcx %[t1], %[t0]\n\t"
+        "mulx %[q1], %[lo], %[t1]\n\t"
+        "adox %[lo], %[t0]\n\t"
+        "adcx %[t2], %[t1]\n\t"
+        "mulx %[q2], %[lo], %[t2]\n\t"
+        "adox %[lo], %[t1]\n\t"
+        "adcx %[t3], %[t2]\n\t"
+        "mulx %[q3], %[lo], %[t3]\n\t"
+        "adox %[lo], %[t2]\n\t"
+        "adcx %[t4], %[t3]\n\t"
+        "mulx %[q4], %[lo], %[t4]\n\t"
+        "adox %[lo], %[t3]\n\t"
+        "adcx %[t5], %[t4]\n\t"
+        "mulx %[q5], %[lo], %[t5]\n\t"
+        "adox %[lo], %[t4]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[t5]\n\t"
+        "adox %[A], %[t5]\n\t"
+        "mov 32(%[b]), %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx 0(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t0]\n\t"
+        "adcx %[A], %[t1]\n\t"
+        "mulx 8(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t1]\n\t"
+        "adcx %[A], %[t2]\n\t"
+        "mulx 16(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t2]\n\t"
+        "adcx %[A], %[t3]\n\t"
+        "mulx 24(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t3]\n\t"
+        "adcx %[A], %[t4]\n\t"
+        "mulx 32(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t4]\n\t"
+        "adcx %[A], %[t5]\n\t"
+        "mulx 40(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t5]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[A]\n\t"
+        "adox %[lo], %[A]\n\t"
+        "mov %[qinv], %%rdx\n\t"
+        "imul %[t0], %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx %[q0], %[lo], %[h]\n\t"
+        "adcx %[t0], %[lo]\n\t"
+        "adcx %[t1], %[h]\n\t"
+        "mulx %[q1], %[lo], %[t1]\n\t"
+        "adox %[lo], %[h]\n\t"
+        "adcx %[t2], %[t1]\n\t"
+        "mulx %[q2], %[lo], %[t2]\n\t"
+        "adox %[lo], %[t1]\n\t"
+        "adcx %[t3], %[t2]\n\t"
+        "mulx %[q3], %[lo], %[t3]\n\t"
+        "adox %[lo], %[t2]\n\t"
+        "adcx %[t4], %[t3]\n\t"
+        "mulx %[q4], %[lo], %[t4]\n\t"
+        "adox %[lo], %[t3]\n\t"
+        "adcx %[t5], %[t4]\n\t"
+        "mulx %[q5], %[lo], %[t5]\n\t"
+        "adox %[lo], %[t4]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[t5]\n\t"
+        "adox %[A], %[t5]\n\t"
+        "mov 40(%[b]), %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx 0(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[h]\n\t"
+        "adcx %[A], %[t1]\n\t"
+        "mulx 8(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t1]\n\t"
+        "adcx %[A], %[t2]\n\t"
+        "mulx 16(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t2]\n\t"
+        "adcx %[A], %[t3]\n\t"
+        "mulx 24(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t3]\n\t"
+        "adcx %[A], %[t4]\n\t"
+        "mulx 32(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t4]\n\t"
+        "adcx %[A], %[t5]\n\t"
+        "mulx 40(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t5]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[A]\n\t"
+        "adox %[lo], %[A]\n\t"
+        "mov %[qinv], %%rdx\n\t"
+        "imul %[h], %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx %[q0], %[lo], %[t0]\n\t"
+        "adcx %[h], %[lo]\n\t"
+        "adcx %[t1], %[t0]\n\t"
+        "mulx %[q1], %[lo], %[t1]\n\t"
+        "adox %[lo], %[t0]\n\t"
+        "adcx %[t2], %[t1]\n\t"
+        "mulx %[q2], %[lo], %[t2]\n\t"
+        "adox %[lo], %[t1]\n\t"
+        "adcx %[t3], %[t2]\n\t"
+        "mulx %[q3], %[lo], %[t3]\n\t"
+        "adox %[lo], %[t2]\n\t"
+        "adcx %[t4], %[t3]\n\t"
+        "mulx %[q4], %[lo], %[t4]\n\t"
+        "adox %[lo], %[t3]\n\t"
+        "adcx %[t5], %[t4]\n\t"
+        "mulx %[q5], %[lo], %[t5]\n\t"
+        "adox %[lo], %[t4]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[t5]\n\t"
+        "adox %[A], %[t5]\n\t"
+        : [t0] "=&r"(v_t0), [t1] "=&r"(v_t1), [t2] "=&r"(v_t2), [t3] "=&r"(v_t3), [t4] "=&r"(v_t4), [t5] "=&r"(v_t5), [h] "=&r"(v_h), [A] "=&r"(v_A), [lo] "=&r"(v_lo)
+        : [a] "r"(a), [b] "r"(b), "m"(*(const uint64_t(*)[6])a), "m"(*(const uint64_t(*)[6])b), [q0] "m"(czk_fp_q_[0]), [q1] "m"(czk_fp_q_[1]), [q2] "m"(czk_fp_q_[2]), [q3] "m"(czk_fp_q_[3]), [q4] "m"(czk_fp_q_[4]), [q5] "m"(czk_fp_q_[5]), [qinv] "m"(czk_fp_qinv_)
+        : "rdx", "cc");
+    out[0] = v_t0;
+    out[1] = v_t1;
+    out[2] = v_t2;
+    out[3] = v_t3;
+    out[4] = v_t4;
+    out[5] = v_t5;
 }
+
+/* out[0..3] = a*b/2^256 mod m, not yet reduced below m (out < 2m) */
+CZK_INLINE void czk_fr_mont_mul_asm_(uint64_t *out, const uint64_t *a, const uint64_t *b)
+{
+    uint64_t v_t0, v_t1, v_t2, v_t3, v_h, v_A, v_lo;
+    __asm__(
+        "mov 0(%[b]), %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx 0(%[a]), %[t0], %[t1]\n\t"
+        "mulx 8(%[a]), %[lo], %[t2]\n\t"
+        "adcx %[lo], %[t1]\n\t"
+        "mulx 16(%[a]), %[lo], %[t3]\n\t"
+        "adcx %[lo], %[t2]\n\t"
+        "mulx 24(%[a]), %[lo], %[A]\n\t"
+        "adcx %[lo], %[t3]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[A]\n\t"
+        "mov %[qinv], %%rdx\n\t"
+        "imul %[t0], %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx %[q0], %[lo], %[h]\n\t"
+        "adcx %[t0], %[lo]\n\t"
+        "adcx %[t1], %[h]\n\t"
+        "mulx %[q1], %[lo], %[t1]\n\t"
+        "adox %[lo], %[h]\n\t"
+        "adcx %[t2], %[t1]\n\t"
+        "mulx %[q2], %[lo], %[t2]\n\t"
+        "adox %[lo], %[t1]\n\t"
+        "adcx %[t3], %[t2]\n\t"
+        "mulx %[q3], %[lo], %[t3]\n\t"
+        "adox %[lo], %[t2]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[t3]\n\t"
+        "adox %[A], %[t3]\n\t"
+        "mov 8(%[b]), %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx 0(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[h]\n\t"
+        "adcx %[A], %[t1]\n\t"
+        "mulx 8(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t1]\n\t"
+        "adcx %[A], %[t2]\n\t"
+        "mulx 16(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t2]\n\t"
+        "adcx %[A], %[t3]\n\t"
+        "mulx 24(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t3]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[A]\n\t"
+        "adox %[lo], %[A]\n\t"
+        "mov %[qinv], %%rdx\n\t"
+        "imul %[h], %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx %[q0], %[lo], %[t0]\n\t"
+        "adcx %[h], %[lo]\n\t"
+        "adcx %[t1], %[t0]\n\t"
+        "mulx %[q1], %[lo], %[t1]\n\t"
+        "adox %[lo], %[t0]\n\t"
+        "adcx %[t2], %[t1]\n\t"
+        "mulx %[q2], %[lo], %[t2]\n\t"
+        "adox %[lo], %[t1]\n\t"
+        "adcx %[t3], %[t2]\n\t"
+        "mulx %[q3], %[lo], %[t3]\n\t"
+        "adox %[lo], %[t2]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[t3]\n\t"
+        "adox %[A], %[t3]\n\t"
+        "mov 16(%[b]), %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx 0(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t0]\n\t"
+        "adcx %[A], %[t1]\n\t"
+        "mulx 8(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t1]\n\t"
+        "adcx %[A], %[t2]\n\t"
+        "mulx 16(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t2]\n\t"
+        "adcx %[A], %[t3]\n\t"
+        "mulx 24(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t3]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[A]\n\t"
+        "adox %[lo], %[A]\n\t"
+        "mov %[qinv], %%rdx\n\t"
+        "imul %[t0], %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx %[q0], %[lo], %[h]\n\t"
+        "adcx %[t0], %[lo]\n\t"
+        "adcx %[t1], %[h]\n\t"
+        "mulx %[q1], %[lo], %[t1]\n\t"
+        "adox %[lo], %[h]\n\t"
+        "adcx %[t2], %[t1]\n\t"
+        "mulx %[q2], %[lo], %[t2]\n\t"
+        "adox %[lo], %[t1]\n\t"
+        "adcx %[t3], %[t2]\n\t"
+        "mulx %[q3], %[lo], %[t3]\n\t"
+        "adox %[lo], %[t2]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[t3]\n\t"
+        "adox %[A], %[t3]\n\t"
+        "mov 24(%[b]), %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx 0(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[h]\n\t"
+        "adcx %[A], %[t1]\n\t"
+        "mulx 8(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t1]\n\t"
+        "adcx %[A], %[t2]\n\t"
+        "mulx 16(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t2]\n\t"
+        "adcx %[A], %[t3]\n\t"
+        "mulx 24(%[a]), %[lo], %[A]\n\t"
+        "adox %[lo], %[t3]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[A]\n\t"
+        "adox %[lo], %[A]\n\t"
+        "mov %[qinv], %%rdx\n\t"
+        "imul %[h], %%rdx\n\t"
+        "xor %[lo], %[lo]\n\t"
+        "mulx %[q0], %[lo], %[t0]\n\t"
+        "adcx %[h], %[lo]\n\t"
+        "adcx %[t1], %[t0]\n\t"
+        "mulx %[q1], %[lo], %[t1]\n\t"
+        "adox %[lo], %[t0]\n\t"
+        "adcx %[t2], %[t1]\n\t"
+        "mulx %[q2], %[lo], %[t2]\n\t"
+        "adox %[lo], %[t1]\n\t"
+        "adcx %[t3], %[t2]\n\t"
+        "mulx %[q3], %[lo], %[t3]\n\t"
+        "adox %[lo], %[t2]\n\t"
+        "mov $0, %[lo]\n\t"
+        "adcx %[lo], %[t3]\n\t"
+        "adox %[A], %[t3]\n\t"
+        : [t0] "=&r"(v_t0), [t1] "=&r"(v_t1), [t2] "=&r"(v_t2), [t3] "=&r"(v_t3), [h] "=&r"(v_h), [A] "=&r"(v_A), [lo] "=&r"(v_lo)
+        : [a] "r"(a), [b] "r"(b), "m"(*(const uint64_t(*)[4])a), "m"(*(const uint64_t(*)[4])b), [q0] "m"(czk_fr_r_[0]), [q1] "m"(czk_fr_r_[1]), [q2] "m"(czk_fr_r_[2]), [q3] "m"(czk_fr_r_[3]), [qinv] "m"(czk_fr_rinv_)
+        : "rdx", "cc");
+    out[0] = v_t0;
+    out[1] = v_t1;
+    out[2] = v_t2;
+    out[3] = v_t3;
+}
+
+#endif
 
 /* ---- Fp ---- */
 CZK_INLINE void czk_fp_add_i(czk_fp *r, const czk_fp *a, const czk_fp *b)
@@ -205,9 +572,18 @@ CZK_INLINE void czk_fp_dbl_i(czk_fp *r, const czk_fp *a)
 CZK_INLINE void czk_fp_neg_i(czk_fp *r, const czk_fp *a)
 { czk_mod_neg_(r->l, a->l, czk_fp_q_, 6); }
 CZK_INLINE void czk_fp_mul_i(czk_fp *r, const czk_fp *a, const czk_fp *b)
-{ czk_mont_mul_(r->l, a->l, b->l, czk_fp_q_, CZK_FP_QINV_, 6); }
-CZK_INLINE void czk_fp_sqr_i(czk_fp *r, const czk_fp *a)
-{ czk_mont_sqr_(r->l, a->l, czk_fp_q_, CZK_FP_QINV_, 6); }
+{
+#ifdef CZK_FIELD_ASM
+    uint64_t t[6];
+    czk_fp_mont_mul_asm_(t, a->l, b->l);
+    czk_mod_reduce1_(r->l, t, czk_fp_q_, 6);
+#else
+    czk_mont_mul_(r->l, a->l, b->l, czk_fp_q_, CZK_FP_QINV_, 6);
+#endif
+}
+/* a dedicated squaring (half the cross products) measured slower than the
+ * multiplication here, so squaring is a multiplication */
+CZK_INLINE void czk_fp_sqr_i(czk_fp *r, const czk_fp *a) { czk_fp_mul_i(r, a, a); }
 CZK_INLINE int czk_fp_is_zero_i(const czk_fp *a)
 { return (a->l[0] | a->l[1] | a->l[2] | a->l[3] | a->l[4] | a->l[5]) == 0; }
 CZK_INLINE int czk_fp_eq_i(const czk_fp *a, const czk_fp *b)
@@ -226,9 +602,16 @@ CZK_INLINE void czk_fr_dbl_i(czk_fr *r, const czk_fr *a)
 CZK_INLINE void czk_fr_neg_i(czk_fr *r, const czk_fr *a)
 { czk_mod_neg_(r->l, a->l, czk_fr_r_, 4); }
 CZK_INLINE void czk_fr_mul_i(czk_fr *r, const czk_fr *a, const czk_fr *b)
-{ czk_mont_mul_(r->l, a->l, b->l, czk_fr_r_, CZK_FR_RINV_, 4); }
-CZK_INLINE void czk_fr_sqr_i(czk_fr *r, const czk_fr *a)
-{ czk_mont_sqr_(r->l, a->l, czk_fr_r_, CZK_FR_RINV_, 4); }
+{
+#ifdef CZK_FIELD_ASM
+    uint64_t t[4];
+    czk_fr_mont_mul_asm_(t, a->l, b->l);
+    czk_mod_reduce1_(r->l, t, czk_fr_r_, 4);
+#else
+    czk_mont_mul_(r->l, a->l, b->l, czk_fr_r_, CZK_FR_RINV_, 4);
+#endif
+}
+CZK_INLINE void czk_fr_sqr_i(czk_fr *r, const czk_fr *a) { czk_fr_mul_i(r, a, a); }
 CZK_INLINE int czk_fr_is_zero_i(const czk_fr *a)
 { return (a->l[0] | a->l[1] | a->l[2] | a->l[3]) == 0; }
 CZK_INLINE int czk_fr_eq_i(const czk_fr *a, const czk_fr *b)
@@ -280,6 +663,10 @@ void czk_field_to_dec_(char *out, const uint64_t *a, int n);
 /* parse a decimal string of at most max_digits digits into n limbs (< m);
  * -EINVAL on empty, non-digit or too long input, -ERANGE when >= m */
 int czk_field_from_dec_(uint64_t *out, const char *s, const uint64_t *m, int n, size_t max_digits);
+/* out = 1/y mod m for plain n-limb integers, 0 < y < m, m odd (binary GCD);
+ * minv = -m^-1 mod 2^64.  -EDOM when the GCD did not reach 1 in the proven
+ * step count (y == 0 or not invertible); callers fall back or fail. */
+int czk_field_inv_(uint64_t *out, const uint64_t *y, const uint64_t *m, uint64_t minv, int n);
 /* a < m as n-limb integers */
 int czk_field_lt_(const uint64_t *a, const uint64_t *m, int n);
 

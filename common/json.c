@@ -23,7 +23,11 @@ typedef struct jpath { char s[96]; } jpath;
 
 static void jp_sub(jpath *out, const jpath *base, size_t idx)
 {
-    snprintf(out->s, sizeof(out->s), "%s[%zu]", base->s, idx);
+    /* paths are short ("IC[12]", "vk_alphabeta_12[1][2][0]"); keep room for
+     * the index so nothing is truncated */
+    size_t n = strnlen(base->s, sizeof(base->s) - 24);
+    memcpy(out->s, base->s, n);
+    snprintf(out->s + n, 24, "[%zu]", idx);
 }
 
 static const char *jtype(const json_t *v)

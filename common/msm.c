@@ -32,18 +32,24 @@
 #include <string.h>
 
 #include "common/field_impl.h"
+#include "common/field_fast.h"
 #include "common/log.h"
 #include "common/par.h"
 
 #define MSM_MAX_C 15          /* digits must fit int16_t: |d| <= 2^14 */
 #define MSM_MIN_C 2
 #define MSM_SERIAL_BELOW 512  /* fewer general terms than this: one thread */
+#define MSM_BATCH_MIN 4096    /* batch-affine accumulation from this many general terms */
+#define MSM_MAX_GROUP 4       /* windows sharing one batch of inversions (bucket arrays stay in L2) */
 
 enum { CL_SKIP = 0, CL_ONE = 1, CL_GEN = 2, CL_GEN_HI = 3 };
 
 struct msm_plan {
     size_t n, m;              /* terms, general terms */
     unsigned c, windows, parts, threads;
+    unsigned groups, group;   /* windows are processed in groups of at most `group` */
+    bool batch;               /* batch-affine buckets (else XYZZ buckets) */
+    size_t batch_cap;         /* pending additions per inversion (batch mode) */
     uint32_t *idx;            /* m: base index of each general term */
     int16_t *dig;             /* windows * m, window-major */
     uint32_t *ones;           /* bases with scalar 1 */
@@ -165,33 +171,62 @@ static void plan_fill(void *arg, size_t begin, size_t end, unsigned worker)
     }
 }
 
-/* choose the window width and the split of the general list into parts */
-static void plan_shape(struct msm_plan *pl)
+/* pending additions per window per inversion: few enough that a bucket
+ * is rarely hit twice in one batch (about pw / (2 nb) of the additions) */
+static size_t per_window_pending(size_t nb)
+{
+    size_t pw = nb / 16;
+    return pw < 16 ? 16 : pw > 256 ? 256 : pw;
+}
+
+/*
+ * Choose the window width c, the split of the general list into parts and
+ * the grouping of windows into tasks, minimising the modelled wall time:
+ * rounds of tasks over the threads, each task costing, per window, one
+ * bucket addition per term (batch-affine: cost_batch plus a share of one
+ * inversion, cost_inv, and a full mixed addition for conflicts) and a
+ * running-sum reduction of about 2.4 mixed additions per bucket.
+ */
+static void plan_shape(struct msm_plan *pl, double cost_batch, double cost_inv)
 {
     double best = -1;
-    unsigned c, parts;
+    unsigned c, parts, groups;
 
+    pl->batch = pl->m >= MSM_BATCH_MIN;
     pl->c = MSM_MIN_C;
     pl->windows = (256 + MSM_MIN_C - 1) / MSM_MIN_C;
     pl->parts = 1;
+    pl->groups = pl->windows;
     for (c = MSM_MIN_C; c <= MSM_MAX_C; c++) {
         unsigned windows = (256 + c - 1) / c;
-        double nb = (double)((size_t)1 << (c - 1));
+        size_t nb = (size_t)1 << (c - 1);
         for (parts = 1; parts <= 4 * pl->threads; parts *= 2) {
-            size_t tasks = (size_t)windows * parts;
-            size_t rounds = (tasks + pl->threads - 1) / pl->threads;
-            /* a mixed add costs 1; the reduction costs about 2 full adds (1.4 each) per bucket */
-            double cost = (double)rounds * ((double)pl->m / parts + 2.8 * nb + 8);
-            if (parts > 1 && pl->m / parts < 64)
+            double per_part = (double)pl->m / parts;
+            if (parts > 1 && per_part < 64)
                 break;
-            if (best < 0 || cost < best) {
-                best = cost;
-                pl->c = c;
-                pl->windows = windows;
-                pl->parts = parts;
+            for (groups = (windows + MSM_MAX_GROUP - 1) / MSM_MAX_GROUP; groups <= windows; groups++) {
+                unsigned gsize = (windows + groups - 1) / groups;
+                size_t tasks = (size_t)groups * parts;
+                size_t rounds = (tasks + pl->threads - 1) / pl->threads;
+                double add = 1.0, cost;
+                if (pl->batch) {
+                    double pw = (double)per_window_pending(nb);
+                    double conflict = pw / (2.0 * (double)nb);
+                    add = cost_batch * (1 - conflict) + conflict + cost_inv / (pw * gsize);
+                }
+                cost = (double)rounds * gsize * (per_part * add + 2.4 * (double)nb + 8);
+                if (best < 0 || cost < best) {
+                    best = cost;
+                    pl->c = c;
+                    pl->windows = windows;
+                    pl->parts = parts;
+                    pl->groups = groups;
+                }
             }
         }
     }
+    pl->group = (pl->windows + pl->groups - 1) / pl->groups;
+    pl->batch_cap = pl->group * per_window_pending((size_t)1 << (pl->c - 1));
 }
 
 static void msm_plan_free(struct msm_plan *pl)
@@ -206,7 +241,8 @@ static void msm_plan_free(struct msm_plan *pl)
 }
 
 static int msm_plan_build(struct msm_plan *pl, const void *bases, msm_is_inf_fn is_inf,
-                          const czk_fr *scalars, size_t n, int nthreads)
+                          const czk_fr *scalars, size_t n, int nthreads, double cost_batch,
+                          double cost_inv)
 {
     struct plan_ctx pc = {pl, bases, is_inf, scalars};
     size_t s;
@@ -230,7 +266,7 @@ static int msm_plan_build(struct msm_plan *pl, const void *bases, msm_is_inf_fn 
         pl->n_ones += pl->slot_cnt[3 * s + 1];
         pl->n_hi += pl->slot_cnt[3 * s + 2];
     }
-    plan_shape(pl);
+    plan_shape(pl, cost_batch, cost_inv);
     pl->idx = malloc((pl->m ? pl->m : 1) * sizeof(uint32_t));
     pl->dig = malloc((pl->m ? pl->m : 1) * pl->windows * sizeof(int16_t));
     pl->ones = malloc((pl->n_ones ? pl->n_ones : 1) * sizeof(uint32_t));
@@ -238,6 +274,9 @@ static int msm_plan_build(struct msm_plan *pl, const void *bases, msm_is_inf_fn 
     if (!pl->idx || !pl->dig || !pl->ones || !pl->hi)
         goto nomem;
     czk_par_for(pl->threads, pl->threads, plan_fill, &pc);
+    czk_debug("msm plan: n=%zu general=%zu ones=%zu hi=%zu c=%u windows=%u groups=%u parts=%u "
+              "threads=%u %s", n, pl->m, pl->n_ones, pl->n_hi, pl->c, pl->windows, pl->groups,
+              pl->parts, pl->threads, pl->batch ? "batch-affine" : "xyzz");
     if (pl->m < MSM_SERIAL_BELOW)
         pl->threads = pl->n_ones + pl->n_hi >= MSM_SERIAL_BELOW ? pl->threads : 1;
     return 0;
@@ -250,13 +289,16 @@ nomem:
 /* ---- G1 ---- */
 #define SUF g1
 #define FE czk_fp
-#define FE_ADD czk_fp_add_i
-#define FE_SUB czk_fp_sub_i
-#define FE_DBL czk_fp_dbl_i
-#define FE_NEG czk_fp_neg_i
-#define FE_MUL czk_fp_mul_i
-#define FE_SQR czk_fp_sqr_i
+#define FE_ADD czk_fp_add_f
+#define FE_SUB czk_fp_sub_f
+#define FE_DBL czk_fp_dbl_f
+#define FE_NEG czk_fp_neg_f
+#define FE_MUL czk_fp_mul
+#define FE_SQR czk_fp_sqr
 #define FE_IS_ZERO czk_fp_is_zero_i
+#define FE_EQ czk_fp_eq_i
+#define FE_INV czk_fp_inv
+#define FE_COST_BATCH 0.62, 95.0
 #define FE_ONE CZK_FP_ONE
 #define AFF czk_g1_aff
 #define JAC czk_g1
@@ -271,6 +313,9 @@ nomem:
 #undef FE_MUL
 #undef FE_SQR
 #undef FE_IS_ZERO
+#undef FE_EQ
+#undef FE_INV
+#undef FE_COST_BATCH
 #undef FE_ONE
 #undef AFF
 #undef JAC
@@ -279,13 +324,16 @@ nomem:
 /* ---- G2 ---- */
 #define SUF g2
 #define FE czk_fp2
-#define FE_ADD czk_fp2_add_i
-#define FE_SUB czk_fp2_sub_i
-#define FE_DBL czk_fp2_dbl_i
-#define FE_NEG czk_fp2_neg_i
-#define FE_MUL czk_fp2_mul_i
-#define FE_SQR czk_fp2_sqr_i
+#define FE_ADD czk_fp2_add_f
+#define FE_SUB czk_fp2_sub_f
+#define FE_DBL czk_fp2_dbl_f
+#define FE_NEG czk_fp2_neg_f
+#define FE_MUL czk_fp2_mul_f
+#define FE_SQR czk_fp2_sqr_f
 #define FE_IS_ZERO czk_fp2_is_zero_i
+#define FE_EQ czk_fp2_eq_i
+#define FE_INV czk_fp2_inv
+#define FE_COST_BATCH 0.62, 33.0
 #define FE_ONE CZK_FP2_ONE
 #define AFF czk_g2_aff
 #define JAC czk_g2

@@ -5,7 +5,9 @@
  * Before including, msm.c defines:
  *   SUF            name suffix (g1 / g2)
  *   FE             the coordinate field type; FE_ADD FE_SUB FE_DBL FE_NEG
- *                  FE_MUL FE_SQR FE_IS_ZERO, FE_ONE (Montgomery one)
+ *                  FE_MUL FE_SQR FE_INV FE_IS_ZERO FE_EQ, FE_ONE (Montgomery one),
+ *                  FE_COST_BATCH: "a, i", the costs of a batch-affine
+ *                  addition and of an inversion in mixed XYZZ additions
  *   AFF / JAC      the curve's affine and Jacobian point types, JAC_SET_INF
  *
  * Buckets and partial sums use XYZZ coordinates (x = X/ZZ, y = Y/ZZZ,
@@ -207,65 +209,225 @@ static bool F(aff_is_zero)(const AFF *p)
 
 /* ---- the per-thread pieces, driven by msm.c's plan ---- */
 
+/* one worker's scratch, reused across its tasks */
+struct F(msm_ws) {
+    XYZZ *ov;            /* group * nb: XYZZ buckets (the only buckets in XYZZ mode) */
+    AFF *bk;             /* group * nb: affine buckets (batch-affine mode) */
+    uint8_t *used;       /* group * nb: bit 0 affine bucket set, bit 1 XYZZ bucket set */
+    uint32_t *stamp;     /* group * nb: batch number of a pending addition */
+    uint32_t *pidx;      /* pending additions: bucket, base, sign */
+    const AFF **pbase;
+    uint8_t *pneg;
+    FE *den, *pref;
+};
+
 struct F(msm_ctx) {
     const struct msm_plan *pl;
     const AFF *bases;
-    XYZZ *bucket;        /* nthreads * nbuckets */
-    uint8_t *used;       /* nthreads * nbuckets */
+    struct F(msm_ws) *ws; /* per worker */
     XYZZ *wsum;          /* windows * parts */
     XYZZ *psum;          /* per-thread partial sums of the "ones" and "hi" lists */
     XYZZ *hsum;
 };
 
-/* tasks [begin, end): task t = window t / parts, part t % parts */
+static void F(msm_ws_free)(struct F(msm_ws) *w)
+{
+    free(w->ov);
+    free(w->bk);
+    free(w->used);
+    free(w->stamp);
+    free(w->pidx);
+    free(w->pbase);
+    free(w->pneg);
+    free(w->den);
+    free(w->pref);
+}
+
+static int F(msm_ws_alloc)(struct F(msm_ws) *w, const struct msm_plan *pl)
+{
+    size_t nb = (size_t)pl->group << (pl->c - 1), cap = pl->batch_cap;
+
+    memset(w, 0, sizeof(*w));
+    w->ov = malloc(nb * sizeof(XYZZ));
+    w->used = malloc(nb);
+    if (pl->batch) {
+        w->bk = malloc(nb * sizeof(AFF));
+        w->stamp = malloc(nb * sizeof(uint32_t));
+        w->pidx = malloc(cap * sizeof(uint32_t));
+        w->pbase = malloc(cap * sizeof(AFF *));
+        w->pneg = malloc(cap);
+        w->den = malloc(cap * sizeof(FE));
+        w->pref = malloc(cap * sizeof(FE));
+    }
+    if (!w->ov || !w->used ||
+        (pl->batch && (!w->bk || !w->stamp || !w->pidx || !w->pbase || !w->pneg || !w->den || !w->pref))) {
+        F(msm_ws_free)(w);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+/* the pending affine additions bk[pidx[j]] += +-pbase[j], with one inversion
+ * (Montgomery's trick); x coordinates differ by construction */
+static void F(msm_flush)(struct F(msm_ws) *w, size_t cnt)
+{
+    FE acc, inv, invd, lam, t, py;
+    size_t j;
+
+    if (!cnt)
+        return;
+    acc = w->den[0];
+    for (j = 0; j < cnt; j++) {
+        const AFF *b = &w->bk[w->pidx[j]];
+        FE_SUB(&w->den[j], &w->pbase[j]->x, &b->x);
+        if (j == 0)
+            acc = w->den[0];
+        else {
+            w->pref[j] = acc;
+            FE_MUL(&acc, &acc, &w->den[j]);
+        }
+    }
+    FE_INV(&inv, &acc);
+    for (j = cnt; j-- > 0;) {
+        AFF *b = &w->bk[w->pidx[j]];
+        const AFF *p = w->pbase[j];
+        if (j) {
+            FE_MUL(&invd, &inv, &w->pref[j]);
+            FE_MUL(&inv, &inv, &w->den[j]);
+        } else {
+            invd = inv;
+        }
+        if (w->pneg[j])
+            FE_NEG(&py, &p->y);
+        else
+            py = p->y;
+        FE_SUB(&lam, &py, &b->y);
+        FE_MUL(&lam, &lam, &invd);
+        FE_SQR(&t, &lam);
+        FE_SUB(&t, &t, &b->x);
+        FE_SUB(&t, &t, &p->x);          /* x3 */
+        FE_SUB(&py, &b->x, &t);
+        b->x = t;
+        FE_MUL(&py, &py, &lam);
+        FE_SUB(&b->y, &py, &b->y);      /* y3 = lam (x1 - x3) - y1 */
+    }
+}
+
+/* running-sum reduction of one window: sum_b (b + 1) * bucket[b] */
+static void F(msm_reduce)(XYZZ *out, struct F(msm_ws) *w, size_t off, size_t nb)
+{
+    XYZZ run, sum;
+    size_t b;
+
+    F(xyzz_set_inf)(&run);
+    F(xyzz_set_inf)(&sum);
+    for (b = nb; b-- > 0;) {
+        uint8_t u = w->used[off + b];
+        if (u & 1)
+            F(xyzz_add_aff)(&run, &w->bk[off + b], false);
+        if (u & 2)
+            F(xyzz_add)(&run, &w->ov[off + b]);
+        F(xyzz_add)(&sum, &run);
+    }
+    *out = sum;
+}
+
+/* tasks [begin, end): task t = window group t / parts, part t % parts */
 static void F(msm_tasks)(void *arg, size_t begin, size_t end, unsigned worker)
 {
     struct F(msm_ctx) *c = arg;
     const struct msm_plan *pl = c->pl;
-    const size_t nb = (size_t)1 << (pl->c - 1), ahead = 6;
-    XYZZ *bk = c->bucket + (size_t)worker * nb;
-    uint8_t *used = c->used + (size_t)worker * nb;
+    struct F(msm_ws) *ws = &c->ws[worker];
+    const size_t nb = (size_t)1 << (pl->c - 1), ahead = 4;
+    const AFF *bases = c->bases;
     size_t t;
 
     for (t = begin; t < end; t++) {
-        size_t w = t / pl->parts, part = t % pl->parts;
-        size_t lo = pl->m * part / pl->parts, hi = pl->m * (part + 1) / pl->parts, i;
-        const int16_t *dig = pl->dig + w * pl->m;
-        XYZZ run, sum;
-        size_t b;
+        size_t g = t / pl->parts, part = t % pl->parts;
+        size_t w0 = pl->windows * g / pl->groups, w1 = pl->windows * (g + 1) / pl->groups;
+        size_t gw = w1 - w0;
+        size_t lo = pl->m * part / pl->parts, hi = pl->m * (part + 1) / pl->parts, i, w;
+        const int16_t *dig = pl->dig + w0 * pl->m;
 
-        memset(used, 0, nb);
-        for (i = lo; i < hi; i++) {
-            int d;
-            size_t k;
-
-            if (i + ahead < hi) {
-                int da = dig[i + ahead];
-                if (da) {
-                    __builtin_prefetch(&bk[(da < 0 ? -da : da) - 1], 1);
-                    __builtin_prefetch(&c->bases[pl->idx[i + ahead]]);
+        memset(ws->used, 0, gw * nb);
+        if (!pl->batch) {
+            for (w = 0; w < gw; w++) {
+                const int16_t *dw = dig + w * pl->m;
+                XYZZ *bk = ws->ov + w * nb;
+                for (i = lo; i < hi; i++) {
+                    int d;
+                    size_t k;
+                    if (i + ahead < hi && dw[i + ahead]) {
+                        int da = dw[i + ahead];
+                        __builtin_prefetch(&bk[(da < 0 ? -da : da) - 1], 1);
+                    }
+                    d = dw[i];
+                    if (!d)
+                        continue;
+                    k = (size_t)(d < 0 ? -d : d) - 1;
+                    if (!ws->used[w * nb + k]) {
+                        F(xyzz_from_aff)(&bk[k], &bases[pl->idx[i]], d < 0);
+                        ws->used[w * nb + k] = 2;
+                    } else {
+                        F(xyzz_add_aff)(&bk[k], &bases[pl->idx[i]], d < 0);
+                    }
                 }
             }
-            d = dig[i];
-            if (!d)
-                continue;
-            k = (size_t)(d < 0 ? -d : d) - 1;
-            if (!used[k]) {
-                F(xyzz_from_aff)(&bk[k], &c->bases[pl->idx[i]], d < 0);
-                used[k] = 1;
-            } else {
-                F(xyzz_add_aff)(&bk[k], &c->bases[pl->idx[i]], d < 0);
+        } else {
+            uint32_t cur = 1;
+            size_t cnt = 0;
+
+            memset(ws->stamp, 0, gw * nb * sizeof(uint32_t));
+            for (i = lo; i < hi; i++) {
+                const AFF *p = &bases[pl->idx[i]];
+                if (i + ahead < hi) {
+                    __builtin_prefetch(&bases[pl->idx[i + ahead]]);
+                    for (w = 0; w < gw; w++) {
+                        int da = dig[w * pl->m + i + ahead];
+                        if (da)
+                            __builtin_prefetch(&ws->bk[w * nb + (size_t)(da < 0 ? -da : da) - 1], 1);
+                    }
+                }
+                for (w = 0; w < gw; w++) {
+                    int d = dig[w * pl->m + i];
+                    size_t k;
+                    if (!d)
+                        continue;
+                    k = w * nb + (size_t)(d < 0 ? -d : d) - 1;
+                    if (!(ws->used[k] & 1)) {
+                        ws->bk[k].x = p->x;
+                        if (d < 0)
+                            FE_NEG(&ws->bk[k].y, &p->y);
+                        else
+                            ws->bk[k].y = p->y;
+                        ws->used[k] |= 1;
+                    } else if (ws->stamp[k] == cur || FE_EQ(&ws->bk[k].x, &p->x)) {
+                        /* already pending in this batch, or +-the same point:
+                         * the XYZZ bucket takes it (complete formulas) */
+                        if (!(ws->used[k] & 2)) {
+                            F(xyzz_from_aff)(&ws->ov[k], p, d < 0);
+                            ws->used[k] |= 2;
+                        } else {
+                            F(xyzz_add_aff)(&ws->ov[k], p, d < 0);
+                        }
+                    } else {
+                        ws->stamp[k] = cur;
+                        ws->pidx[cnt] = (uint32_t)k;
+                        ws->pbase[cnt] = p;
+                        ws->pneg[cnt] = d < 0;
+                        cnt++;
+                    }
+                }
+                if (cnt + gw > pl->batch_cap) {
+                    F(msm_flush)(ws, cnt);
+                    cnt = 0;
+                    cur++;
+                }
             }
+            F(msm_flush)(ws, cnt);
         }
-        /* running-sum reduction: sum_b (b + 1) * bucket[b] */
-        F(xyzz_set_inf)(&run);
-        F(xyzz_set_inf)(&sum);
-        for (b = nb; b-- > 0;) {
-            if (used[b])
-                F(xyzz_add)(&run, &bk[b]);
-            F(xyzz_add)(&sum, &run);
-        }
-        c->wsum[t] = sum;
+        for (w = 0; w < gw; w++)
+            F(msm_reduce)(&c->wsum[(w0 + w) * pl->parts + part], ws, w * nb, nb);
     }
 }
 
@@ -304,32 +466,32 @@ static int F(msm_run)(JAC *r, const AFF *bases, const czk_fr *scalars, size_t n,
     struct msm_plan pl;
     struct F(msm_ctx) c;
     XYZZ acc, t;
-    size_t nb, w, p, i;
+    size_t w, p, i, nws = 0;
     int rc;
 
-    rc = msm_plan_build(&pl, bases, F(msm_is_inf_cb), scalars, n, nthreads);
+    rc = msm_plan_build(&pl, bases, F(msm_is_inf_cb), scalars, n, nthreads, FE_COST_BATCH);
     if (rc)
         return rc;
     memset(&c, 0, sizeof(c));
     c.pl = &pl;
     c.bases = bases;
-    nb = pl.m ? (size_t)1 << (pl.c - 1) : 0;
     c.psum = calloc(pl.threads, sizeof(XYZZ));
     c.hsum = calloc(pl.threads, sizeof(XYZZ));
+    if (!c.psum || !c.hsum)
+        goto nomem;
     if (pl.m) {
-        c.bucket = aligned_alloc(64, ((pl.threads * nb * sizeof(XYZZ)) + 63) & ~(size_t)63);
-        c.used = malloc(pl.threads * nb);
         c.wsum = malloc(pl.windows * pl.parts * sizeof(XYZZ));
-    }
-    if (!c.psum || !c.hsum || (pl.m && (!c.bucket || !c.used || !c.wsum))) {
-        czk_err("msm of %zu points: out of memory for buckets", n);
-        rc = -ENOMEM;
-        goto out;
+        c.ws = calloc(pl.threads, sizeof(*c.ws));
+        if (!c.wsum || !c.ws)
+            goto nomem;
+        for (nws = 0; nws < pl.threads; nws++)
+            if (F(msm_ws_alloc)(&c.ws[nws], &pl))
+                goto nomem;
     }
     if (pl.n_ones || pl.n_hi)
         czk_par_for(pl.threads, pl.threads, F(msm_plain), &c);
     if (pl.m)
-        czk_par_for(pl.windows * pl.parts, pl.threads, F(msm_tasks), &c);
+        czk_par_for(pl.groups * pl.parts, pl.threads, F(msm_tasks), &c);
 
     /* Horner over windows, top first: acc = acc * 2^c + window sum */
     F(xyzz_set_inf)(&acc);
@@ -349,9 +511,14 @@ static int F(msm_run)(JAC *r, const AFF *bases, const czk_fr *scalars, size_t n,
     for (i = 0; i < pl.threads; i++)
         F(xyzz_add)(&acc, &c.psum[i]);
     F(xyzz_to_jac)(r, &acc);
+    goto out;
+nomem:
+    czk_err("msm of %zu points: out of memory for buckets", n);
+    rc = -ENOMEM;
 out:
-    free(c.bucket);
-    free(c.used);
+    for (i = 0; i < nws; i++)
+        F(msm_ws_free)(&c.ws[i]);
+    free(c.ws);
     free(c.wsum);
     free(c.psum);
     free(c.hsum);

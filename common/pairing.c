@@ -198,8 +198,10 @@ static void cyclotomic_exp_x(czk_fp12 *r, const czk_fp12 *a)
  * f^((q^6 - 1)(q^2 + 1)), then the hard part as a chain of exponentiations
  * by x and Frobenius maps.  Which power of the "textbook" pairing this is
  * does not matter for verification (any fixed power coprime to r works); it
- * matters for vk_alphabeta_12, so we follow snarkjs step by step.  The tests
- * pin the exponent down against (q^12 - 1)/r computed with GMP.
+ * matters for vk_alphabeta_12, so we follow snarkjs step by step.  It is
+ * f^(3 (q^12 - 1) / r); tests/pairing/test_fp12.c checks that against the
+ * exponent computed with GMP, and test_groth16_verify.c checks e(alpha1,
+ * beta2) against vk_alphabeta_12 of real snarkjs keys.
  */
 void czk_final_exp(czk_fp12 *r, const czk_fp12 *f)
 {

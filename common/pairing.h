@@ -19,7 +19,11 @@ void czk_fp12_conj(czk_fp12 *r, const czk_fp12 *a);
 bool czk_fp12_eq(const czk_fp12 *a, const czk_fp12 *b);
 bool czk_fp12_is_one(const czk_fp12 *a);
 
-/* Miller loop of prod_i e(P_i, Q_i) (infinity pairs contribute 1), then final exp. */
+/* Miller loop of prod_i e(P_i, Q_i) (infinity pairs contribute 1), then final exp.
+ * czk_final_exp(f) = f^(3 (q^12 - 1) / r): wasmcurves' (zkcrypto's) hard part
+ * computes 3 times the textbook exponent, and snarkjs' vk_alphabeta_12 is that
+ * value, so czk_pairing == snarkjs' curve.pairing bit for bit.  Points must be
+ * on their curves and Q in G2 (the loop does not check). */
 void czk_miller_loop(czk_fp12 *r, const czk_g1_aff *p, const czk_g2_aff *q, size_t n);
 void czk_final_exp(czk_fp12 *r, const czk_fp12 *f);
 void czk_pairing(czk_fp12 *r, const czk_g1_aff *p, const czk_g2_aff *q);

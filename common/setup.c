@@ -235,84 +235,39 @@ struct fb_ctx {
     int err;
 };
 
-static void fb_g1_chunk(void *vctx, size_t begin, size_t end, unsigned worker)
-{
-    struct fb_ctx *x = vctx;
-    czk_g1 *buf = malloc(SETUP_BLOCK * sizeof(*buf));
-    czk_g1_aff *aff = malloc(SETUP_BLOCK * sizeof(*aff));
-    czk_fp *scratch = malloc(SETUP_BLOCK * sizeof(*scratch));
-    uint32_t *idx = malloc(SETUP_BLOCK * sizeof(*idx));
-
-    if (!buf || !aff || !scratch || !idx) {
-        __atomic_store_n(&x->err, -ENOMEM, __ATOMIC_RELAXED);
-        goto out;
+/* multiples of a table's base for a range of scalars, normalised per block
+ * with one inversion (a zero scalar gives infinity, which batch_to_aff
+ * writes as all-zero bytes) */
+#define FB_CHUNK(NAME, J, F, TABLE, OUT, MUL, TOAFF)                              \
+    static void NAME(void *vctx, size_t begin, size_t end, unsigned worker)     \
+    {                                                                           \
+        struct fb_ctx *x = vctx;                                                \
+        J *buf = malloc(SETUP_BLOCK * sizeof(*buf));                            \
+        F *scratch = malloc(SETUP_BLOCK * sizeof(*scratch));                    \
+                                                                                \
+        if (!buf || !scratch) {                                                 \
+            __atomic_store_n(&x->err, -ENOMEM, __ATOMIC_RELAXED);               \
+            goto out;                                                           \
+        }                                                                       \
+        for (size_t b = begin; b < end; b += SETUP_BLOCK) {                     \
+            size_t e = b + SETUP_BLOCK < end ? b + SETUP_BLOCK : end;           \
+                                                                                \
+            for (size_t j = b; j < e; j++) {                                    \
+                czk_fr s;                                                       \
+                                                                                \
+                czk_fr_from_mont(&s, &x->k[j]);                                 \
+                MUL(&buf[j - b], x->TABLE, &s);                                 \
+                explicit_bzero(&s, sizeof(s));                                  \
+            }                                                                   \
+            TOAFF(x->OUT + b, buf, e - b, scratch);                             \
+        }                                                                       \
+    out:                                                                        \
+        free(buf);                                                              \
+        free(scratch);                                                          \
     }
-    for (size_t b = begin; b < end; b += SETUP_BLOCK) {
-        size_t e = b + SETUP_BLOCK < end ? b + SETUP_BLOCK : end, m = 0;
 
-        /* zero scalars give infinity (all-zero bytes); the rest are non-zero
-         * multiples of a generator of prime order, never infinity, so the
-         * batch inversion sees no zero z */
-        for (size_t j = b; j < e; j++) {
-            czk_fr s;
-
-            if (czk_fr_is_zero(&x->k[j])) {
-                memset(&x->out1[j], 0, sizeof(x->out1[j]));
-                continue;
-            }
-            czk_fr_from_mont(&s, &x->k[j]);
-            czk_g1_fb_mul(&buf[m], x->t1, &s);
-            idx[m++] = (uint32_t)(j - b);
-            explicit_bzero(&s, sizeof(s));
-        }
-        czk_g1_batch_to_aff(aff, buf, m, scratch);
-        for (size_t i = 0; i < m; i++)
-            x->out1[b + idx[i]] = aff[i];
-    }
-out:
-    free(buf);
-    free(aff);
-    free(scratch);
-    free(idx);
-}
-
-static void fb_g2_chunk(void *vctx, size_t begin, size_t end, unsigned worker)
-{
-    struct fb_ctx *x = vctx;
-    czk_g2 *buf = malloc(SETUP_BLOCK * sizeof(*buf));
-    czk_g2_aff *aff = malloc(SETUP_BLOCK * sizeof(*aff));
-    czk_fp2 *scratch = malloc(SETUP_BLOCK * sizeof(*scratch));
-    uint32_t *idx = malloc(SETUP_BLOCK * sizeof(*idx));
-
-    if (!buf || !aff || !scratch || !idx) {
-        __atomic_store_n(&x->err, -ENOMEM, __ATOMIC_RELAXED);
-        goto out;
-    }
-    for (size_t b = begin; b < end; b += SETUP_BLOCK) {
-        size_t e = b + SETUP_BLOCK < end ? b + SETUP_BLOCK : end, m = 0;
-
-        for (size_t j = b; j < e; j++) {
-            czk_fr s;
-
-            if (czk_fr_is_zero(&x->k[j])) {
-                memset(&x->out2[j], 0, sizeof(x->out2[j]));
-                continue;
-            }
-            czk_fr_from_mont(&s, &x->k[j]);
-            czk_g2_fb_mul(&buf[m], x->t2, &s);
-            idx[m++] = (uint32_t)(j - b);
-            explicit_bzero(&s, sizeof(s));
-        }
-        czk_g2_batch_to_aff(aff, buf, m, scratch);
-        for (size_t i = 0; i < m; i++)
-            x->out2[b + idx[i]] = aff[i];
-    }
-out:
-    free(buf);
-    free(aff);
-    free(scratch);
-    free(idx);
-}
+FB_CHUNK(fb_g1_chunk, czk_g1, czk_fp, t1, out1, czk_g1_fb_mul, czk_g1_batch_to_aff)
+FB_CHUNK(fb_g2_chunk, czk_g2, czk_fp2, t2, out2, czk_g2_fb_mul, czk_g2_batch_to_aff)
 
 static int fb_g1_many(czk_g1_aff *out, const czk_g1_fb *t, const czk_fr *k, size_t n, int nthreads)
 {
@@ -355,9 +310,11 @@ static void g2_mul_gen(czk_g2_aff *r, const czk_fr *k_mont)
 /* table windows: bigger tables pay off only for many multiplications */
 static unsigned fb_window(size_t count)
 {
-    if (count >= (1u << 18))
-        return 12;
-    if (count >= (1u << 14))
+    if (count >= (1u << 20))
+        return 16;
+    if (count >= (1u << 16))
+        return 13;
+    if (count >= (1u << 12))
         return 10;
     return 8;
 }

@@ -384,7 +384,7 @@ static int compact_one(const czk_journal_rec *rec, void *arg)
 
 int czk_journal_compact(czk_journal *j, czk_journal_keep_fn keep, void *ctx, czk_error *err)
 {
-    char tmp[PATH_MAX];
+    char tmp[PATH_MAX + 16];
     czk_journal_info info;
     compact_ctx c;
     uint8_t *buf;

@@ -408,10 +408,12 @@ int czk_pool_attach(czk_pool *p, int fd, const struct czk_msg_pool *expect, czk_
             czk_pool_close(p);
             return czk_errorf(err, -EBADMSG, "pool fd does not match its POOL message (pool %u)", expect->pool_id);
         }
-        if (expect->epoch != __atomic_load_n(&h->epoch, __ATOMIC_ACQUIRE)) {
+        uint64_t epoch = __atomic_load_n(&h->epoch, __ATOMIC_ACQUIRE);
+        if (expect->epoch != epoch) {
+            uint32_t id = h->pool_id;
             czk_pool_close(p);
-            return czk_errorf(err, -ESTALE, "pool %u epoch %llu does not match POOL message epoch %llu", h->pool_id,
-                              (unsigned long long)h->epoch, (unsigned long long)expect->epoch);
+            return czk_errorf(err, -ESTALE, "pool %u epoch %llu does not match POOL message epoch %llu", id,
+                              (unsigned long long)epoch, (unsigned long long)expect->epoch);
         }
     }
     return 0;

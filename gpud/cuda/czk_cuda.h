@@ -35,7 +35,7 @@ typedef struct czk_cuda_ctx czk_cuda_ctx;
 typedef struct czk_cuda_bases czk_cuda_bases;
 
 typedef struct czk_cuda_dev_info {
-    char name[128];
+    char name[256];
     int sm_count;
     int cc_major, cc_minor;
     int clock_khz;

@@ -13,7 +13,7 @@
 #include <cuda_runtime.h>
 
 #ifndef _Static_assert
-#define _Static_assert static_assert /* common/*.h are C11 headers */
+#define _Static_assert static_assert /* the common headers are C11 */
 #endif
 #include "gpud/cuda/czk_cuda.h"
 #include "gpud/cuda/ec.cuh"

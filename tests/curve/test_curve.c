@@ -32,8 +32,28 @@ static void g2_to_o(o_pt *o, const czk_g2_aff *a)
     o_from_mont(o->y.b, a->y.c1.l);
 }
 
-/* smallest x = 1, 2, ... with x^3 + 4 a square; y from GMP (q = 3 mod 4) */
-static int g1_find_non_subgroup(czk_g1_aff *p)
+/* the idx-th x = 1, 2, ... with x^3 + 4 a square; y from GMP (q = 3 mod 4) */
+static void g1_from_o(czk_g1_aff *a, const o_pt *o)
+{
+    memset(a, 0, sizeof(*a));
+    if (o->inf)
+        return;
+    o_to_mont(a->x.l, o->x.a);
+    o_to_mont(a->y.l, o->y.a);
+}
+
+static void g2_from_o(czk_g2_aff *a, const o_pt *o)
+{
+    memset(a, 0, sizeof(*a));
+    if (o->inf)
+        return;
+    o_to_mont(a->x.c0.l, o->x.a);
+    o_to_mont(a->x.c1.l, o->x.b);
+    o_to_mont(a->y.c0.l, o->y.a);
+    o_to_mont(a->y.c1.l, o->y.b);
+}
+
+static int g1_find_non_subgroup(czk_g1_aff *p, int idx)
 {
     mpz_t x, rhs, y, e;
     int found = 0;
@@ -47,6 +67,8 @@ static int g1_find_non_subgroup(czk_g1_aff *p)
         mpz_mod(rhs, rhs, o_q);
         if (mpz_legendre(rhs, o_q) != 1)
             continue;
+        if (idx-- > 0)
+            continue;
         mpz_powm(y, rhs, e, o_q);
         o_to_mont(p->x.l, x);
         o_to_mont(p->y.l, y);
@@ -56,8 +78,9 @@ static int g1_find_non_subgroup(czk_g1_aff *p)
     return found;
 }
 
-/* x = c + u for c = 1, 2, ...; y from czk_fp2_sqrt, checked by the oracle's on-curve test */
-static int g2_find_non_subgroup(czk_g2_aff *p)
+/* the idx-th x = c + u, c = 1, 2, ..., with a y; y from czk_fp2_sqrt, checked
+ * by the oracle's on-curve test */
+static int g2_find_non_subgroup(czk_g2_aff *p, int idx)
 {
     o_f2 x, rhs;
     int found = 0;
@@ -72,7 +95,7 @@ static int g2_find_non_subgroup(czk_g2_aff *p)
         czk_fp2 r, y;
         o_to_mont(r.c0.l, rhs.a);
         o_to_mont(r.c1.l, rhs.b);
-        if (czk_fp2_sqrt(&y, &r) != 0)
+        if (czk_fp2_sqrt(&y, &r) != 0 || idx-- > 0)
             continue;
         o_to_mont(p->x.c0.l, x.a);
         o_to_mont(p->x.c1.l, x.b);
@@ -92,6 +115,8 @@ static int g2_find_non_subgroup(czk_g2_aff *p)
 #define TF_MUL czk_fp_mul
 #define TF_SQR czk_fp_sqr
 #define T_TO_O g1_to_o
+#define T_FROM_O g1_from_o
+#define T_COFACTOR_HEX "396c8c005555e1568c00aaab0000aaab"
 #define TB o_b1
 #define T_FIND_NON_SUBGROUP g1_find_non_subgroup
 #define T_GEN_HEX {"17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb", "0", \
@@ -105,6 +130,8 @@ static int g2_find_non_subgroup(czk_g2_aff *p)
 #undef TF_MUL
 #undef TF_SQR
 #undef T_TO_O
+#undef T_FROM_O
+#undef T_COFACTOR_HEX
 #undef TB
 #undef T_FIND_NON_SUBGROUP
 #undef T_GEN_HEX
@@ -117,6 +144,8 @@ static int g2_find_non_subgroup(czk_g2_aff *p)
 #define TF_MUL czk_fp2_mul
 #define TF_SQR czk_fp2_sqr
 #define T_TO_O g2_to_o
+#define T_FROM_O g2_from_o
+#define T_COFACTOR_HEX "5d543a95414e7f1091d50792876a202cd91de4547085abaa68a205b2e5a7ddfa628f1cb4d9e82ef21537e293a6691ae1616ec6e786f0c70cf1c38e31c7238e5"
 #define TB o_b2
 #define T_FIND_NON_SUBGROUP g2_find_non_subgroup
 #define T_GEN_HEX {"024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8", \

@@ -195,23 +195,46 @@ static void TC(test_, TG)(int nmul, int nfb)
         }
         CHECK(!TGF(_aff_on_curve)(&bad), "non-canonical x rejected");
 
-        TA nsg;
-        int found = T_FIND_NON_SUBGROUP(&nsg);
-        CHECK(found, "found a curve point by trying x values");
-        if (found) {
+        /* several curve points outside the subgroup, from successive x values */
+        int found = 0;
+        for (int idx = 0; idx < 6; idx++) {
+            TA nsg, qa2;
+            if (!T_FIND_NON_SUBGROUP(&nsg, idx))
+                break;
+            found++;
             T_TO_O(&o1, &nsg);
-            CHECK(o_pt_on_curve(&o1, &TB), "oracle: the point is on the curve");
+            CHECK(o_pt_on_curve(&o1, &TB), "oracle: point %d is on the curve", idx);
             o_pt_mul(&o2, &o1, o_r);
-            CHECK(!o2.inf, "oracle: r * P != inf for the non-subgroup point");
-            CHECK(TGF(_aff_on_curve)(&nsg), "non-subgroup point is on the curve");
-            CHECK(!TGF(_aff_in_subgroup)(&nsg), "non-subgroup point rejected by the subgroup check");
-            /* arithmetic still agrees with the oracle outside the subgroup */
-            mpz_set_ui(k, 0x1234567);
-            czk_fr ks = {{0x1234567, 0, 0, 0}};
-            TGF(_mul_aff)(&p, &nsg, &ks);
-            o_pt_mul(&o2, &o1, k);
-            CHECK(TC(TG, _is_o)(&p, &o2), "k * P (outside the subgroup) vs oracle");
+            CHECK(!o2.inf, "oracle: r * P != inf for point %d", idx);
+            CHECK(TGF(_aff_on_curve)(&nsg), "non-subgroup point %d is on the curve", idx);
+            CHECK(!TGF(_aff_in_subgroup)(&nsg), "non-subgroup point %d rejected", idx);
+            /* r * P: a pure cofactor-torsion point, never in the subgroup */
+            czk_fr r_std = CZK_FR_MOD;
+            TGF(_mul_aff)(&p, &nsg, &r_std);
+            TGF(_to_aff)(&qa2, &p);
+            CHECK(TC(TG, _is_o)(&p, &o2), "r * P (outside the subgroup) vs oracle, point %d", idx);
+            CHECK(!TGF(_aff_in_subgroup)(&qa2), "torsion point r * P rejected, point %d", idx);
+            /* P + G: still outside */
+            TGF(_add_aff)(&p, &g, &nsg);
+            TGF(_to_aff)(&qa2, &p);
+            CHECK(!TGF(_aff_in_subgroup)(&qa2), "P + G rejected, point %d", idx);
+            /* cofactor * P (computed by the oracle) is in the subgroup */
+            mpz_set_str(k, T_COFACTOR_HEX, 16);
+            o_pt_mul(&o3, &o1, k);
+            o_pt_mul(&o2, &o3, o_r);
+            CHECK(o2.inf && !o3.inf, "oracle: h * P in the subgroup, point %d", idx);
+            T_FROM_O(&qa2, &o3);
+            CHECK(TGF(_aff_in_subgroup)(&qa2), "h * P accepted, point %d", idx);
+            if (idx == 0) {
+                /* arithmetic agrees with the oracle outside the subgroup */
+                mpz_set_ui(k, 0x1234567);
+                czk_fr ks = {{0x1234567, 0, 0, 0}};
+                TGF(_mul_aff)(&p, &nsg, &ks);
+                o_pt_mul(&o2, &o1, k);
+                CHECK(TC(TG, _is_o)(&p, &o2), "k * P (outside the subgroup) vs oracle");
+            }
         }
+        CHECK(found == 6, "found %d of 6 curve points by trying x values", found);
     }
 
     /* fixed-base tables */

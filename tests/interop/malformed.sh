@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# czk prove / verify / vkey on malformed inputs: truncated zkey, bn128 zkey + witness, witness of
-# another circuit, garbage files, r1cs passed as zkey, missing files. Each must exit 2 with a
-# message naming the offending file, and must not leave a proof.json behind.
+# czk prove / verify / vkey on malformed inputs: truncated zkey, bn128 zkey + witness, witness
+# of another circuit, a witness that does not satisfy the circuit, garbage files, r1cs passed as
+# zkey, missing files. Each must exit 2 with a message naming the offending file, and must not
+# leave a proof.json behind.
 . "$(dirname "$0")/lib.sh"
 
 M=$FIXTURES/multi
@@ -40,6 +41,10 @@ expect_err2 "$TMP/bn128.wtns" "prove: BLS12-381 zkey + bn128 witness" \
 cp "$FIXTURES/range/witness.wtns" "$TMP/other.wtns"
 expect_err2 "$TMP/other.wtns" "prove: witness of another circuit (wrong length)" \
     "$CZK" prove "$M/circuit.zkey" "$TMP/other.wtns" "$TMP/p.json" "$TMP/pub.json"
+
+node "$HERE/binfmt.js" wtns-bump-all "$M/witness.wtns" "$TMP/unsat.wtns"
+expect_err2 "$TMP/unsat.wtns" "prove: well-formed witness that does not satisfy the circuit" \
+    "$CZK" prove "$M/circuit.zkey" "$TMP/unsat.wtns" "$TMP/p.json" "$TMP/pub.json"
 
 head -c $(( 1024 + RANDOM )) /dev/urandom > "$TMP/garbage.zkey"
 expect_err2 "$TMP/garbage.zkey" "prove: random bytes as zkey" \

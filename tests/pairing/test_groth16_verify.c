@@ -81,7 +81,7 @@ static int text_eq_file(const char *text, const char *path)
 
 static int run_fixture(const char *dir, const char *tmpdir)
 {
-    char pvk[512], pproof[512], ppub[512], pzkey[512], tmp[600];
+    char pvk[1024], pproof[1024], ppub[1024], pzkey[1024], tmp[1024];
     czk_groth16_vk vk = {0}, vk2 = {0}, vkz = {0};
     czk_groth16_proof proof, proof2, bad;
     czk_fr *pub = NULL, *pub2 = NULL;

@@ -1,0 +1,445 @@
+/*
+ * test_ipc_msg.c — round trip of every message type with random field values,
+ * records built independently with msgpack-c's packer, and the decoder's
+ * rejections: size cap, container counts (msgpack-c#1013), nesting depth,
+ * trailing bytes, unknown/duplicate/missing keys, wrong types and ranges,
+ * wrong protocol version, every truncation and random corruption of valid
+ * records.
+ */
+#include <errno.h>
+#include <msgpack.h>
+#include <string.h>
+
+#include "ipc/layout.h"
+#include "ipc/msg.h"
+#include "tutil.h"
+
+static uint8_t store[CZK_MSG_MAX_POINTS + 2][CZK_MSG_MAX_RECORD];
+
+static void rand_str(char *dst, size_t cap, size_t maxlen)
+{
+    size_t n = t_range(0, maxlen < cap - 1 ? maxlen : cap - 1);
+    for (size_t i = 0; i < n; i++)
+        dst[i] = (char)t_range(0x20, 0x7e);
+    dst[n] = 0;
+}
+
+static czk_bytes rand_bytes(int which, uint32_t maxlen)
+{
+    czk_bytes b;
+    b.len = (uint32_t)t_range(0, maxlen);
+    t_fill(store[which], b.len);
+    b.ptr = store[which];
+    return b;
+}
+
+static uint64_t r64(void) { return t_rand() >> t_range(0, 63); }
+
+/* random but valid message of each type */
+static void gen(uint32_t type, czk_msg *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->type = type;
+    m->version = CZK_PROTO_VERSION;
+    switch (type) {
+    case CZK_MSG_HELLO:
+        m->u.hello.role = (uint32_t)t_range(1, CZK_ROLE_MAX);
+        m->u.hello.pid = (uint32_t)t_range(1, INT32_MAX);
+        m->u.hello.proto = (uint32_t)t_range(1, UINT32_MAX);
+        m->u.hello.numa_node = (int32_t)t_range(0, 1024) - 1;
+        m->u.hello.instance = (uint32_t)t_rand();
+        rand_str(m->u.hello.name, sizeof(m->u.hello.name), 200);
+        break;
+    case CZK_MSG_POOL:
+        m->u.pool.pool_id = (uint32_t)t_rand();
+        m->u.pool.numa_node = (int32_t)t_range(0, 8) - 1;
+        m->u.pool.slot_count = (uint32_t)t_range(1, CZK_POOL_MAX_SLOTS);
+        m->u.pool.layout_version = (uint32_t)t_range(1, 5);
+        m->u.pool.slot_size = t_range(1, 1ull << 40);
+        m->u.pool.epoch = t_range(1, UINT64_MAX);
+        m->u.pool.total_size = t_range(1, 1ull << 48);
+        break;
+    case CZK_MSG_ASSIGN:
+        m->u.assign.pool_id = (uint32_t)t_rand();
+        m->u.assign.slot = (uint32_t)t_range(0, CZK_POOL_MAX_SLOTS - 1);
+        m->u.assign.generation = (uint32_t)t_rand();
+        m->u.assign.job_id = t_range(1, UINT64_MAX);
+        m->u.assign.partition = (uint32_t)t_range(0, UINT32_MAX - 1);
+        m->u.assign.circuit_id = (uint32_t)t_rand();
+        rand_str(m->u.assign.spool, sizeof(m->u.assign.spool), 2000);
+        m->u.assign.spool_offset = r64();
+        m->u.assign.spool_len = r64();
+        m->u.assign.lease_ms = r64();
+        break;
+    case CZK_MSG_READY:
+        m->u.ready.pool_id = (uint32_t)t_rand();
+        m->u.ready.slot = (uint32_t)t_range(0, CZK_POOL_MAX_SLOTS - 1);
+        m->u.ready.generation = (uint32_t)t_rand();
+        m->u.ready.domain_size = t_range(0, 1ull << 40);
+        m->u.ready.n_vars = t_range(0, 1ull << 40);
+        m->u.ready.data_len = t_range(0, 1ull << 48);
+        break;
+    case CZK_MSG_RELEASE:
+        m->u.release.pool_id = (uint32_t)t_rand();
+        m->u.release.slot = (uint32_t)t_range(0, CZK_POOL_MAX_SLOTS - 1);
+        m->u.release.generation = (uint32_t)t_rand();
+        break;
+    case CZK_MSG_RESULT:
+        m->u.result.job_id = t_range(1, UINT64_MAX);
+        m->u.result.partition = (uint32_t)t_range(0, UINT32_MAX - 1);
+        m->u.result.n_points = (uint32_t)t_range(0, CZK_MSG_MAX_POINTS);
+        for (uint32_t i = 0; i < m->u.result.n_points; i++)
+            m->u.result.points[i] = rand_bytes((int)i, CZK_MSG_MAX_POINT_BYTES);
+        m->u.result.publics = rand_bytes(CZK_MSG_MAX_POINTS, 40000);
+        break;
+    case CZK_MSG_DONE:
+        m->u.done.job_id = t_range(1, UINT64_MAX);
+        m->u.done.partition = (uint32_t)t_range(0, UINT32_MAX - 1);
+        m->u.done.status = -(int32_t)t_range(0, 4095);
+        break;
+    case CZK_MSG_SUBMIT:
+        rand_str(m->u.submit.request_id, sizeof(m->u.submit.request_id), 127);
+        rand_str(m->u.submit.circuit, sizeof(m->u.submit.circuit), 127);
+        m->u.submit.priority = (uint32_t)t_range(0, 7);
+        m->u.submit.n_partitions = (uint32_t)t_range(1, 1u << 20);
+        m->u.submit.n_fds = (uint32_t)t_range(0, CZK_MSG_MAX_FDS);
+        m->u.submit.flags = (uint32_t)t_rand();
+        break;
+    case CZK_MSG_ACCEPTED:
+        rand_str(m->u.accepted.request_id, sizeof(m->u.accepted.request_id), 127);
+        m->u.accepted.job_id = t_range(1, UINT64_MAX);
+        m->u.accepted.duplicate = (uint32_t)t_range(0, 1);
+        break;
+    case CZK_MSG_REJECTED:
+        rand_str(m->u.rejected.request_id, sizeof(m->u.rejected.request_id), 127);
+        m->u.rejected.code = -(int32_t)t_range(1, 4095);
+        rand_str(m->u.rejected.reason, sizeof(m->u.rejected.reason), 1023);
+        break;
+    case CZK_MSG_EVENT:
+        m->u.event.job_id = t_range(1, UINT64_MAX);
+        m->u.event.partition = (uint32_t)t_rand();
+        m->u.event.stage = (uint32_t)t_range(1, CZK_STAGE_MAX);
+        m->u.event.status = -(int32_t)t_range(0, 4095);
+        m->u.event.time_ns = r64();
+        break;
+    case CZK_MSG_STATUS:
+    case CZK_MSG_STATUS_REPLY: {
+        /* a random map built with msgpack-c: {"jobs": n, "queue": [..], "name": str} */
+        msgpack_sbuffer sb;
+        msgpack_packer pk;
+        uint32_t nq = (uint32_t)t_range(0, 50);
+        if (t_range(0, 4) == 0)
+            break; /* empty body */
+        msgpack_sbuffer_init(&sb);
+        msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+        msgpack_pack_map(&pk, 3);
+        msgpack_pack_str(&pk, 4), msgpack_pack_str_body(&pk, "jobs", 4);
+        msgpack_pack_uint64(&pk, t_rand());
+        msgpack_pack_str(&pk, 5), msgpack_pack_str_body(&pk, "queue", 5);
+        msgpack_pack_array(&pk, nq);
+        for (uint32_t i = 0; i < nq; i++)
+            msgpack_pack_int64(&pk, (int64_t)t_rand());
+        msgpack_pack_str(&pk, 4), msgpack_pack_str_body(&pk, "name", 4);
+        msgpack_pack_str(&pk, 3), msgpack_pack_str_body(&pk, "gpu", 3);
+        memcpy(store[CZK_MSG_MAX_POINTS + 1], sb.data, sb.size);
+        m->u.status.body.ptr = store[CZK_MSG_MAX_POINTS + 1];
+        m->u.status.body.len = (uint32_t)sb.size;
+        msgpack_sbuffer_destroy(&sb);
+        break;
+    }
+    case CZK_MSG_CANCEL:
+        m->u.cancel.job_id = t_range(1, UINT64_MAX);
+        break;
+    case CZK_MSG_ERROR:
+        m->u.error.code = -(int32_t)t_range(1, 4095);
+        rand_str(m->u.error.message, sizeof(m->u.error.message), 1023);
+        break;
+    case CZK_MSG_RESYNC:
+        m->u.resync.pool_id = (uint32_t)t_rand();
+        m->u.resync.n = (uint32_t)t_range(0, CZK_MSG_MAX_RESYNC);
+        for (uint32_t i = 0; i < m->u.resync.n; i++) {
+            m->u.resync.slots[i].slot = (uint32_t)t_range(0, CZK_POOL_MAX_SLOTS - 1);
+            m->u.resync.slots[i].generation = (uint32_t)t_rand();
+        }
+        break;
+    case CZK_MSG_WATCH:
+        m->u.watch.job_id = t_range(1, UINT64_MAX);
+        break;
+    case CZK_MSG_HEARTBEAT:
+        m->u.heartbeat.seq = t_rand();
+        m->u.heartbeat.time_ns = r64();
+        break;
+    default:
+        CHECK(!"type without a generator");
+    }
+}
+
+static int bytes_eq(czk_bytes a, czk_bytes b) { return a.len == b.len && (a.len == 0 || !memcmp(a.ptr, b.ptr, a.len)); }
+
+/* field-by-field equality: byte strings by content, the rest bitwise */
+static void check_equal(const czk_msg *a, const czk_msg *b)
+{
+    czk_msg x = *a, y = *b;
+    CHECK(x.type == y.type);
+    CHECK(y.version == CZK_PROTO_VERSION);
+    if (x.type == CZK_MSG_RESULT) {
+        CHECK(x.u.result.n_points == y.u.result.n_points);
+        for (uint32_t i = 0; i < x.u.result.n_points; i++) {
+            CHECK(bytes_eq(x.u.result.points[i], y.u.result.points[i]));
+            x.u.result.points[i].ptr = y.u.result.points[i].ptr = NULL;
+        }
+        CHECK(bytes_eq(x.u.result.publics, y.u.result.publics));
+        x.u.result.publics.ptr = y.u.result.publics.ptr = NULL;
+    }
+    if (x.type == CZK_MSG_STATUS || x.type == CZK_MSG_STATUS_REPLY) {
+        CHECK(bytes_eq(x.u.status.body, y.u.status.body));
+        x.u.status.body.ptr = y.u.status.body.ptr = NULL;
+    }
+    CHECK(!memcmp(&x.u, &y.u, sizeof(x.u)));
+}
+
+static uint8_t rec[CZK_MSG_MAX_RECORD], rec2[CZK_MSG_MAX_RECORD];
+
+static void expect_reject(const uint8_t *buf, size_t len, const char *what)
+{
+    czk_msg m;
+    czk_error e = {0};
+    int r = czk_msg_decode(buf, len, &m, &e);
+    if (r != -EBADMSG && r != -EPROTO) {
+        fprintf(stderr, "expected rejection of %s, got %d\n", what, r);
+        exit(1);
+    }
+    CHECK(e.msg[0] != 0); /* every rejection says why */
+}
+
+/* packs a map with the given extra key/values through msgpack-c (independent of our encoder) */
+typedef void (*extra_fn)(msgpack_packer *pk);
+static size_t build(uint32_t type, uint32_t version, int nextra, extra_fn fn, uint8_t *out)
+{
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+    size_t n;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, 2 + (size_t)nextra);
+    if (fn)
+        fn(&pk); /* extra keys first: order must not matter */
+    msgpack_pack_str(&pk, 1), msgpack_pack_str_body(&pk, "v", 1), msgpack_pack_uint32(&pk, version);
+    msgpack_pack_str(&pk, 1), msgpack_pack_str_body(&pk, "t", 1), msgpack_pack_uint32(&pk, type);
+    n = sb.size;
+    memcpy(out, sb.data, n);
+    msgpack_sbuffer_destroy(&sb);
+    return n;
+}
+
+static void kv_u(msgpack_packer *pk, const char *k, uint64_t v)
+{
+    msgpack_pack_str(pk, strlen(k)), msgpack_pack_str_body(pk, k, strlen(k)), msgpack_pack_uint64(pk, v);
+}
+static void ex_release(msgpack_packer *pk) { kv_u(pk, "slot", 17), kv_u(pk, "gen", 99), kv_u(pk, "pool", 3); }
+static void ex_release_dup(msgpack_packer *pk) { kv_u(pk, "slot", 17), kv_u(pk, "slot", 18), kv_u(pk, "gen", 99), kv_u(pk, "pool", 3); }
+static void ex_release_unknown(msgpack_packer *pk) { kv_u(pk, "slot", 1), kv_u(pk, "gen", 1), kv_u(pk, "pool", 3), kv_u(pk, "zzz", 1); }
+static void ex_release_missing(msgpack_packer *pk) { kv_u(pk, "slot", 1), kv_u(pk, "pool", 3); }
+static void ex_release_range(msgpack_packer *pk) { kv_u(pk, "slot", CZK_POOL_MAX_SLOTS), kv_u(pk, "gen", 1), kv_u(pk, "pool", 3); }
+static void ex_release_neg(msgpack_packer *pk)
+{
+    kv_u(pk, "gen", 1), kv_u(pk, "pool", 3);
+    msgpack_pack_str(pk, 4), msgpack_pack_str_body(pk, "slot", 4), msgpack_pack_int64(pk, -1);
+}
+static void ex_release_type(msgpack_packer *pk)
+{
+    kv_u(pk, "gen", 1), kv_u(pk, "pool", 3);
+    msgpack_pack_str(pk, 4), msgpack_pack_str_body(pk, "slot", 4), msgpack_pack_str(pk, 1), msgpack_pack_str_body(pk, "1", 1);
+}
+static void ex_cancel_intkey(msgpack_packer *pk) { msgpack_pack_uint32(pk, 7), msgpack_pack_uint32(pk, 7); }
+static void ex_error_nul(msgpack_packer *pk)
+{
+    msgpack_pack_str(pk, 4), msgpack_pack_str_body(pk, "code", 4), msgpack_pack_int32(pk, -5);
+    msgpack_pack_str(pk, 3), msgpack_pack_str_body(pk, "msg", 3), msgpack_pack_str(pk, 3), msgpack_pack_str_body(pk, "a\0b", 3);
+}
+
+/* `test_ipc_msg --write-corpus DIR`: the seeds committed in tests/ipc/corpus/ */
+static int write_corpus(const char *dir)
+{
+    static const uint8_t bad[][8] = {{0xdd, 0xff, 0x00, 0x00, 0x00}, {0xdf, 0xff, 0xff, 0xff, 0xff},
+                                     {0x91, 0x91, 0x91, 0x91, 0x91, 0x91, 0x91, 0x01},
+                                     {0x81, 0xa1, 't', 0xd4, 0x01, 0x00}};
+    char path[512];
+    czk_error e;
+    czk_msg m;
+    FILE *f;
+    int n;
+
+    for (uint32_t type = 1; type <= CZK_MSG_TYPE_MAX; type++)
+        for (int k = 0; k < 2; k++) {
+            gen(type, &m);
+            n = czk_msg_encode(rec, sizeof(rec), &m, &e);
+            CHECK(n > 0);
+            if (n > 4096) /* keep seeds small */
+                continue;
+            snprintf(path, sizeof(path), "%s/%s-%d", dir, czk_msg_type_name(type), k);
+            f = fopen(path, "wb");
+            CHECK(f && fwrite(rec, 1, (size_t)n, f) == (size_t)n);
+            fclose(f);
+        }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        snprintf(path, sizeof(path), "%s/bad-%zu", dir, i);
+        f = fopen(path, "wb");
+        CHECK(f && fwrite(bad[i], 1, sizeof(bad[i]), f) == sizeof(bad[i]));
+        fclose(f);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    czk_error e = {0};
+    czk_msg m, d;
+    int n;
+
+    t_seed("test_ipc_msg");
+    if (argc == 3 && !strcmp(argv[1], "--write-corpus"))
+        return write_corpus(argv[2]);
+
+    /* 1. random round trips of every type */
+    for (uint32_t type = 1; type <= CZK_MSG_TYPE_MAX; type++) {
+        for (int it = 0; it < 300; it++) {
+            gen(type, &m);
+            n = czk_msg_encode(rec, sizeof(rec), &m, &e);
+            if (n < 0)
+                fprintf(stderr, "encode %s: %s\n", czk_msg_type_name(type), e.msg);
+            CHECK(n > 0 && (size_t)n <= CZK_MSG_MAX_RECORD);
+            CHECK(czk_msg_decode(rec, (size_t)n, &d, &e) == 0);
+            check_equal(&m, &d);
+            /* canonical: re-encoding the decoded message gives the same bytes */
+            CHECK(czk_msg_encode(rec2, sizeof(rec2), &d, &e) == n && !memcmp(rec, rec2, (size_t)n));
+            /* independent check: msgpack-c sees one map with t and v */
+            {
+                msgpack_unpacked up;
+                size_t off = 0;
+                int seen = 0;
+                msgpack_unpacked_init(&up);
+                CHECK(msgpack_unpack_next(&up, (const char *)rec, (size_t)n, &off) == MSGPACK_UNPACK_SUCCESS);
+                CHECK(off == (size_t)n && up.data.type == MSGPACK_OBJECT_MAP);
+                for (uint32_t i = 0; i < up.data.via.map.size; i++) {
+                    msgpack_object_kv *kv = &up.data.via.map.ptr[i];
+                    if (kv->key.via.str.size == 1 && kv->key.via.str.ptr[0] == 't') {
+                        CHECK(kv->val.via.u64 == type);
+                        seen |= 1;
+                    }
+                    if (kv->key.via.str.size == 1 && kv->key.via.str.ptr[0] == 'v') {
+                        CHECK(kv->val.via.u64 == CZK_PROTO_VERSION);
+                        seen |= 2;
+                    }
+                }
+                CHECK(seen == 3);
+                msgpack_unpacked_destroy(&up);
+            }
+            /* every proper prefix is rejected cleanly */
+            if (it < 3)
+                for (int cut = 0; cut < n; cut += (n > 2000 ? 97 : 1))
+                    expect_reject(rec, (size_t)cut, "a truncated record");
+            /* random corruption never crashes; what decodes re-encodes */
+            for (int k = 0; k < 20; k++) {
+                memcpy(rec2, rec, (size_t)n);
+                rec2[t_range(0, (uint64_t)n - 1)] ^= (uint8_t)t_range(1, 255);
+                if (czk_msg_decode(rec2, (size_t)n, &d, &e) == 0)
+                    CHECK(czk_msg_encode(rec, sizeof(rec), &d, &e) > 0);
+                else
+                    CHECK(e.msg[0] != 0);
+                CHECK(czk_msg_encode(rec, sizeof(rec), &m, &e) == n); /* restore rec */
+            }
+        }
+    }
+
+    /* 2. typed wrappers and a type mismatch */
+    {
+        czk_msg_ready r = {.pool_id = 1, .slot = 5, .generation = 7, .domain_size = 1 << 20, .n_vars = 12345, .data_len = 99};
+        czk_msg_ready r2;
+        czk_msg_release rl;
+        n = czk_msg_encode_ready(rec, sizeof(rec), &r, &e);
+        CHECK(n > 0);
+        CHECK(czk_msg_decode_ready(rec, (size_t)n, &r2, &e) == 0 && !memcmp(&r, &r2, sizeof(r)));
+        CHECK(czk_msg_decode_release(rec, (size_t)n, &rl, &e) == -EBADMSG && strstr(e.msg, "READY"));
+    }
+
+    /* 3. a record built by msgpack-c with keys in another order decodes */
+    n = (int)build(CZK_MSG_RELEASE, CZK_PROTO_VERSION, 3, ex_release, rec);
+    CHECK(czk_msg_decode(rec, (size_t)n, &d, &e) == 0);
+    CHECK(d.type == CZK_MSG_RELEASE && d.u.release.slot == 17 && d.u.release.generation == 99 && d.u.release.pool_id == 3);
+
+    /* 4. schema violations */
+    n = (int)build(CZK_MSG_RELEASE, CZK_PROTO_VERSION + 1, 3, ex_release, rec);
+    CHECK(czk_msg_decode(rec, (size_t)n, &d, &e) == -EPROTO);
+    n = (int)build(CZK_MSG_RELEASE, CZK_PROTO_VERSION, 4, ex_release_dup, rec);
+    expect_reject(rec, (size_t)n, "a duplicate key");
+    n = (int)build(CZK_MSG_RELEASE, CZK_PROTO_VERSION, 4, ex_release_unknown, rec);
+    expect_reject(rec, (size_t)n, "an unknown key");
+    n = (int)build(CZK_MSG_RELEASE, CZK_PROTO_VERSION, 2, ex_release_missing, rec);
+    expect_reject(rec, (size_t)n, "a missing key");
+    n = (int)build(CZK_MSG_RELEASE, CZK_PROTO_VERSION, 3, ex_release_range, rec);
+    expect_reject(rec, (size_t)n, "a slot out of range");
+    n = (int)build(CZK_MSG_RELEASE, CZK_PROTO_VERSION, 3, ex_release_neg, rec);
+    expect_reject(rec, (size_t)n, "a negative slot");
+    n = (int)build(CZK_MSG_RELEASE, CZK_PROTO_VERSION, 3, ex_release_type, rec);
+    expect_reject(rec, (size_t)n, "a string slot");
+    n = (int)build(CZK_MSG_CANCEL, CZK_PROTO_VERSION, 1, ex_cancel_intkey, rec);
+    expect_reject(rec, (size_t)n, "an integer key");
+    n = (int)build(CZK_MSG_ERROR, CZK_PROTO_VERSION, 2, ex_error_nul, rec);
+    expect_reject(rec, (size_t)n, "a string with NUL");
+    n = (int)build(CZK_MSG_TYPE_MAX + 1, CZK_PROTO_VERSION, 0, NULL, rec);
+    expect_reject(rec, (size_t)n, "an unknown type");
+
+    /* 5. structural attacks, rejected before msgpack-c allocates */
+    {
+        static const uint8_t huge_array[] = {0xdd, 0xff, 0x00, 0x00, 0x00}; /* msgpack-c#1013 */
+        static const uint8_t huge_map[] = {0xdf, 0xff, 0xff, 0xff, 0xff};
+        static const uint8_t huge_str[] = {0x81, 0xa1, 't', 0xdb, 0x7f, 0xff, 0xff, 0xff};
+        static const uint8_t ext[] = {0x81, 0xa1, 't', 0xd4, 0x01, 0x00};
+        static const uint8_t notmap[] = {0x93, 0x01, 0x02, 0x03};
+        uint8_t deep[200];
+        expect_reject(huge_array, sizeof(huge_array), "a 4-billion element array");
+        expect_reject(huge_map, sizeof(huge_map), "a 4-billion entry map");
+        expect_reject(huge_str, sizeof(huge_str), "a 2 GiB string header");
+        expect_reject(ext, sizeof(ext), "an ext type");
+        expect_reject(notmap, sizeof(notmap), "an array record");
+        memset(deep, 0x91, sizeof(deep)); /* nested one-element arrays */
+        deep[sizeof(deep) - 1] = 0x01;
+        expect_reject(deep, sizeof(deep), "deep nesting");
+        /* array16 chain: the known bypass of per-level checks */
+        for (size_t i = 0; i + 3 <= sizeof(deep); i += 3)
+            deep[i] = 0xdc, deep[i + 1] = 0x00, deep[i + 2] = 0x01;
+        expect_reject(deep, sizeof(deep), "an array16 chain");
+        CHECK(czk_msg_precheck(deep, sizeof(deep), 4, &e) == -EBADMSG && strstr(e.msg, "nesting"));
+        /* over the record cap */
+        gen(CZK_MSG_CANCEL, &m);
+        n = czk_msg_encode(rec, sizeof(rec), &m, &e);
+        expect_reject(rec, CZK_MSG_MAX_RECORD + 1, "a record over the cap");
+        /* trailing bytes after a valid record */
+        rec[n] = 0xc0;
+        expect_reject(rec, (size_t)n + 1, "trailing bytes");
+        expect_reject(rec, 0, "an empty record");
+    }
+
+    /* 6. encoder refuses out-of-range values and small buffers */
+    gen(CZK_MSG_SUBMIT, &m);
+    m.u.submit.priority = 8;
+    CHECK(czk_msg_encode(rec, sizeof(rec), &m, &e) == -EINVAL && strstr(e.msg, "prio"));
+    gen(CZK_MSG_SUBMIT, &m);
+    m.u.submit.n_partitions = 0;
+    CHECK(czk_msg_encode(rec, sizeof(rec), &m, &e) == -EINVAL);
+    gen(CZK_MSG_ERROR, &m);
+    memset(m.u.error.message, 'x', sizeof(m.u.error.message)); /* no NUL */
+    CHECK(czk_msg_encode(rec, sizeof(rec), &m, &e) == -EINVAL);
+    gen(CZK_MSG_READY, &m);
+    CHECK(czk_msg_encode(rec, 10, &m, &e) == -EMSGSIZE);
+    gen(CZK_MSG_STATUS, &m);
+    m.u.status.body.ptr = (const uint8_t *)"\x93\x01\x02\x03";
+    m.u.status.body.len = 4;
+    CHECK(czk_msg_encode(rec, sizeof(rec), &m, &e) == -EINVAL); /* body must be a map */
+    m.type = 0;
+    CHECK(czk_msg_encode(rec, sizeof(rec), &m, &e) == -EINVAL);
+
+    fprintf(stderr, "test_ipc_msg: ok\n");
+    return 0;
+}
