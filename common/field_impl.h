@@ -17,6 +17,9 @@
 
 #include <stdint.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include "common/field.h"
 
@@ -41,18 +44,32 @@ static const uint64_t czk_fr_r_[4] = {
 
 /* ---- generic n-limb helpers (n is a compile-time constant at every call) ---- */
 
+/* add / subtract with carry (carry and borrow are 0 or 1); on x86-64 the
+ * intrinsics become adc / sbb chains, which __int128 arithmetic does not */
 CZK_INLINE uint64_t czk_addc_(uint64_t a, uint64_t b, uint64_t *carry)
 {
+#if defined(__x86_64__)
+    unsigned long long r;
+    *carry = _addcarry_u64((unsigned char)*carry, a, b, &r);
+    return r;
+#else
     czk_u128 t = (czk_u128)a + b + *carry;
     *carry = (uint64_t)(t >> 64);
     return (uint64_t)t;
+#endif
 }
 
 CZK_INLINE uint64_t czk_subb_(uint64_t a, uint64_t b, uint64_t *borrow)
 {
+#if defined(__x86_64__)
+    unsigned long long r;
+    *borrow = _subborrow_u64((unsigned char)*borrow, a, b, &r);
+    return r;
+#else
     czk_u128 t = (czk_u128)a - b - *borrow;
     *borrow = (uint64_t)(t >> 64) & 1;
     return (uint64_t)t;
+#endif
 }
 
 /* out = t - m if t >= m else t (t < 2m, m's top bit clear so t fits n limbs) */

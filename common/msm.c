@@ -9,15 +9,25 @@
  *      255 bits in the general list and also goes to the "hi" list, whose sum
  *      is multiplied by 2^255 at the end, so every value < 2^256 acts as the
  *      integer it is.
- *   2. Cut each general scalar into `windows` signed digits of c bits
+ *   2. G1 only (GLV): split each general scalar s < 2^255 as s1 + lambda s2
+ *      with s1, s2 < 2^128, where phi(x, y) = (beta x, y) = lambda (x, y);
+ *      the general list then has 2m terms (P with s1, phi(P) with s2) of
+ *      128 bits, so half the windows and half the bucket reductions.  This
+ *      needs the bases in the order-r subgroup, as every zkey point is.
+ *   3. Cut each (half-)scalar into `windows` signed digits of c bits
  *      (d in [-2^(c-1), 2^(c-1)], carry to the next window); with
- *      windows * c >= 256 the top window never carries out of a 255-bit value.
- *   3. Pippenger: a task is (window, part of the general list); each thread
- *      owns one bucket array of 2^(c-1) XYZZ points, adds +-P into bucket |d|
- *      with mixed additions, then reduces with a running sum.  c and the
- *      number of parts are chosen from a cost model so that the tasks spread
- *      evenly over the threads.
- *   4. Horner over the windows, plus the ones sum and 2^255 * hi sum.
+ *      windows * c >= bits + 1 the top window never carries out.
+ *   4. Pippenger: a task is (group of windows, part of the general list).
+ *      Large MSMs use batch-affine buckets: additions into affine buckets
+ *      are queued and done together with one inversion (Montgomery's trick,
+ *      about 5M + 1S each instead of 8M + 2S for a mixed XYZZ addition); the
+ *      windows of a group share the batch, and an addition whose bucket is
+ *      already queued (or holds +-the same point) goes to a per-bucket XYZZ
+ *      accumulator instead, so degenerate inputs stay correct and cheap.
+ *      Small MSMs use XYZZ buckets only.  Each window is then reduced with a
+ *      running sum.  c, the groups and the parts come from a cost model so
+ *      that the tasks spread evenly over the threads.
+ *   5. Horner over the windows, plus the ones sum and 2^255 * hi sum.
  * The curve arithmetic lives in msm_tmpl.h, instantiated for G1 and G2.
  *
  * Threads write only their own buckets, their own task results and their own
@@ -26,13 +36,13 @@
 #include "common/msm.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/field_impl.h"
-#include "common/field_fast.h"
 #include "common/log.h"
 #include "common/par.h"
 
@@ -46,12 +56,14 @@ enum { CL_SKIP = 0, CL_ONE = 1, CL_GEN = 2, CL_GEN_HI = 3 };
 
 struct msm_plan {
     size_t n, m;              /* terms, general terms */
+    bool glv;                 /* G1 endomorphism: each general term split in two 128-bit halves */
+    size_t M;                 /* digit columns: m, or 2m with glv (column m + j is term j's phi half) */
     unsigned c, windows, parts, threads;
     unsigned groups, group;   /* windows are processed in groups of at most `group` */
     bool batch;               /* batch-affine buckets (else XYZZ buckets) */
     size_t batch_cap;         /* pending additions per inversion (batch mode) */
     uint32_t *idx;            /* m: base index of each general term */
-    int16_t *dig;             /* windows * m, window-major */
+    int16_t *dig;             /* windows * M, window-major */
     uint32_t *ones;           /* bases with scalar 1 */
     size_t n_ones;
     uint32_t *hi;             /* bases whose scalar has bit 255 set */
@@ -110,10 +122,10 @@ static void plan_classify(void *arg, size_t begin, size_t end, unsigned worker)
     }
 }
 
-/* signed c-bit digits of the low 255 bits of k */
-static inline void scalar_digits(int16_t *out, size_t stride, const czk_fr *k, unsigned c, unsigned windows)
+/* signed c-bit digits of k (4 limbs, below 2^255) */
+static inline void scalar_digits(int16_t *out, size_t stride, const uint64_t k[4], unsigned c, unsigned windows)
 {
-    uint64_t l[5] = {k->l[0], k->l[1], k->l[2], k->l[3] & ~((uint64_t)1 << 63), 0};
+    uint64_t l[5] = {k[0], k[1], k[2], k[3], 0};
     const uint64_t mask = ((uint64_t)1 << c) - 1, half = (uint64_t)1 << (c - 1);
     uint64_t carry = 0;
     unsigned w;
@@ -134,6 +146,76 @@ static inline void scalar_digits(int16_t *out, size_t stride, const czk_fr *k, u
         }
         out[(size_t)w * stride] = (int16_t)d;
     }
+}
+
+
+/*
+ * GLV on G1: phi(x, y) = (beta x, y) is multiplication by lambda = z^2 - 1
+ * (z the BLS parameter), with lambda^2 + lambda + 1 = 0 mod r.  A scalar
+ * s < 2^255 becomes s1 + s2 lambda with s2 = floor(s / lambda) < 2^128 and
+ * s1 = s mod lambda < 2^128, so s P = s1 P + s2 phi(P): twice the terms, half
+ * the windows, half the bucket reductions.
+ */
+static const uint64_t glv_lambda[2] = {0x00000000ffffffffULL, 0xac45a4010001a402ULL};
+/* floor(2^256 / lambda), 129 bits */
+static const uint64_t glv_mu[3] = {0x63f6e522f6cfee30ULL, 0x7c6becf1e01faaddULL, 0x1ULL};
+
+static void glv_split(uint64_t s1[4], uint64_t s2[4], const uint64_t s[4])
+{
+    typedef unsigned __int128 u128;
+    uint64_t prod[7] = {0}, ql[2], t[4];
+    int i, j;
+
+    /* q = floor(s * mu / 2^256), at most 2 below floor(s / lambda) */
+    for (i = 0; i < 4; i++) {
+        uint64_t carry = 0;
+        for (j = 0; j < 3; j++) {
+            u128 p = (u128)s[i] * glv_mu[j] + prod[i + j] + carry;
+            prod[i + j] = (uint64_t)p;
+            carry = (uint64_t)(p >> 64);
+        }
+        prod[i + 3] += carry;
+    }
+    ql[0] = prod[4];
+    ql[1] = prod[5];
+    /* t = q * lambda (q < 2^128, lambda < 2^128) */
+    {
+        u128 p00 = (u128)ql[0] * glv_lambda[0], p01 = (u128)ql[0] * glv_lambda[1];
+        u128 p10 = (u128)ql[1] * glv_lambda[0], p11 = (u128)ql[1] * glv_lambda[1];
+        u128 mid = (p00 >> 64) + (uint64_t)p01 + (uint64_t)p10;
+        u128 hi = (p01 >> 64) + (p10 >> 64) + (uint64_t)p11 + (mid >> 64);
+        t[0] = (uint64_t)p00;
+        t[1] = (uint64_t)mid;
+        t[2] = (uint64_t)hi;
+        t[3] = (uint64_t)(p11 >> 64) + (uint64_t)(hi >> 64);
+    }
+    /* s1 = s - t, then fix q up while s1 >= lambda */
+    {
+        u128 d;
+        uint64_t br = 0;
+        for (i = 0; i < 4; i++) {
+            d = (u128)s[i] - t[i] - br;
+            s1[i] = (uint64_t)d;
+            br = (uint64_t)(d >> 64) & 1;
+        }
+    }
+    while (s1[3] || s1[2] || s1[1] > glv_lambda[1] || (s1[1] == glv_lambda[1] && s1[0] >= glv_lambda[0])) {
+        u128 d = (u128)s1[0] - glv_lambda[0];
+        uint64_t br = (uint64_t)(d >> 64) & 1;
+        s1[0] = (uint64_t)d;
+        d = (u128)s1[1] - glv_lambda[1] - br;
+        br = (uint64_t)(d >> 64) & 1;
+        s1[1] = (uint64_t)d;
+        d = (u128)s1[2] - br;
+        br = (uint64_t)(d >> 64) & 1;
+        s1[2] = (uint64_t)d;
+        s1[3] -= br;
+        if (++ql[0] == 0)
+            ql[1]++;
+    }
+    s2[0] = ql[0];
+    s2[1] = ql[1];
+    s2[2] = s2[3] = 0;
 }
 
 static void plan_fill(void *arg, size_t begin, size_t end, unsigned worker)
@@ -159,11 +241,21 @@ static void plan_fill(void *arg, size_t begin, size_t end, unsigned worker)
                 pl->hi[oh++] = (uint32_t)i;
                 /* the low 255 bits are a general term too */
                 __attribute__((fallthrough));
-            case CL_GEN:
+            case CL_GEN: {
+                const czk_fr *k = &c->sc[i];
+                uint64_t l[4] = {k->l[0], k->l[1], k->l[2], k->l[3] & ~((uint64_t)1 << 63)};
                 pl->idx[og] = (uint32_t)i;
-                scalar_digits(pl->dig + og, pl->m, &c->sc[i], pl->c, pl->windows);
+                if (pl->glv) {
+                    uint64_t s1[4], s2[4];
+                    glv_split(s1, s2, l);
+                    scalar_digits(pl->dig + og, pl->M, s1, pl->c, pl->windows);
+                    scalar_digits(pl->dig + pl->m + og, pl->M, s2, pl->c, pl->windows);
+                } else {
+                    scalar_digits(pl->dig + og, pl->M, l, pl->c, pl->windows);
+                }
                 og++;
                 break;
+            }
             default:
                 break;
             }
@@ -192,16 +284,19 @@ static void plan_shape(struct msm_plan *pl, double cost_batch, double cost_inv)
     double best = -1;
     unsigned c, parts, groups;
 
-    pl->batch = pl->m >= MSM_BATCH_MIN;
+    unsigned bits = pl->glv ? 129 : 256; /* signed digits need windows * c >= bits */
+
+    pl->M = pl->glv ? 2 * pl->m : pl->m;
+    pl->batch = pl->M >= MSM_BATCH_MIN;
     pl->c = MSM_MIN_C;
-    pl->windows = (256 + MSM_MIN_C - 1) / MSM_MIN_C;
+    pl->windows = (bits + MSM_MIN_C - 1) / MSM_MIN_C;
     pl->parts = 1;
     pl->groups = pl->windows;
     for (c = MSM_MIN_C; c <= MSM_MAX_C; c++) {
-        unsigned windows = (256 + c - 1) / c;
+        unsigned windows = (bits + c - 1) / c;
         size_t nb = (size_t)1 << (c - 1);
         for (parts = 1; parts <= 4 * pl->threads; parts *= 2) {
-            double per_part = (double)pl->m / parts;
+            double per_part = (double)pl->M / parts;
             if (parts > 1 && per_part < 64)
                 break;
             for (groups = (windows + MSM_MAX_GROUP - 1) / MSM_MAX_GROUP; groups <= windows; groups++) {
@@ -241,7 +336,7 @@ static void msm_plan_free(struct msm_plan *pl)
 }
 
 static int msm_plan_build(struct msm_plan *pl, const void *bases, msm_is_inf_fn is_inf,
-                          const czk_fr *scalars, size_t n, int nthreads, double cost_batch,
+                          const czk_fr *scalars, size_t n, int nthreads, bool glv, double cost_batch,
                           double cost_inv)
 {
     struct plan_ctx pc = {pl, bases, is_inf, scalars};
@@ -266,16 +361,17 @@ static int msm_plan_build(struct msm_plan *pl, const void *bases, msm_is_inf_fn 
         pl->n_ones += pl->slot_cnt[3 * s + 1];
         pl->n_hi += pl->slot_cnt[3 * s + 2];
     }
+    pl->glv = glv && pl->m > 0;
     plan_shape(pl, cost_batch, cost_inv);
     pl->idx = malloc((pl->m ? pl->m : 1) * sizeof(uint32_t));
-    pl->dig = malloc((pl->m ? pl->m : 1) * pl->windows * sizeof(int16_t));
+    pl->dig = malloc((pl->M ? pl->M : 1) * pl->windows * sizeof(int16_t));
     pl->ones = malloc((pl->n_ones ? pl->n_ones : 1) * sizeof(uint32_t));
     pl->hi = malloc((pl->n_hi ? pl->n_hi : 1) * sizeof(uint32_t));
     if (!pl->idx || !pl->dig || !pl->ones || !pl->hi)
         goto nomem;
     czk_par_for(pl->threads, pl->threads, plan_fill, &pc);
-    czk_debug("msm plan: n=%zu general=%zu ones=%zu hi=%zu c=%u windows=%u groups=%u parts=%u "
-              "threads=%u %s", n, pl->m, pl->n_ones, pl->n_hi, pl->c, pl->windows, pl->groups,
+    czk_debug("msm plan: n=%zu general=%zu%s ones=%zu hi=%zu c=%u windows=%u groups=%u parts=%u "
+              "threads=%u %s", n, pl->m, pl->glv ? " (glv)" : "", pl->n_ones, pl->n_hi, pl->c, pl->windows, pl->groups,
               pl->parts, pl->threads, pl->batch ? "batch-affine" : "xyzz");
     if (pl->m < MSM_SERIAL_BELOW)
         pl->threads = pl->n_ones + pl->n_hi >= MSM_SERIAL_BELOW ? pl->threads : 1;
@@ -287,18 +383,67 @@ nomem:
 }
 
 /* ---- G1 ---- */
+
+/* beta: the cube root of unity in Fp (Montgomery) with (beta x, y) = lambda (x, y);
+ * which of the two roots it is gets checked against czk_g1_mul once */
+static const czk_fp glv_beta_cand[2] = {
+    {{0x30f1361b798a64e8ULL, 0xf3b8ddab7ece5a2aULL, 0x16a8ca3ac61577f7ULL, 0xc26a2ff874fd029bULL,
+      0x3636b76660701c6eULL, 0x051ba4ab241b6160ULL}},
+    {{0xcd03c9e48671f071ULL, 0x5dab22461fcda5d2ULL, 0x587042afd3851b95ULL, 0x8eb60ebe01bacb9eULL,
+      0x03f97d6e83d050d2ULL, 0x18f0206554638741ULL}},
+};
+static czk_fp glv_beta;
+static bool glv_ok;
+static pthread_once_t glv_once = PTHREAD_ONCE_INIT;
+
+static void glv_init(void)
+{
+    czk_fr lam = {{glv_lambda[0], glv_lambda[1], 0, 0}};
+    czk_g1 want;
+    czk_g1_aff want_aff, got;
+    int i;
+
+    czk_g1_mul_aff(&want, &CZK_G1_GEN, &lam);
+    czk_g1_to_aff(&want_aff, &want);
+    for (i = 0; i < 2; i++) {
+        czk_fp_mul(&got.x, &CZK_G1_GEN.x, &glv_beta_cand[i]);
+        got.y = CZK_G1_GEN.y;
+        if (czk_g1_aff_eq(&got, &want_aff)) {
+            glv_beta = glv_beta_cand[i];
+            glv_ok = true;
+            return;
+        }
+    }
+    czk_warn("msm: no cube root of unity matches lambda on G1; the endomorphism is disabled");
+}
+
+static bool glv_ready(void)
+{
+    pthread_once(&glv_once, glv_init);
+    return glv_ok;
+}
+
+static inline void glv_apply(czk_g1_aff *r, const czk_g1_aff *p)
+{
+    czk_fp_mul(&r->x, &p->x, &glv_beta);
+    r->y = p->y;
+}
+
+#define HAVE_ENDO 1
+#define ENDO_READY glv_ready
+#define ENDO_APPLY glv_apply
 #define SUF g1
 #define FE czk_fp
-#define FE_ADD czk_fp_add_f
-#define FE_SUB czk_fp_sub_f
-#define FE_DBL czk_fp_dbl_f
-#define FE_NEG czk_fp_neg_f
+#define FE_ADD czk_fp_add_i
+#define FE_SUB czk_fp_sub_i
+#define FE_DBL czk_fp_dbl_i
+#define FE_NEG czk_fp_neg_i
 #define FE_MUL czk_fp_mul
 #define FE_SQR czk_fp_sqr
 #define FE_IS_ZERO czk_fp_is_zero_i
 #define FE_EQ czk_fp_eq_i
 #define FE_INV czk_fp_inv
-#define FE_COST_BATCH 0.62, 95.0
+#define FE_COST_BATCH 0.62, 30.0
 #define FE_ONE CZK_FP_ONE
 #define AFF czk_g1_aff
 #define JAC czk_g1
@@ -320,20 +465,25 @@ nomem:
 #undef AFF
 #undef JAC
 #undef JAC_SET_INF
+#undef HAVE_ENDO
+#undef ENDO_READY
+#undef ENDO_APPLY
 
 /* ---- G2 ---- */
+#define HAVE_ENDO 0
+#define ENDO_READY() false
 #define SUF g2
 #define FE czk_fp2
-#define FE_ADD czk_fp2_add_f
-#define FE_SUB czk_fp2_sub_f
-#define FE_DBL czk_fp2_dbl_f
-#define FE_NEG czk_fp2_neg_f
-#define FE_MUL czk_fp2_mul_f
-#define FE_SQR czk_fp2_sqr_f
+#define FE_ADD czk_fp2_add_i
+#define FE_SUB czk_fp2_sub_i
+#define FE_DBL czk_fp2_dbl_i
+#define FE_NEG czk_fp2_neg_i
+#define FE_MUL czk_fp2_mul
+#define FE_SQR czk_fp2_sqr
 #define FE_IS_ZERO czk_fp2_is_zero_i
 #define FE_EQ czk_fp2_eq_i
 #define FE_INV czk_fp2_inv
-#define FE_COST_BATCH 0.62, 33.0
+#define FE_COST_BATCH 0.62, 10.0
 #define FE_ONE CZK_FP2_ONE
 #define AFF czk_g2_aff
 #define JAC czk_g2

@@ -4,6 +4,8 @@
  * Bases are affine (zkey layout; all-zero bytes = infinity, skipped).
  * Scalars are czk_fr in STANDARD form (plain integers < 2^256; values >= r are
  * accepted and act as integers).
+ * G1 bases must lie in the order-r subgroup (every zkey point does): the G1
+ * MSM uses the GLV endomorphism, which acts as a scalar only there.
  */
 #ifndef CZK_MSM_H
 #define CZK_MSM_H

@@ -9,6 +9,8 @@
  *                  FE_COST_BATCH: "a, i", the costs of a batch-affine
  *                  addition and of an inversion in mixed XYZZ additions
  *   AFF / JAC      the curve's affine and Jacobian point types, JAC_SET_INF
+ *   HAVE_ENDO      1 when ENDO_READY() / ENDO_APPLY(out, in) give the GLV
+ *                  endomorphism phi = [lambda] (G1), else 0
  *
  * Buckets and partial sums use XYZZ coordinates (x = X/ZZ, y = Y/ZZZ,
  * ZZ^3 = ZZZ^2; ZZ = 0 is infinity): a mixed addition from an affine base
@@ -224,6 +226,8 @@ struct F(msm_ws) {
 struct F(msm_ctx) {
     const struct msm_plan *pl;
     const AFF *bases;
+    const AFF **tb;      /* M: the base of each digit column */
+    AFF *endo;           /* m: phi(base) of each general term (glv) */
     struct F(msm_ws) *ws; /* per worker */
     XYZZ *wsum;          /* windows * parts */
     XYZZ *psum;          /* per-thread partial sums of the "ones" and "hi" lists */
@@ -339,20 +343,20 @@ static void F(msm_tasks)(void *arg, size_t begin, size_t end, unsigned worker)
     const struct msm_plan *pl = c->pl;
     struct F(msm_ws) *ws = &c->ws[worker];
     const size_t nb = (size_t)1 << (pl->c - 1), ahead = 4;
-    const AFF *bases = c->bases;
+    const AFF *const *tb = c->tb;
     size_t t;
 
     for (t = begin; t < end; t++) {
         size_t g = t / pl->parts, part = t % pl->parts;
         size_t w0 = pl->windows * g / pl->groups, w1 = pl->windows * (g + 1) / pl->groups;
         size_t gw = w1 - w0;
-        size_t lo = pl->m * part / pl->parts, hi = pl->m * (part + 1) / pl->parts, i, w;
-        const int16_t *dig = pl->dig + w0 * pl->m;
+        size_t lo = pl->M * part / pl->parts, hi = pl->M * (part + 1) / pl->parts, i, w;
+        const int16_t *dig = pl->dig + w0 * pl->M;
 
         memset(ws->used, 0, gw * nb);
         if (!pl->batch) {
             for (w = 0; w < gw; w++) {
-                const int16_t *dw = dig + w * pl->m;
+                const int16_t *dw = dig + w * pl->M;
                 XYZZ *bk = ws->ov + w * nb;
                 for (i = lo; i < hi; i++) {
                     int d;
@@ -366,10 +370,10 @@ static void F(msm_tasks)(void *arg, size_t begin, size_t end, unsigned worker)
                         continue;
                     k = (size_t)(d < 0 ? -d : d) - 1;
                     if (!ws->used[w * nb + k]) {
-                        F(xyzz_from_aff)(&bk[k], &bases[pl->idx[i]], d < 0);
+                        F(xyzz_from_aff)(&bk[k], tb[i], d < 0);
                         ws->used[w * nb + k] = 2;
                     } else {
-                        F(xyzz_add_aff)(&bk[k], &bases[pl->idx[i]], d < 0);
+                        F(xyzz_add_aff)(&bk[k], tb[i], d < 0);
                     }
                 }
             }
@@ -379,17 +383,17 @@ static void F(msm_tasks)(void *arg, size_t begin, size_t end, unsigned worker)
 
             memset(ws->stamp, 0, gw * nb * sizeof(uint32_t));
             for (i = lo; i < hi; i++) {
-                const AFF *p = &bases[pl->idx[i]];
+                const AFF *p = tb[i];
                 if (i + ahead < hi) {
-                    __builtin_prefetch(&bases[pl->idx[i + ahead]]);
+                    __builtin_prefetch(tb[i + ahead]);
                     for (w = 0; w < gw; w++) {
-                        int da = dig[w * pl->m + i + ahead];
+                        int da = dig[w * pl->M + i + ahead];
                         if (da)
                             __builtin_prefetch(&ws->bk[w * nb + (size_t)(da < 0 ? -da : da) - 1], 1);
                     }
                 }
                 for (w = 0; w < gw; w++) {
-                    int d = dig[w * pl->m + i];
+                    int d = dig[w * pl->M + i];
                     size_t k;
                     if (!d)
                         continue;
@@ -456,6 +460,25 @@ static void F(msm_plain)(void *arg, size_t begin, size_t end, unsigned worker)
     }
 }
 
+/* base pointers of the digit columns; with glv, phi(P) = (beta x, y) too */
+static void F(msm_bases)(void *arg, size_t begin, size_t end, unsigned worker)
+{
+    struct F(msm_ctx) *c = arg;
+    const struct msm_plan *pl = c->pl;
+    size_t j;
+
+    for (j = begin; j < end; j++) {
+        const AFF *p = &c->bases[pl->idx[j]];
+        c->tb[j] = p;
+#if HAVE_ENDO
+        if (pl->glv) {
+            ENDO_APPLY(&c->endo[j], p);
+            c->tb[pl->m + j] = &c->endo[j];
+        }
+#endif
+    }
+}
+
 static bool F(msm_is_inf_cb)(const void *bases, size_t i)
 {
     return F(aff_is_zero)((const AFF *)bases + i);
@@ -469,7 +492,8 @@ static int F(msm_run)(JAC *r, const AFF *bases, const czk_fr *scalars, size_t n,
     size_t w, p, i, nws = 0;
     int rc;
 
-    rc = msm_plan_build(&pl, bases, F(msm_is_inf_cb), scalars, n, nthreads, FE_COST_BATCH);
+    rc = msm_plan_build(&pl, bases, F(msm_is_inf_cb), scalars, n, nthreads, HAVE_ENDO && ENDO_READY(),
+                        FE_COST_BATCH);
     if (rc)
         return rc;
     memset(&c, 0, sizeof(c));
@@ -487,6 +511,19 @@ static int F(msm_run)(JAC *r, const AFF *bases, const czk_fr *scalars, size_t n,
         for (nws = 0; nws < pl.threads; nws++)
             if (F(msm_ws_alloc)(&c.ws[nws], &pl))
                 goto nomem;
+    }
+    if (pl.m) {
+        c.tb = malloc(pl.M * sizeof(AFF *));
+        if (!c.tb)
+            goto nomem;
+#if HAVE_ENDO
+        if (pl.glv) {
+            c.endo = malloc(pl.m * sizeof(AFF));
+            if (!c.endo)
+                goto nomem;
+        }
+#endif
+        czk_par_for(pl.m, pl.m >= MSM_SERIAL_BELOW ? pl.threads : 1, F(msm_bases), &c);
     }
     if (pl.n_ones || pl.n_hi)
         czk_par_for(pl.threads, pl.threads, F(msm_plain), &c);
@@ -519,6 +556,8 @@ out:
     for (i = 0; i < nws; i++)
         F(msm_ws_free)(&c.ws[i]);
     free(c.ws);
+    free(c.tb);
+    free(c.endo);
     free(c.wsum);
     free(c.psum);
     free(c.hsum);

@@ -40,8 +40,9 @@ int czk_groth16_vk_from_zkey(czk_groth16_vk *vk, const czk_zkey *z, czk_error *e
 
 /* Returns 0 when the proof verifies, -EBADMSG when it does not (pairing
  * check failed, or a proof point is not on the curve / not in its
- * subgroup), -EINVAL when n_pub != vk->n_public or a public signal is >= r.
- * e (optional) says which. */
+ * subgroup), -EINVAL when n_pub != vk->n_public or a public signal is >= r,
+ * another -errno (-ENOMEM) when the public-input MSM (over 64 signals)
+ * fails.  e (optional) says which. */
 int czk_groth16_verify(const czk_groth16_vk *vk, const czk_groth16_proof *proof,
                        const czk_fr *pub_std, size_t n_pub, czk_error *e);
 

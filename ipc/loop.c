@@ -68,6 +68,8 @@ struct czk_conn {
     unsigned qcap, qhead, qcount, qsent;
     uint64_t opened_ns;
     void *user;
+    int dirty;             /* on the loop's flush list */
+    czk_conn *flush_next;
     czk_conn *next, *prev;
 };
 
@@ -108,6 +110,7 @@ struct czk_loop {
     void *wake_ctx;
     int stop;
     czk_conn *conns;
+    czk_conn *flush_list; /* conns with queued records to submit */
     czk_listener *listeners;
     czk_timer *timers;
     czk_timer *sweep;
@@ -167,6 +170,29 @@ static const char *peer_desc(const czk_conn *c, char *buf, size_t n)
 static void conn_shutdown(czk_conn *c);
 static void conn_flush(czk_conn *c);
 
+/* queued records are submitted in one batch per loop turn (flush_dirty), so
+ * the records produced while handling one batch of completions leave in one
+ * linked chain instead of one by one */
+static void conn_mark_dirty(czk_conn *c)
+{
+    if (c->dirty)
+        return;
+    c->dirty = 1;
+    c->flush_next = c->loop->flush_list;
+    c->loop->flush_list = c;
+}
+
+static void flush_dirty(czk_loop *l)
+{
+    while (l->flush_list) {
+        czk_conn *c = l->flush_list;
+        l->flush_list = c->flush_next;
+        c->dirty = 0;
+        c->flush_next = NULL;
+        conn_flush(c);
+    }
+}
+
 static void outrec_free(outrec *r)
 {
     for (int i = 0; i < r->nfds; i++)
@@ -206,6 +232,12 @@ static void conn_maybe_free(czk_conn *c)
 
     if (c->state != ST_CLOSING || c->inflight > 0)
         return;
+    if (c->dirty) {
+        czk_conn **pp = &l->flush_list;
+        while (*pp != c)
+            pp = &(*pp)->flush_next;
+        *pp = c->flush_next;
+    }
     close(c->fd);
     while (c->qcount) {
         outrec_free(&c->q[c->qhead]);
@@ -341,7 +373,7 @@ static int conn_enqueue(czk_conn *c, const void *rec, size_t len, const int *fds
         memcpy(CMSG_DATA(cm), r->fds, sizeof(int) * (size_t)nfds);
     }
     c->qcount++;
-    conn_flush(c);
+    conn_mark_dirty(c);
     return 0;
 }
 
@@ -362,7 +394,10 @@ static void conn_flush(czk_conn *c)
     for (unsigned i = 0; i < n; i++) {
         outrec *r = &c->q[(c->qhead + i) % c->qcap];
         struct io_uring_sqe *sqe = io_uring_get_sqe(&l->ring);
-        io_uring_prep_sendmsg(sqe, c->fd, &r->mh, MSG_NOSIGNAL);
+        if (r->nfds)
+            io_uring_prep_sendmsg(sqe, c->fd, &r->mh, MSG_NOSIGNAL);
+        else /* plain send: no msghdr to copy in */
+            io_uring_prep_send(sqe, c->fd, r->data, r->len, MSG_NOSIGNAL);
         if (i + 1 < n)
             sqe->flags |= IOSQE_IO_LINK;
         io_uring_sqe_set_data64(sqe, UD(c, OP_SEND));
@@ -389,8 +424,8 @@ static void conn_on_send(czk_conn *c, int res)
     if (c->state != ST_CLOSING && c->qsent == 0) {
         if (c->flush_close && c->qcount == 0)
             conn_shutdown(c);
-        else
-            conn_flush(c);
+        else if (c->qcount)
+            conn_mark_dirty(c);
     }
     conn_maybe_free(c);
 }
@@ -1005,6 +1040,7 @@ int czk_loop_run_once(czk_loop *l, int timeout_ms)
     unsigned head, n = 0;
     int r;
 
+    flush_dirty(l);
     if (timeout_ms >= 0) {
         ts.tv_sec = timeout_ms / 1000;
         ts.tv_nsec = (long long)(timeout_ms % 1000) * 1000000;
@@ -1020,8 +1056,8 @@ int czk_loop_run_once(czk_loop *l, int timeout_ms)
         n++;
     }
     io_uring_cq_advance(&l->ring, n);
-    if (io_uring_sq_ready(&l->ring))
-        io_uring_submit(&l->ring);
+    /* what the callbacks queued is submitted by the next wait, in the same
+     * io_uring_enter; czk_loop_run flushes it when it stops */
     return (int)n;
 }
 
@@ -1033,6 +1069,8 @@ int czk_loop_run(czk_loop *l)
         if (r < 0)
             return r;
     }
+    flush_dirty(l);
+    io_uring_submit(&l->ring);
     return 0;
 }
 

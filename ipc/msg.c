@@ -91,6 +91,8 @@ static const field f_ready[] = {
     U64("dom", ready.domain_size, 0, 1ull << 40),
     U64("nvars", ready.n_vars, 0, 1ull << 40),
     U64("dlen", ready.data_len, 0, 1ull << 48),
+    {"status", F_I32, 1, OFF(ready.status), 0, -4095, 0},
+    STR_OPT("reason", ready.reason),
     END};
 static const field f_release[] = {
     U32("pool", release.pool_id, 0, U32MAX),
@@ -102,11 +104,21 @@ static const field f_result[] = {
     U32("part", result.partition, 0, U32MAX - 1),
     {"pts", F_BINLIST, 0, OFF(result.points), OFF(result.n_points), 0, CZK_MSG_MAX_POINT_BYTES},
     {"pub", F_BIN, 1, OFF(result.publics), 0, 0, CZK_MSG_MAX_RECORD},
+    U32_OPT("circ", result.circuit_id, U32MAX),
+    U32_OPT("nparts", result.n_partitions, U32MAX),
+    STR_OPT("cname", result.circuit),
+    U64_OPT("tsub", result.submit_ns, U64MAX),
+    U64_OPT("tq", result.queue_ns, U64MAX),
+    U64_OPT("ts", result.synth_ns, U64MAX),
+    U64_OPT("tg", result.gpu_ns, U64MAX),
     END};
 static const field f_done[] = {
     U64("job", done.job_id, 1, U64MAX),
     U32("part", done.partition, 0, U32MAX - 1),
     I32("status", done.status, -4095, 0),
+    STR_OPT("reason", done.reason),
+    {"proof", F_BIN, 1, OFF(done.proof), 0, 0, CZK_MSG_MAX_RECORD},
+    {"pubj", F_BIN, 1, OFF(done.publics), 0, 0, CZK_MSG_MAX_RECORD},
     END};
 static const field f_submit[] = {
     STR("req", submit.request_id),
@@ -132,6 +144,9 @@ static const field f_event[] = {
     U32("stage", event.stage, 1, CZK_STAGE_MAX),
     I32("status", event.status, -4095, 0),
     U64_OPT("time", event.time_ns, U64MAX),
+    STR_OPT("reason", event.reason),
+    {"proof", F_BIN, 1, OFF(event.proof), 0, 0, CZK_MSG_MAX_RECORD},
+    {"pubj", F_BIN, 1, OFF(event.publics), 0, 0, CZK_MSG_MAX_RECORD},
     END};
 static const field f_status[] = {
     {"body", F_MAPBIN, 1, OFF(status.body), 0, 0, CZK_MSG_MAX_RECORD},

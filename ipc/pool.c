@@ -223,6 +223,9 @@ int czk_pool_create(czk_pool *p, const czk_pool_opts *o, czk_error *err)
             huge = true;
         else if (mode == CZK_POOL_HUGE_REQUIRE)
             return czk_errorf(err, -errno, "could not create a hugetlb memfd: %s", strerror(errno));
+        else
+            czk_warn("hugetlb memfd not available (%s): falling back to 4 KiB pages, host-to-device copies "
+                     "will be slower", strerror(errno));
     }
 retry_small:
     page = huge ? hp : (uint64_t)sysconf(_SC_PAGESIZE);

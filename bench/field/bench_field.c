@@ -45,6 +45,8 @@ int main(int argc, char **argv)
     BENCH("fp_add", 10000000, czk_fp_add(&a, &a, &b));
     BENCH("fr_mul (dependent chain)", 10000000, czk_fr_mul(&fa, &fa, &fb));
     BENCH("fp_inv", 20000, czk_fp_inv(&a, &a));
+    BENCH("fr_inv", 20000, czk_fr_inv(&fa, &fa));
+    BENCH("fp_sqrt (pow)", 2000, (void)czk_fp_sqrt(&b, &a));
     czk_fp2 x2 = {a, b}, y2 = {b, a};
     BENCH("fp2_mul", 5000000, czk_fp2_mul(&x2, &x2, &y2));
     BENCH("fp2_sqr", 5000000, czk_fp2_sqr(&x2, &x2));
@@ -69,6 +71,8 @@ int main(int argc, char **argv)
     BENCH("g2_add_aff (mixed)", 1000000, czk_g2_add_aff(&q2, &q2, &pa2));
     BENCH("g2_dbl", 1000000, czk_g2_dbl(&q2, &q2));
     BENCH("g2_mul (256-bit scalar)", 1000, czk_g2_mul(&q2, &q2, &k));
+    BENCH("g2_aff_in_subgroup", 1000, (void)czk_g2_aff_in_subgroup(&pa2));
+    BENCH("g1_to_aff", 20000, czk_g1_to_aff(&pa, &q));
 
     czk_g1_fb *t1;
     czk_g2_fb *t2;

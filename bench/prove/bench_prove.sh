@@ -7,7 +7,8 @@
 # like the MulChain(2^k - 16) circuits of snarkjs-interop.md section 4), `czk setup` for the key,
 # then RUNS (default 3) wall-clock timings of each prover, interleaved (czk, snarkjs, czk, ...)
 # so background load hits both alike; every proof is checked with `snarkjs groth16 verify`
-# (vkey from `snarkjs zkey export verificationkey`). Prints a markdown table of medians.
+# (vkey from `snarkjs zkey export verificationkey`). Prints a markdown table of medians and the
+# peak RSS of the last run of each prover.
 #
 # Environment:
 #   CZK          czk binary            (default <repo>/build/cli/czk)
@@ -35,17 +36,20 @@ mkdir -p "$WORK"
 
 log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
-# timed OUTFILE CMD...: runs CMD, prints its wall seconds; CMD's output goes to OUTFILE.
+# timed OUTFILE CMD...: runs CMD, prints its wall seconds; CMD's output goes to OUTFILE and,
+# when /usr/bin/time exists, its peak RSS in kB to OUTFILE.rss.
 timed() {
     local out=$1; shift
-    local t0 t1
+    local t0 t1 tm=()
+    [ -x /usr/bin/time ] && tm=(/usr/bin/time -f %M -o "$out.rss")
     t0=$(date +%s.%N)
-    if ! "$@" >"$out" 2>&1; then
+    if ! "${tm[@]}" "$@" >"$out" 2>&1; then
         echo "bench_prove.sh: failed: $*" >&2; tail -n 20 "$out" >&2; exit 1
     fi
     t1=$(date +%s.%N)
     echo "$t0 $t1" | awk '{ printf "%.3f", $2 - $1 }'
 }
+rss_gb() { if [ -s "$1.rss" ]; then awk '{ printf "%.2f", $1 / 1048576 }' "$1.rss"; else echo "-"; fi; }
 
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -89,14 +93,15 @@ for k in "${ks[@]}"; do
             { echo "bench_prove.sh: public signals differ between czk and snarkjs (k=$k)" >&2; exit 1; }
     done
     cm=$(median "${czk_t[@]}"); sm=$(median "${sj_t[@]}")
+    crss=$(rss_gb "$d/czk_prove.log"); srss=$(rss_gb "$d/sj_prove.log")
     ratio=$(awk -v a="$sm" -v b="$cm" 'BEGIN { printf "%.2f", a / b }')
-    rows+=("| $k | $n | $(awk -v z="$zsize" 'BEGIN { printf "%.1f", z / 1e6 }') | $cm [$(printf '%s ' "${czk_t[@]}" | sed 's/ $//')] | $sm [$(printf '%s ' "${sj_t[@]}" | sed 's/ $//')] | $ratio |")
+    rows+=("| $k | $n | $(awk -v z="$zsize" 'BEGIN { printf "%.1f", z / 1e6 }') | $cm [$(printf '%s ' "${czk_t[@]}" | sed 's/ $//')] | $sm [$(printf '%s ' "${sj_t[@]}" | sed 's/ $//')] | $ratio | $crss | $srss |")
 done
 
 echo
 echo "czk prove vs snarkjs groth16 prove, wall seconds, median of $RUNS [all runs]; gen-circuit --bits $BITS;"
 echo "$(nproc) CPUs, $(node --version) / snarkjs $("$SNARKJS" --version 2>/dev/null | head -1 | sed 's/snarkjs@//'); every proof verified by snarkjs."
 echo
-echo "| k | constraints | zkey MB | czk s | snarkjs s | snarkjs / czk |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| k | constraints | zkey MB | czk s | snarkjs s | snarkjs / czk | czk peak RSS GB | snarkjs peak RSS GB |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 printf '%s\n' "${rows[@]}"

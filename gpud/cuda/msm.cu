@@ -178,7 +178,10 @@ __global__ void __launch_bounds__(128) k_acc_aff(const uint32_t *vals, const aff
             continue;
         if (v & 1)
             neg(p.y, p.y);
-        xyzz_add_aff(acc, p);
+        if constexpr (sizeof(F) == sizeof(fp_t))
+            xyzz_add_aff_impl(acc, p);
+        else
+            xyzz_add_aff(acc, p);
     }
     out_keys[t] = run_keys[r];
     st_global(out + t, acc);

@@ -399,6 +399,9 @@ int main(int argc, char **argv)
         static const uint8_t notmap[] = {0x93, 0x01, 0x02, 0x03};
         uint8_t deep[200];
         expect_reject(huge_array, sizeof(huge_array), "a 4-billion element array");
+        /* rejected by the pre-walk itself, before msgpack-c could allocate */
+        CHECK(czk_msg_precheck(huge_array, sizeof(huge_array), 4, &e) == -EBADMSG && strstr(e.msg, "declares"));
+        CHECK(czk_msg_precheck(huge_map, sizeof(huge_map), 4, &e) == -EBADMSG && strstr(e.msg, "declares"));
         expect_reject(huge_map, sizeof(huge_map), "a 4-billion entry map");
         expect_reject(huge_str, sizeof(huge_str), "a 2 GiB string header");
         expect_reject(ext, sizeof(ext), "an ext type");

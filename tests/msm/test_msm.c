@@ -6,7 +6,8 @@
  * Sizes 0, 1, 2, 3, 100, 1000, 5000 on G1 (G2 up to 1000) with scalar mixes:
  * uniform below r, 0/1-heavy (circom bit witnesses), all zero, all one, one
  * value repeated, small values and powers of two, values near r (r-1, r-2, r,
- * r+1), and integers up to 2^256 - 1; bases include infinity (all-zero bytes),
+ * r+1), integers up to 2^256 - 1, and a*lambda + b around the G1 GLV split
+ * (lambda = z^2 - 1, 2^128); bases include infinity (all-zero bytes),
  * repeated points and negated pairs (so buckets hit P + P and P + (-P)).
  * Every case runs with 1, 2 and 8 threads and must equal the oracle.
  * Exit 0 pass, 1 fail.  CZK_TEST_SEED replays a run.
@@ -73,9 +74,12 @@ static void rand_below_r(czk_fr *k)
     } while (u256_cmp(k, &CZK_FR_MOD) >= 0);
 }
 
-enum mix { MIX_RANDOM, MIX_BITS, MIX_ZERO, MIX_ONE, MIX_SAME, MIX_SMALL, MIX_NEAR_R, MIX_WIDE, MIX_COUNT };
+enum mix { MIX_RANDOM, MIX_BITS, MIX_ZERO, MIX_ONE, MIX_SAME, MIX_SMALL, MIX_NEAR_R, MIX_WIDE, MIX_LAMBDA, MIX_COUNT };
 static const char *mix_name[] = {"random", "0/1-heavy", "all-zero", "all-one", "repeated", "small",
-                                  "near-r", "up-to-2^256"};
+                                  "near-r", "up-to-2^256", "a*lambda+b"};
+
+/* the G1 endomorphism eigenvalue the MSM splits scalars by (z^2 - 1) */
+static const uint64_t LAMBDA[2] = {0x00000000ffffffffULL, 0xac45a4010001a402ULL};
 
 static void make_scalars(czk_fr *k, size_t n, enum mix mix)
 {
@@ -128,6 +132,22 @@ static void make_scalars(czk_fr *k, size_t n, enum mix mix)
                 memset(&k[i], 0xff, sizeof(k[i])); /* 2^256 - 1 */
             else if (p == 1)
                 k[i].l[3] |= (uint64_t)1 << 63;   /* >= 2^255 */
+            break;
+        }
+        case MIX_LAMBDA: {
+            /* a * lambda + b with a, b small, at the 2^128 boundaries, or lambda^2 - 1 */
+            uint64_t a = rand64() % 4 == 0 ? ~(uint64_t)0 : rand64() % 5, b = rand64() % 3;
+            unsigned __int128 p0 = (unsigned __int128)a * LAMBDA[0];
+            unsigned __int128 p1 = (unsigned __int128)a * LAMBDA[1] + (uint64_t)(p0 >> 64);
+            k[i].l[0] = (uint64_t)p0;
+            k[i].l[1] = (uint64_t)p1;
+            k[i].l[2] = (uint64_t)(p1 >> 64);
+            u256_add_small(&k[i], &k[i], (int64_t)b - 1);
+            if (rand64() % 8 == 0) {
+                memset(&k[i], 0, sizeof(k[i]));
+                k[i].l[2] = 1; /* 2^128 */
+                u256_add_small(&k[i], &k[i], (int64_t)(rand64() % 3) - 1);
+            }
             break;
         }
         default:

@@ -1,0 +1,347 @@
+/*
+ * clients.c — czk-gpud's two sockets: gpud.sock (synths and the finalizer,
+ * dispatched to sched.c and results.c by the role in their HELLO) and czk.sock
+ * (clients: SUBMIT, STATUS, CANCEL, WATCH), plus EVENTs to watching clients
+ * and the STATUS reply.  Loop thread only.
+ *
+ * Replies:  SUBMIT -> ACCEPTED | REJECTED;  STATUS -> STATUS_REPLY (msgpack
+ * map, docs/pipeline.md lists its keys);  CANCEL -> EVENT(job, CANCELLED) or
+ * ERROR;  WATCH -> EVENT with the job's current stage, then its EVENTs.
+ */
+#include <errno.h>
+#include <msgpack.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/daemon.h"
+#include "common/log.h"
+#include "gpud/gpud.h"
+
+#define EVENT_TEXT_MAX (CZK_MSG_MAX_RECORD - 2048) /* proof + public text that still fits one record */
+
+void gpud_reply_error(czk_conn *c, int code, const char *fmt, ...)
+{
+    czk_msg m;
+    va_list ap;
+    memset(&m, 0, sizeof(m));
+    m.type = CZK_MSG_ERROR;
+    m.u.error.code = code;
+    va_start(ap, fmt);
+    vsnprintf(m.u.error.message, sizeof(m.u.error.message), fmt, ap);
+    va_end(ap);
+    czk_conn_send(c, &m, NULL, 0);
+}
+
+void gpud_stage_observe(gpud *g, int stage, uint64_t ns)
+{
+    double s = (double)ns * 1e-9;
+    g->stage[stage].sum_s += s;
+    g->stage[stage].n++;
+    czk_metric_observe(g->stage[stage].hist, s);
+}
+
+/* ------------------------------------------------------------- events --- */
+
+void gpud_watch_add(gpud *g, gpud_job *j, czk_conn *c)
+{
+    (void)g;
+    for (int i = 0; i < j->nwatch; i++)
+        if (j->watchers[i] == c)
+            return;
+    if (j->nwatch == GPUD_MAX_WATCHERS) {
+        gpud_reply_error(c, -EUSERS, "job %llu already has %d watchers", (unsigned long long)j->id,
+                         GPUD_MAX_WATCHERS);
+        return;
+    }
+    j->watchers[j->nwatch++] = c;
+}
+
+static void watch_remove(gpud_job *j, int i)
+{
+    j->watchers[i] = j->watchers[--j->nwatch];
+}
+
+void gpud_event(gpud *g, gpud_job *j, uint32_t part, uint32_t stage, int32_t status, const char *reason,
+                const czk_bytes *proof, const czk_bytes *pub)
+{
+    czk_msg m;
+    (void)g;
+    if (!j->nwatch)
+        return;
+    memset(&m, 0, sizeof(m));
+    m.type = CZK_MSG_EVENT;
+    m.u.event.job_id = j->id;
+    m.u.event.partition = part;
+    m.u.event.stage = stage;
+    m.u.event.status = status;
+    m.u.event.time_ns = czk_real_ns();
+    if (reason)
+        snprintf(m.u.event.reason, sizeof(m.u.event.reason), "%s", reason);
+    if (proof && pub && proof->len && (size_t)proof->len + pub->len <= EVENT_TEXT_MAX) {
+        m.u.event.proof = *proof;
+        m.u.event.publics = *pub;
+    } else if (proof && proof->len) {
+        snprintf(m.u.event.reason, sizeof(m.u.event.reason),
+                 "proof text too large for an event: read it from the output directory");
+    }
+    for (int i = 0; i < j->nwatch;) {
+        if (czk_conn_send(j->watchers[i], &m, NULL, 0) < 0) {
+            czk_warn("job %llu: a watching client does not keep up: it no longer gets events",
+                     (unsigned long long)j->id);
+            watch_remove(j, i);
+            continue;
+        }
+        i++;
+    }
+}
+
+static void on_watch(gpud *g, czk_conn *c, uint64_t job_id)
+{
+    gpud_job *j = gpud_job_find(g, job_id);
+    uint32_t stage = CZK_STAGE_QUEUED;
+    czk_msg m;
+
+    if (!j) {
+        gpud_reply_error(c, -ENOENT, "job %llu is not known", (unsigned long long)job_id);
+        return;
+    }
+    if (j->uid != (uint32_t)czk_conn_cred(c)->uid && czk_conn_cred(c)->uid != 0) {
+        gpud_reply_error(c, -EPERM, "job %llu belongs to another user", (unsigned long long)job_id);
+        return;
+    }
+    switch (j->state) {
+    case J_COMPLETE: stage = CZK_STAGE_DONE; break;
+    case J_FAILED: stage = CZK_STAGE_FAILED; break;
+    case J_CANCELLED: stage = CZK_STAGE_CANCELLED; break;
+    default:
+        for (uint32_t i = 0; j->parts && i < j->nparts; i++)
+            if (j->parts[i].state != P_QUEUED)
+                stage = CZK_STAGE_SYNTH;
+        gpud_watch_add(g, j, c);
+    }
+    memset(&m, 0, sizeof(m));
+    m.type = CZK_MSG_EVENT;
+    m.u.event.job_id = j->id;
+    m.u.event.partition = CZK_PARTITION_ALL;
+    m.u.event.stage = stage;
+    m.u.event.status = j->state == J_FAILED ? -EIO : 0;
+    m.u.event.time_ns = czk_real_ns();
+    czk_conn_send(c, &m, NULL, 0);
+}
+
+/* ------------------------------------------------------------- status --- */
+
+static void pk_str(msgpack_packer *pk, const char *s) { msgpack_pack_str_with_body(pk, s, strlen(s)); }
+static void kv_u(msgpack_packer *pk, const char *k, uint64_t v) { pk_str(pk, k); msgpack_pack_uint64(pk, v); }
+static void kv_d(msgpack_packer *pk, const char *k, double v) { pk_str(pk, k); msgpack_pack_double(pk, v); }
+static void kv_s(msgpack_packer *pk, const char *k, const char *v) { pk_str(pk, k); pk_str(pk, v); }
+
+static const char *job_state_name(int s)
+{
+    static const char *n[] = {"active", "complete", "failed", "cancelled"};
+    return s >= 0 && s <= J_CANCELLED ? n[s] : "?";
+}
+
+static void pack_job(msgpack_packer *pk, const gpud_job *j)
+{
+    unsigned per[P_STATE_COUNT] = {0};
+    for (uint32_t i = 0; j->parts && i < j->nparts; i++)
+        per[j->parts[i].state]++;
+    msgpack_pack_map(pk, 12);
+    kv_u(pk, "id", j->id);
+    kv_s(pk, "state", job_state_name(j->state));
+    kv_s(pk, "circuit", j->cname);
+    kv_s(pk, "request", j->req);
+    kv_u(pk, "lane", j->lane);
+    kv_u(pk, "partitions", j->nparts);
+    kv_u(pk, "done", j->nfinished - j->nfailed);
+    kv_u(pk, "failed", j->nfailed);
+    kv_u(pk, "queued", per[P_QUEUED]);
+    kv_u(pk, "synth", per[P_SYNTH] + per[P_READY]);
+    kv_u(pk, "gpu", per[P_GPU]);
+    kv_u(pk, "finalize", per[P_FINALIZE]);
+}
+
+static uint64_t status_job_id(const czk_msg_status *s)
+{
+    msgpack_unpacked up;
+    size_t off = 0;
+    uint64_t id = 0;
+    if (!s->body.len)
+        return 0;
+    msgpack_unpacked_init(&up);
+    if (msgpack_unpack_next(&up, (const char *)s->body.ptr, s->body.len, &off) == MSGPACK_UNPACK_SUCCESS &&
+        up.data.type == MSGPACK_OBJECT_MAP)
+        for (uint32_t i = 0; i < up.data.via.map.size; i++) {
+            const msgpack_object_kv *kv = &up.data.via.map.ptr[i];
+            if (kv->key.type == MSGPACK_OBJECT_STR && kv->key.via.str.size == 3 &&
+                !memcmp(kv->key.via.str.ptr, "job", 3) && kv->val.type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+                id = kv->val.via.u64;
+        }
+    msgpack_unpacked_destroy(&up);
+    return id;
+}
+
+static void on_status(gpud *g, czk_conn *c, const czk_msg_status *req)
+{
+    static const char *stage_names[ST_COUNT] = {"queue", "synth", "gpu", "finalize"};
+    uint64_t want = status_job_id(req), now = czk_mono_ns();
+    gpud_job *wj = want ? gpud_job_find(g, want) : NULL;
+    unsigned jc[4] = {0}, nlist = 0, recent = 0;
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+    czk_msg m;
+
+    for (gpud_job *j = g->jobs_head; j; j = j->next) {
+        jc[j->state]++;
+        if (j->state == J_ACTIVE && nlist < 64)
+            nlist++;
+    }
+    for (unsigned i = 0; i < GPUD_RATE_WINDOW; i++)
+        if (g->done_ring[i] && now - g->done_ring[i] < 60000000000ull)
+            recent++;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, wj ? 13 : 12);
+    kv_s(&pk, "daemon", "czk-gpud");
+    kv_s(&pk, "backend", g->bops->name);
+    pk_str(&pk, "jobs");
+    msgpack_pack_map(&pk, 4);
+    kv_u(&pk, "active", jc[J_ACTIVE]);
+    kv_u(&pk, "complete", jc[J_COMPLETE]);
+    kv_u(&pk, "failed", jc[J_FAILED]);
+    kv_u(&pk, "cancelled", jc[J_CANCELLED]);
+    pk_str(&pk, "partitions");
+    msgpack_pack_map(&pk, 5);
+    kv_u(&pk, "queued", g->part_count[P_QUEUED]);
+    kv_u(&pk, "synth", g->part_count[P_SYNTH] + g->part_count[P_READY]);
+    kv_u(&pk, "gpu", g->part_count[P_GPU]);
+    kv_u(&pk, "finalize", g->part_count[P_FINALIZE]);
+    kv_u(&pk, "lanes", GPUD_LANES);
+    pk_str(&pk, "pools");
+    msgpack_pack_array(&pk, g->n_pools);
+    for (unsigned i = 0; i < g->n_pools; i++) {
+        msgpack_pack_map(&pk, 5);
+        kv_u(&pk, "id", g->pools[i].id);
+        pk_str(&pk, "node");
+        msgpack_pack_int32(&pk, g->pools[i].node);
+        kv_u(&pk, "slots", g->pools[i].pool.hdr->slot_count);
+        kv_u(&pk, "in_use", g->pools[i].in_use);
+        kv_u(&pk, "hugetlb", g->pools[i].pool.hugetlb);
+    }
+    pk_str(&pk, "latency_s");
+    msgpack_pack_map(&pk, ST_COUNT);
+    for (int s = 0; s < ST_COUNT; s++)
+        kv_d(&pk, stage_names[s], g->stage[s].n ? g->stage[s].sum_s / (double)g->stage[s].n : 0.0);
+    kv_u(&pk, "proofs_per_minute", recent);
+    kv_u(&pk, "proofs_total", g->proofs_total);
+    kv_u(&pk, "failures_total", g->failures_total);
+    kv_u(&pk, "synths", gpud_synth_count(g));
+    kv_u(&pk, "finalizer", g->finalizer != NULL);
+    pk_str(&pk, "active");
+    msgpack_pack_array(&pk, nlist);
+    nlist = 0;
+    for (gpud_job *j = g->jobs_head; j; j = j->next)
+        if (j->state == J_ACTIVE && nlist < 64) {
+            pack_job(&pk, j);
+            nlist++;
+        }
+    if (wj) {
+        pk_str(&pk, "job");
+        pack_job(&pk, wj);
+    }
+    memset(&m, 0, sizeof(m));
+    m.type = CZK_MSG_STATUS_REPLY;
+    m.u.status.body = (czk_bytes){(const uint8_t *)sb.data, (uint32_t)sb.size};
+    if (czk_conn_send(c, &m, NULL, 0) < 0)
+        gpud_reply_error(c, -EMSGSIZE, "status does not fit one record");
+    msgpack_sbuffer_destroy(&sb);
+}
+
+/* ------------------------------------------------------ connection ops --- */
+
+static void client_msg(czk_conn *c, const czk_msg *m, int *fds, int nfds, void *ctx)
+{
+    gpud *g = ctx;
+    switch (m->type) {
+    case CZK_MSG_SUBMIT:
+        gpud_submit(g, c, &m->u.submit, fds, nfds);
+        break;
+    case CZK_MSG_STATUS:
+        on_status(g, c, &m->u.status);
+        break;
+    case CZK_MSG_CANCEL:
+        gpud_cancel(g, c, m->u.cancel.job_id);
+        break;
+    case CZK_MSG_WATCH:
+        on_watch(g, c, m->u.watch.job_id);
+        break;
+    case CZK_MSG_HEARTBEAT: {
+        czk_msg r = *m;
+        r.u.heartbeat.time_ns = czk_mono_ns();
+        czk_conn_send(c, &r, NULL, 0);
+        break;
+    }
+    default:
+        gpud_reply_error(c, -EPROTO, "a client may not send %s", czk_msg_type_name(m->type));
+    }
+}
+
+static void client_close(czk_conn *c, int err, const char *why, void *ctx)
+{
+    gpud *g = ctx;
+    for (gpud_job *j = g->jobs_head; j; j = j->next)
+        for (int i = 0; i < j->nwatch;)
+            if (j->watchers[i] == c)
+                watch_remove(j, i);
+            else
+                i++;
+}
+
+const czk_conn_ops gpud_client_ops = {
+    .on_open = NULL,
+    .on_msg = client_msg,
+    .on_close = client_close,
+};
+
+static void daemon_open(czk_conn *c, void *ctx)
+{
+    gpud *g = ctx;
+    if (czk_conn_peer(c)->role == CZK_ROLE_SYNTH)
+        gpud_synth_open(g, c);
+    else if (czk_conn_peer(c)->role == CZK_ROLE_FINALIZER)
+        gpud_finalizer_open(g, c);
+    else
+        czk_conn_close(c, -EPROTO, "only synths and the finalizer may use gpud.sock", 0);
+}
+
+static void daemon_msg(czk_conn *c, const czk_msg *m, int *fds, int nfds, void *ctx)
+{
+    gpud *g = ctx;
+    if (m->type == CZK_MSG_STATUS) {
+        on_status(g, c, &m->u.status);
+        return;
+    }
+    if (czk_conn_peer(c)->role == CZK_ROLE_SYNTH)
+        gpud_synth_msg(g, c, m);
+    else
+        gpud_finalizer_msg(g, c, m);
+}
+
+static void daemon_close(czk_conn *c, int err, const char *why, void *ctx)
+{
+    gpud *g = ctx;
+    if (g->stopping)
+        return;
+    if (czk_conn_peer(c)->role == CZK_ROLE_SYNTH)
+        gpud_synth_close(g, c);
+    else if (czk_conn_peer(c)->role == CZK_ROLE_FINALIZER)
+        gpud_finalizer_close(g, c);
+}
+
+const czk_conn_ops gpud_daemon_ops = {
+    .on_open = daemon_open,
+    .on_msg = daemon_msg,
+    .on_close = daemon_close,
+};

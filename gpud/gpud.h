@@ -1,0 +1,231 @@
+/*
+ * gpud.h — czk-gpud's internal state, shared by its modules (not a public
+ * contract).  Everything here is owned by the event-loop thread, except the
+ * fields of gpud_work marked "worker", which the worker thread owns between
+ * gpud_work_start() and the task it posts back (see worker.c).
+ *
+ *   main.c     start-up, wiring, signals, systemd, shutdown
+ *   jobs.c     the job table, the journal records and replay, witness spool, SUBMIT/CANCEL
+ *   sched.c    priority lanes, pools and slots, synth connections (ASSIGN/READY/RELEASE/RESYNC)
+ *   worker.c   backend worker threads (copy-in, compute), posting back to the loop
+ *   results.c  the finalizer connection (RESULT, DONE, re-send on reconnect)
+ *   clients.c  the client socket: SUBMIT, STATUS, CANCEL, WATCH, EVENTs
+ */
+#ifndef CZK_GPUD_H
+#define CZK_GPUD_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "common/config.h"
+#include "common/formats.h"
+#include "common/groth16.h"
+#include "common/metrics.h"
+#include "gpud/backend.h"
+#include "ipc/journal.h"
+#include "ipc/loop.h"
+#include "ipc/pool.h"
+
+#define GPUD_LANES 3
+#define GPUD_MAX_WATCHERS 16
+#define GPUD_HASH 4096
+#define GPUD_HISTORY 10000 /* finished jobs remembered (request-id dedup, STATUS) */
+#define GPUD_RATE_WINDOW 256
+
+/* journal record types (payload: one msgpack map, see jobs.c) */
+enum { REC_ACCEPT = 1, REC_DONE = 2, REC_COMPLETE = 3, REC_CANCEL = 4 };
+
+enum part_state {
+    P_QUEUED = 0, /* in a lane, waiting for a slot */
+    P_SYNTH,      /* ASSIGNed to a synth, slot being filled */
+    P_READY,      /* slot READY, waiting for a backend context */
+    P_GPU,        /* being copied in / computed */
+    P_FINALIZE,   /* RESULT computed, waiting for the finalizer's DONE */
+    P_DONE,
+    P_FAILED,
+    P_CANCELLED,
+    P_STATE_COUNT
+};
+
+enum job_state { J_ACTIVE = 0, J_COMPLETE, J_FAILED, J_CANCELLED };
+
+typedef struct gpud_job gpud_job;
+typedef struct gpud_synth gpud_synth;
+
+typedef struct gpud_part {
+    gpud_job *job;
+    uint32_t index;
+    uint8_t state;      /* enum part_state */
+    uint8_t linked;     /* in a lane or in the ready queue */
+    uint8_t holds_slot; /* pool/slot/gen name a slot this partition owns */
+    uint8_t discard;    /* cancelled while a worker had it */
+    uint8_t sent;       /* P_FINALIZE: RESULT queued to the current finalizer */
+    int32_t status;
+    struct gpud_part *prev, *next;
+    uint32_t pool, slot, gen;
+    uint64_t t_enq, t_assign, t_ready, t_gpu;     /* CLOCK_MONOTONIC ns */
+    uint64_t queue_ns, synth_ns, gpu_ns;           /* accumulated per stage */
+    czk_groth16_msm_out *res;                      /* while P_FINALIZE */
+    czk_fr *pub;                                   /* n_public, while P_FINALIZE */
+} gpud_part;
+
+struct gpud_job {
+    uint64_t id;
+    char req[CZK_MSG_STR_SHORT];
+    char cname[64];
+    uint32_t circuit; /* index into g->circuits, UINT32_MAX when no longer configured */
+    uint32_t lane, nparts, nfinished, nfailed;
+    uint32_t uid;
+    uint64_t submit_ns; /* CLOCK_REALTIME */
+    int state;          /* enum job_state */
+    gpud_part *parts;   /* NULL once finished */
+    czk_conn *watchers[GPUD_MAX_WATCHERS];
+    int nwatch;
+    gpud_job *next, *hnext;
+};
+
+typedef struct gpud_circuit {
+    char name[64];
+    czk_zkey zkey;
+    uint64_t slot_bytes; /* payload a, b, c, w (czk_slot_payload_layout) */
+} gpud_circuit;
+
+typedef struct gpud_slot {
+    gpud_part *part;    /* partition using the slot, NULL when free */
+    gpud_synth *synth;  /* synth filling it (P_SYNTH) */
+} gpud_slot;
+
+typedef struct gpud_pool {
+    czk_pool pool;
+    uint32_t id;
+    int node;
+    gpud_slot *slots;
+    uint32_t in_use;
+    czk_metric *m_in_use;
+} gpud_pool;
+
+struct gpud_synth {
+    czk_conn *c;
+    uint32_t pool;  /* index into g->pools */
+    uint32_t owner; /* slot owner id: the synth's pid */
+    uint32_t inflight;
+    gpud_synth *next;
+};
+
+typedef struct gpud gpud;
+
+typedef struct gpud_work {
+    czk_loop_task copied_task, computed_task;
+    gpud *g;
+    unsigned ctx;
+    int busy; /* loop thread: an item is out */
+    /* input, written by the loop before start */
+    gpud_part *part;
+    unsigned circuit;
+    czk_backend_input in;
+    /* worker */
+    int rc_copy, rc_compute;
+    czk_error err;
+    czk_groth16_msm_out out;
+    czk_fr *pub;
+    uint64_t t_copied, t_computed;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int has_work, stop;
+} gpud_work;
+
+typedef struct gpud_stage_stat {
+    double sum_s;
+    uint64_t n;
+    czk_metric *hist;
+} gpud_stage_stat;
+
+enum { ST_QUEUE = 0, ST_SYNTH, ST_GPU, ST_FINALIZE, ST_COUNT };
+
+struct gpud {
+    czk_config cfg;
+    czk_loop *loop;
+    czk_journal *journal;
+    char spool_dir[CZK_CONFIG_PATH_MAX + 16];
+    gpud_circuit *circuits;
+    unsigned n_circuits;
+    uint32_t max_public;
+    gpud_pool *pools;
+    unsigned n_pools;
+    const czk_backend_ops *bops;
+    czk_backend *backend;
+    gpud_work *workers;
+    unsigned n_workers;
+    /* queues */
+    gpud_part *lane_head[GPUD_LANES], *lane_tail[GPUD_LANES];
+    gpud_part *ready_head, *ready_tail;
+    unsigned part_count[P_STATE_COUNT];
+    /* peers */
+    gpud_synth *synths;
+    czk_conn *finalizer;
+    /* jobs */
+    gpud_job *jobs_head, *jobs_tail;
+    gpud_job *hash[GPUD_HASH];
+    unsigned n_active, n_history;
+    uint64_t next_job_id;
+    /* stats */
+    uint64_t proofs_total, failures_total, cancelled_total;
+    uint64_t done_ring[GPUD_RATE_WINDOW]; /* CLOCK_MONOTONIC of recent proofs */
+    unsigned done_ring_pos;
+    gpud_stage_stat stage[ST_COUNT];
+    czk_metrics *metrics;
+    czk_metric *m_lane[GPUD_LANES], *m_proofs, *m_failures, *m_jobs;
+    int stopping;
+};
+
+/* jobs.c */
+int gpud_jobs_open(gpud *g, czk_error *e);          /* journal replay + compaction */
+void gpud_jobs_requeue_all(gpud *g);               /* after pools: queue every pending partition */
+gpud_job *gpud_job_find(gpud *g, uint64_t id);
+void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, const int *fds, int nfds);
+void gpud_cancel(gpud *g, czk_conn *c, uint64_t job_id);
+/* a partition reached a final state (DONE or FAILED); journals it */
+void gpud_part_finish(gpud *g, gpud_part *p, int status, const char *reason, const czk_bytes *proof,
+                      const czk_bytes *pub);
+void gpud_part_set_state(gpud *g, gpud_part *p, int state);
+void gpud_spool_path(const gpud *g, uint64_t job, uint32_t part, char *buf, size_t n);
+void gpud_jobs_free(gpud *g);
+void gpud_job_maybe_release(gpud *g, gpud_job *j); /* free a final job's partitions when unreferenced */
+
+/* sched.c */
+void gpud_lane_push(gpud *g, gpud_part *p, int front);
+void gpud_unlink(gpud *g, gpud_part *p);
+void gpud_schedule(gpud *g);                        /* assign slots, start workers */
+int gpud_pools_open(gpud *g, czk_error *e);         /* create or adopt one pool per NUMA node */
+void gpud_pools_close(gpud *g);
+void gpud_slot_free(gpud *g, gpud_part *p, int send_release); /* READY/DMA slot back to FREE + RELEASE */
+void gpud_slot_drop(gpud *g, gpud_part *p);         /* cancel: give up a slot the partition holds */
+void gpud_synth_open(gpud *g, czk_conn *c);
+void gpud_synth_close(gpud *g, czk_conn *c);
+void gpud_synth_msg(gpud *g, czk_conn *c, const czk_msg *m);
+unsigned gpud_synth_count(const gpud *g);
+
+/* worker.c */
+int gpud_workers_start(gpud *g, czk_error *e);
+void gpud_workers_stop(gpud *g);
+gpud_work *gpud_worker_idle(gpud *g);
+void gpud_work_start(gpud *g, gpud_work *w, gpud_part *p);
+
+/* results.c */
+void gpud_result_ready(gpud *g, gpud_part *p);      /* send RESULT if the finalizer is there */
+void gpud_finalizer_open(gpud *g, czk_conn *c);
+void gpud_finalizer_close(gpud *g, czk_conn *c);
+void gpud_finalizer_msg(gpud *g, czk_conn *c, const czk_msg *m);
+void gpud_results_flush(gpud *g);                  /* send RESULTs not yet sent */
+
+/* clients.c */
+extern const czk_conn_ops gpud_client_ops;
+extern const czk_conn_ops gpud_daemon_ops;
+void gpud_event(gpud *g, gpud_job *j, uint32_t part, uint32_t stage, int32_t status, const char *reason,
+                const czk_bytes *proof, const czk_bytes *pub);
+void gpud_watch_add(gpud *g, gpud_job *j, czk_conn *c);
+void gpud_reply_error(czk_conn *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void gpud_stage_observe(gpud *g, int stage, uint64_t ns);
+
+#endif

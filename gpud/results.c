@@ -1,0 +1,142 @@
+/*
+ * results.c — czk-gpud's side of the finalizer: RESULT out, DONE in.
+ *
+ * A computed partition stays in memory (P_FINALIZE) until the finalizer's DONE
+ * for it arrives, and is journaled DONE only then.  When the finalizer
+ * (re)connects, every P_FINALIZE partition is sent again; the finalizer's
+ * writes are idempotent, so a duplicate RESULT costs a little work, never a
+ * second proof.  Sending is bounded by the connection's queue: what does not
+ * fit is sent as DONEs come back (gpud_results_flush).  Loop thread only.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/daemon.h"
+#include "common/fault.h"
+#include "common/field.h"
+#include "common/log.h"
+#include "gpud/gpud.h"
+
+#define RESULT_QUEUE_LIMIT 128 /* records queued to the finalizer before we hold back */
+
+static int send_result(gpud *g, gpud_part *p)
+{
+    static uint8_t pub[CZK_MSG_MAX_RECORD - 4096];
+    const gpud_job *j = p->job;
+    const czk_zkey *z = &g->circuits[j->circuit].zkey;
+    czk_msg m;
+    int r;
+
+    if ((size_t)z->n_public * 32 > sizeof(pub)) {
+        gpud_part_finish(g, p, -EMSGSIZE, "too many public signals for one RESULT record", NULL, NULL);
+        return -EMSGSIZE;
+    }
+    for (uint32_t i = 0; i < z->n_public; i++)
+        czk_fr_to_bytes_le(pub + 32 * i, &p->pub[i]);
+    memset(&m, 0, sizeof(m));
+    m.type = CZK_MSG_RESULT;
+    m.u.result.job_id = j->id;
+    m.u.result.partition = p->index;
+    m.u.result.n_points = 4;
+    m.u.result.points[0] = (czk_bytes){(const uint8_t *)&p->res->a, sizeof(p->res->a)};
+    m.u.result.points[1] = (czk_bytes){(const uint8_t *)&p->res->b1, sizeof(p->res->b1)};
+    m.u.result.points[2] = (czk_bytes){(const uint8_t *)&p->res->b2, sizeof(p->res->b2)};
+    m.u.result.points[3] = (czk_bytes){(const uint8_t *)&p->res->c, sizeof(p->res->c)};
+    m.u.result.publics = (czk_bytes){pub, z->n_public * 32};
+    m.u.result.circuit_id = j->circuit;
+    m.u.result.n_partitions = j->nparts;
+    snprintf(m.u.result.circuit, sizeof(m.u.result.circuit), "%s", j->cname);
+    m.u.result.submit_ns = j->submit_ns;
+    m.u.result.queue_ns = p->queue_ns;
+    m.u.result.synth_ns = p->synth_ns;
+    m.u.result.gpu_ns = p->gpu_ns;
+    if ((r = czk_conn_send(g->finalizer, &m, NULL, 0)) < 0)
+        return r;
+    p->sent = 1;
+    gpud_event(g, p->job, p->index, CZK_STAGE_FINALIZE, 0, NULL, NULL, NULL);
+    czk_fault("gpud.after_result_sent");
+    return 0;
+}
+
+void gpud_results_flush(gpud *g)
+{
+    if (!g->finalizer || !czk_conn_is_open(g->finalizer))
+        return;
+    for (gpud_job *j = g->jobs_head; j; j = j->next) {
+        if (j->state != J_ACTIVE || !j->parts)
+            continue;
+        for (uint32_t i = 0; i < j->nparts; i++) {
+            gpud_part *p = &j->parts[i];
+            if (p->state != P_FINALIZE || p->sent)
+                continue;
+            if (czk_conn_queued(g->finalizer) >= RESULT_QUEUE_LIMIT)
+                return;
+            if (send_result(g, p) == -ENOBUFS)
+                return;
+        }
+    }
+}
+
+void gpud_result_ready(gpud *g, gpud_part *p)
+{
+    if (g->finalizer && czk_conn_is_open(g->finalizer) && czk_conn_queued(g->finalizer) < RESULT_QUEUE_LIMIT)
+        send_result(g, p);
+}
+
+void gpud_finalizer_open(gpud *g, czk_conn *c)
+{
+    if (g->finalizer && g->finalizer != c) {
+        czk_warn("a second finalizer connected (pid %u): it replaces the current one",
+                 (unsigned)czk_conn_cred(c)->pid);
+        czk_conn_close(g->finalizer, 0, "replaced by a newer finalizer", 1);
+    }
+    g->finalizer = c;
+    for (gpud_job *j = g->jobs_head; j; j = j->next)
+        if (j->state == J_ACTIVE && j->parts)
+            for (uint32_t i = 0; i < j->nparts; i++)
+                j->parts[i].sent = 0;
+    czk_info("finalizer pid %u connected; %u results awaiting DONE will be sent",
+             (unsigned)czk_conn_cred(c)->pid, g->part_count[P_FINALIZE]);
+    gpud_results_flush(g);
+}
+
+void gpud_finalizer_close(gpud *g, czk_conn *c)
+{
+    if (g->finalizer != c)
+        return;
+    g->finalizer = NULL;
+    for (gpud_job *j = g->jobs_head; j; j = j->next)
+        if (j->state == J_ACTIVE && j->parts)
+            for (uint32_t i = 0; i < j->nparts; i++)
+                j->parts[i].sent = 0;
+    czk_warn("finalizer disconnected: %u results wait for it", g->part_count[P_FINALIZE]);
+}
+
+void gpud_finalizer_msg(gpud *g, czk_conn *c, const czk_msg *m)
+{
+    const czk_msg_done *d = &m->u.done;
+    gpud_job *j;
+    gpud_part *p;
+    uint64_t now = czk_mono_ns();
+
+    if (m->type == CZK_MSG_HEARTBEAT)
+        return;
+    if (m->type != CZK_MSG_DONE) {
+        gpud_reply_error(c, -EPROTO, "a finalizer may not send %s", czk_msg_type_name(m->type));
+        return;
+    }
+    j = gpud_job_find(g, d->job_id);
+    if (!j || j->state != J_ACTIVE || !j->parts || d->partition >= j->nparts ||
+        j->parts[d->partition].state != P_FINALIZE) {
+        czk_info("DONE for job %llu partition %u, which is not awaiting one: ignored", (unsigned long long)d->job_id,
+                 d->partition);
+        return;
+    }
+    p = &j->parts[d->partition];
+    gpud_stage_observe(g, ST_FINALIZE, now - p->t_gpu);
+    czk_fault("gpud.before_done");
+    gpud_part_finish(g, p, d->status, d->reason[0] ? d->reason : NULL, &d->proof, &d->publics);
+    gpud_results_flush(g);
+    gpud_schedule(g);
+}

@@ -1,0 +1,203 @@
+/*
+ * worker.c — czk-gpud's backend worker threads, one per backend context.
+ *
+ * Hand-off: the loop thread fills a gpud_work (part, circuit, slot pointers),
+ * moves the slot READY -> DMA and signals the worker.  The worker copies the
+ * slot into its context (backend copy_in) and posts `copied_task`; the loop
+ * then frees the slot and sends RELEASE while the worker computes h and the
+ * MSMs, then posts `computed_task`.  Between the signal and computed_task the
+ * worker owns the fields marked "worker" in gpud.h; the loop touches them only
+ * in the posted tasks, which run after the worker wrote them (the post is a
+ * release/acquire pair through the loop's task stack).  The mutex only guards
+ * the has_work/stop flags of that one worker.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/daemon.h"
+#include "common/fault.h"
+#include "common/log.h"
+#include "gpud/gpud.h"
+
+static void *worker_main(void *arg)
+{
+    gpud_work *w = arg;
+    gpud *g = w->g;
+
+    for (;;) {
+        pthread_mutex_lock(&w->mu);
+        while (!w->has_work && !w->stop)
+            pthread_cond_wait(&w->cv, &w->mu);
+        if (w->stop) {
+            pthread_mutex_unlock(&w->mu);
+            return NULL;
+        }
+        w->has_work = 0;
+        pthread_mutex_unlock(&w->mu);
+
+        memset(&w->err, 0, sizeof(w->err));
+        w->rc_compute = -ECANCELED;
+        w->rc_copy = g->bops->copy_in(g->backend, w->ctx, w->circuit, &w->in, &w->err);
+        w->t_copied = czk_mono_ns();
+        czk_loop_post(g->loop, &w->copied_task);
+        if (w->rc_copy == 0) {
+            czk_fault("gpud.mid_compute");
+            w->rc_compute = g->bops->compute(g->backend, w->ctx, w->circuit, &w->out, w->pub, &w->err);
+        }
+        w->t_computed = czk_mono_ns();
+        czk_loop_post(g->loop, &w->computed_task);
+    }
+}
+
+/* loop thread: the copy is done, the slot can go back to the synth */
+static void on_copied(czk_loop_task *t, void *ctx)
+{
+    gpud_work *w = ctx;
+    gpud *g = w->g;
+    gpud_part *p = w->part;
+    (void)t;
+
+    gpud_slot_free(g, p, 1);
+    czk_fault("gpud.after_release");
+    gpud_schedule(g);
+}
+
+/* loop thread: the partition is computed (or failed) */
+static void on_computed(czk_loop_task *t, void *ctx)
+{
+    gpud_work *w = ctx;
+    gpud *g = w->g;
+    gpud_part *p = w->part;
+    uint32_t npub;
+    (void)t;
+
+    w->busy = 0;
+    w->part = NULL;
+    if (p->discard) {
+        p->discard = 0;
+        gpud_job_maybe_release(g, p->job);
+        gpud_schedule(g);
+        return;
+    }
+    if (w->rc_copy < 0 || w->rc_compute < 0) {
+        gpud_part_finish(g, p, w->rc_copy < 0 ? w->rc_copy : w->rc_compute, w->err.msg, NULL, NULL);
+        gpud_schedule(g);
+        return;
+    }
+    npub = g->circuits[p->job->circuit].zkey.n_public;
+    p->res = malloc(sizeof(*p->res));
+    p->pub = malloc((npub ? npub : 1) * sizeof(czk_fr));
+    if (!p->res || !p->pub) {
+        free(p->res);
+        free(p->pub);
+        p->res = NULL;
+        p->pub = NULL;
+        gpud_part_finish(g, p, -ENOMEM, "out of memory for the partition's result", NULL, NULL);
+        gpud_schedule(g);
+        return;
+    }
+    *p->res = w->out;
+    memcpy(p->pub, w->pub, npub * sizeof(czk_fr));
+    p->gpu_ns += w->t_computed - p->t_gpu;
+    gpud_stage_observe(g, ST_GPU, w->t_computed - p->t_gpu);
+    p->t_gpu = czk_mono_ns(); /* from now: the finalize stage */
+    p->sent = 0;
+    gpud_part_set_state(g, p, P_FINALIZE);
+    gpud_result_ready(g, p);
+    gpud_schedule(g);
+}
+
+int gpud_workers_start(gpud *g, czk_error *e)
+{
+    unsigned n = g->bops->contexts(g->backend);
+    g->workers = calloc(n, sizeof(gpud_work));
+    if (!g->workers)
+        return czk_errorf(e, -ENOMEM, "out of memory for workers");
+    for (unsigned i = 0; i < n; i++) {
+        gpud_work *w = &g->workers[i];
+        int r;
+        w->g = g;
+        w->ctx = i;
+        w->pub = calloc(g->max_public + 1, sizeof(czk_fr));
+        if (!w->pub)
+            return czk_errorf(e, -ENOMEM, "out of memory for workers");
+        w->copied_task.fn = on_copied;
+        w->copied_task.ctx = w;
+        w->computed_task.fn = on_computed;
+        w->computed_task.ctx = w;
+        pthread_mutex_init(&w->mu, NULL);
+        pthread_cond_init(&w->cv, NULL);
+        if ((r = pthread_create(&w->th, NULL, worker_main, w)) != 0)
+            return czk_errorf(e, -r, "could not start worker thread %u: %s", i, strerror(r));
+        g->n_workers++;
+    }
+    return 0;
+}
+
+void gpud_workers_stop(gpud *g)
+{
+    for (unsigned i = 0; i < g->n_workers; i++) {
+        gpud_work *w = &g->workers[i];
+        pthread_mutex_lock(&w->mu);
+        w->stop = 1;
+        pthread_cond_signal(&w->cv);
+        pthread_mutex_unlock(&w->mu);
+    }
+    for (unsigned i = 0; i < g->n_workers; i++) {
+        pthread_join(g->workers[i].th, NULL);
+        free(g->workers[i].pub);
+    }
+    free(g->workers);
+    g->workers = NULL;
+    g->n_workers = 0;
+}
+
+gpud_work *gpud_worker_idle(gpud *g)
+{
+    for (unsigned i = 0; i < g->n_workers; i++)
+        if (!g->workers[i].busy)
+            return &g->workers[i];
+    return NULL;
+}
+
+void gpud_work_start(gpud *g, gpud_work *w, gpud_part *p)
+{
+    gpud_pool *gp = &g->pools[p->pool];
+    const czk_slot_header *h = &gp->pool.slots[p->slot];
+    const gpud_circuit *c = &g->circuits[p->job->circuit];
+    czk_slot_layout l;
+    czk_error e = {0};
+    uint8_t *data;
+
+    if (czk_slot_begin_dma(&gp->pool, p->slot, p->gen, &e) < 0) {
+        /* somebody else's slot now: forget it and start the partition over */
+        czk_err("job %llu partition %u: %s: queued again", (unsigned long long)p->job->id, p->index, e.msg);
+        gp->slots[p->slot].part = NULL;
+        gp->slots[p->slot].synth = NULL;
+        gp->in_use--;
+        p->holds_slot = 0;
+        gpud_part_set_state(g, p, P_QUEUED);
+        p->t_enq = czk_mono_ns();
+        gpud_lane_push(g, p, 1);
+        return;
+    }
+    czk_slot_payload_layout(c->zkey.domain_size, c->zkey.n_vars, &l);
+    data = czk_slot_data(&gp->pool, p->slot);
+    w->part = p;
+    w->circuit = p->job->circuit;
+    w->in.a = data + l.off_a;
+    w->in.b = data + l.off_b;
+    w->in.c = data + l.off_c;
+    w->in.w = data + l.off_w;
+    w->in.domain_size = h->domain_size;
+    w->in.n_vars = h->n_vars;
+    w->busy = 1;
+    p->t_gpu = czk_mono_ns();
+    gpud_part_set_state(g, p, P_GPU);
+    gpud_event(g, p->job, p->index, CZK_STAGE_GPU, 0, NULL, NULL, NULL);
+    pthread_mutex_lock(&w->mu);
+    w->has_work = 1;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}

@@ -1,0 +1,129 @@
+/*
+ * fill.c — czk-synth's fill worker: for each ASSIGN, in order, it takes the
+ * slot (ASSIGNED -> FILLING), reads the spooled witness, computes a = A·w,
+ * b = B·w, c = a∘b straight into the slot with czk_groth16_build_abc on all of
+ * the synth's threads, copies w behind them, and publishes the slot READY
+ * (with a payload crc).  The slot's generation is checked by every
+ * transition, so a slot gpud reclaimed meanwhile is never published.
+ *
+ * One worker thread; build_abc parallelises inside.  The queue is the only
+ * state shared with the loop thread (mu/cv).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/fault.h"
+#include "common/groth16.h"
+#include "common/log.h"
+#include "synth/synth.h"
+
+static int do_fill(synth *s, fill *f)
+{
+    const czk_zkey *z = &s->zkeys[f->circuit];
+    czk_slot_layout l;
+    czk_wtns w;
+    czk_error e = {0};
+    uint8_t *data;
+    int r;
+
+    if (__atomic_load_n(&f->cancel, __ATOMIC_ACQUIRE))
+        return -ECANCELED;
+    if ((r = czk_slot_begin_fill(&s->pool, f->slot, f->gen, s->owner, &e)) < 0) {
+        snprintf(f->reason, sizeof(f->reason), "%s", e.msg);
+        return r;
+    }
+    czk_fault("synth.before_fill");
+    if ((r = czk_wtns_open(&w, f->spool, &e)) < 0) {
+        snprintf(f->reason, sizeof(f->reason), "%s", e.msg);
+        return r;
+    }
+    if ((r = czk_groth16_check_witness(z, "zkey", &w, f->spool, &e)) < 0) {
+        snprintf(f->reason, sizeof(f->reason), "%s", e.msg);
+        czk_wtns_close(&w);
+        return r;
+    }
+    czk_slot_payload_layout(z->domain_size, z->n_vars, &l);
+    if (l.total > s->pool.hdr->slot_size) {
+        czk_wtns_close(&w);
+        snprintf(f->reason, sizeof(f->reason), "the circuit needs %llu bytes, slots have %llu",
+                 (unsigned long long)l.total, (unsigned long long)s->pool.hdr->slot_size);
+        return -EMSGSIZE;
+    }
+    data = czk_slot_data(&s->pool, f->slot);
+    r = czk_groth16_build_abc(z, w.w, (czk_fr *)(data + l.off_a), (czk_fr *)(data + l.off_b),
+                              (czk_fr *)(data + l.off_c), s->threads);
+    if (r < 0) {
+        czk_wtns_close(&w);
+        snprintf(f->reason, sizeof(f->reason), "building a, b, c failed: %s", strerror(-r));
+        return r;
+    }
+    czk_fault("synth.mid_fill");
+    memcpy(data + l.off_w, w.w, (size_t)z->n_vars * sizeof(czk_fr));
+    czk_wtns_close(&w);
+    if (__atomic_load_n(&f->cancel, __ATOMIC_ACQUIRE))
+        return -ECANCELED;
+    if ((r = czk_slot_publish_ready(&s->pool, f->slot, f->gen, s->owner, z->domain_size, z->n_vars, l.total, true,
+                                    &e)) < 0) {
+        snprintf(f->reason, sizeof(f->reason), "%s", e.msg);
+        return r;
+    }
+    czk_fault("synth.after_publish");
+    return 0;
+}
+
+static void *fill_main(void *arg)
+{
+    synth *s = arg;
+    for (;;) {
+        fill *f;
+        pthread_mutex_lock(&s->mu);
+        while (!s->q_head && !s->q_stop)
+            pthread_cond_wait(&s->cv, &s->mu);
+        if (s->q_stop) {
+            pthread_mutex_unlock(&s->mu);
+            return NULL;
+        }
+        f = s->q_head;
+        s->q_head = f->next;
+        if (!s->q_head)
+            s->q_tail = NULL;
+        pthread_mutex_unlock(&s->mu);
+        f->rc = do_fill(s, f);
+        if (f->rc == -ECANCELED && !f->reason[0])
+            snprintf(f->reason, sizeof(f->reason), "cancelled");
+        czk_loop_post(s->loop, &f->done_task);
+    }
+}
+
+void synth_fill_enqueue(synth *s, fill *f)
+{
+    f->next = NULL;
+    f->done_task.fn = synth_fill_done;
+    f->done_task.ctx = f;
+    s->outstanding++;
+    pthread_mutex_lock(&s->mu);
+    if (s->q_tail)
+        s->q_tail->next = f;
+    else
+        s->q_head = f;
+    s->q_tail = f;
+    pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+int synth_fill_start(synth *s)
+{
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    return -pthread_create(&s->th, NULL, fill_main, s);
+}
+
+void synth_fill_stop(synth *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->q_stop = 1;
+    pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    pthread_join(s->th, NULL);
+}
