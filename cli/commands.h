@@ -5,7 +5,7 @@
  * subcommand itself lives in its own file as
  *   int czk_cmd_<c_identifier>(int argc, char **argv)   (argv[0] = its name)
  * returning the process exit status.  Adding a subcommand = one line here
- * plus its file (cli/CMakeLists.txt globs cli/*.c).
+ * plus its file (cli/CMakeLists.txt globs the .c files of cli/).
  */
 CZK_CLI_CMD("prove", prove, "ZKEY WTNS PROOF_JSON PUBLIC_JSON",
             "prove one witness in-process (snarkjs-compatible output)")

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -252,6 +253,12 @@ int czk_journal_open(czk_journal **out, const char *path, czk_journal_replay_fn 
         r = czk_errorf(err, -errno, "could not open journal \"%s\": %s", path, strerror(errno));
         goto fail;
     }
+    /* one writer: a second gpud on the same journal is refused, not interleaved */
+    if (flock(j->fd, LOCK_EX | LOCK_NB) < 0) {
+        r = czk_errorf(err, errno == EWOULDBLOCK ? -EBUSY : -errno, "journal \"%s\" is locked by another process: %s",
+                       path, strerror(errno));
+        goto fail;
+    }
     if ((r = read_all(j->fd, &buf, &len, path, err)) < 0)
         goto fail;
     r = replay_buf(buf, len, path, fn, ctx, &j->info, err);
@@ -395,6 +402,11 @@ int czk_journal_compact(czk_journal *j, czk_journal_keep_fn keep, void *ctx, czk
     fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0)
         return czk_errorf(err, -errno, "could not create \"%s\": %s", tmp, strerror(errno));
+    /* locked before it takes the journal's name */
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        r = czk_errorf(err, -errno, "could not lock \"%s\": %s", tmp, strerror(errno));
+        goto fail;
+    }
     if ((r = write_file_header(fd, j->next_seq, tmp, err)) < 0)
         goto fail;
     if ((r = read_all(j->fd, &buf, &len, j->path, err)) < 0)

@@ -75,13 +75,16 @@ static uint32_t slot_header_crc(const czk_slot_header *s)
     return crc_bytes((uint32_t)crc32(0L, Z_NULL, 0), (const uint8_t *)s + 8, 52);
 }
 
-/* start time of this process in clock ticks since boot (/proc/self/stat field 22) */
-static uint64_t self_start_time(void)
+/* start time of a process in clock ticks since boot (/proc/<pid>/stat field 22), 0 if unknown */
+static uint64_t proc_start_time(pid_t pid)
 {
-    char buf[1024], *p;
+    char buf[1024], path[64], *p;
     unsigned long long st = 0;
-    FILE *f = fopen("/proc/self/stat", "r");
+    FILE *f;
     size_t n;
+
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    f = fopen(path, "r");
 
     if (!f)
         return 0;
@@ -311,7 +314,7 @@ retry_small:
     h->header_crc = pool_header_crc(h, CZK_POOL_LAYOUT_VERSION);
     h->epoch = 1;
     h->owner_pid = (uint32_t)getpid();
-    h->owner_start = self_start_time();
+    h->owner_start = proc_start_time(getpid());
     __atomic_store_n(&h->layout_version, CZK_POOL_LAYOUT_VERSION, __ATOMIC_RELEASE);
     czk_info("pool %u: %u slots of %llu bytes, %llu MiB in %s pages, numa node %d%s, pre-faulted in %.3f s",
              o->pool_id, o->slot_count, (unsigned long long)o->slot_size, (unsigned long long)(total / MIB),
@@ -434,12 +437,19 @@ int czk_pool_adopt(czk_pool *p, int fd, czk_pool_adopt_report *rep, czk_error *e
         rep = &local;
     memset(rep, 0, sizeof(*rep));
     h = p->hdr;
+    /* the same process (pid and start time) still running means two owners */
+    if (h->owner_pid && (pid_t)h->owner_pid != getpid() && h->owner_start &&
+        proc_start_time((pid_t)h->owner_pid) == h->owner_start) {
+        uint32_t pid = h->owner_pid, id = h->pool_id;
+        czk_pool_close(p);
+        return czk_errorf(err, -EBUSY, "pool %u is still owned by running process %u: not adopting it", id, pid);
+    }
     p->owner = true;
     rep->old_epoch = h->epoch;
     rep->old_owner_pid = h->owner_pid;
     /* the previous owner is gone (that is why we adopt): we are the only writer */
     h->owner_pid = (uint32_t)getpid();
-    h->owner_start = self_start_time();
+    h->owner_start = proc_start_time(getpid());
     h->adopted_ns = now_ns(CLOCK_REALTIME);
     __atomic_store_n(&h->epoch, rep->old_epoch + 1, __ATOMIC_RELEASE);
     rep->new_epoch = rep->old_epoch + 1;

@@ -59,8 +59,13 @@ static bool same_file(const char *p, const char *q)
     bool same = a && b;
     int x, y;
 
-    while (same && ((x = getc(a)) != EOF | (y = getc(b)) != EOF))
+    while (same) {
+        x = getc(a);
+        y = getc(b);
         same = x == y;
+        if (x == EOF || y == EOF)
+            break;
+    }
     if (a)
         fclose(a);
     if (b)

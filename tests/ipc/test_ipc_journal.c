@@ -102,6 +102,11 @@ int main(void)
         CHECK(s.seqs[i] == (uint64_t)i + 1);
     CHECK(czk_journal_get_info(j)->torn_bytes == 0);
     CHECK(czk_journal_next_seq(j) == NREC + 1);
+    {
+        /* a second writer on the same journal is refused */
+        czk_journal *j2;
+        CHECK(czk_journal_open(&j2, path, NULL, NULL, &e) == -EBUSY && strstr(e.msg, "locked"));
+    }
     czk_journal_close(j);
 
     /* find the last record's offset and end */
@@ -176,6 +181,10 @@ int main(void)
         CHECK(recs[i].seq == (uint64_t)i + 1);
     CHECK_RC(czk_journal_open(&j, path, NULL, NULL, &e));
     CHECK_RC(czk_journal_compact(j, keep_odd, NULL, &e));
+    {
+        czk_journal *j2; /* the compacted file is still locked */
+        CHECK(czk_journal_open(&j2, path, NULL, NULL, &e) == -EBUSY);
+    }
     append(j, CZK_JOURNAL_SYNC);
     CHECK(recs[nrecs - 1].seq == NREC + 1);
     czk_journal_close(j);

@@ -272,10 +272,13 @@ static int write_corpus(const char *dir)
 
     for (uint32_t type = 1; type <= CZK_MSG_TYPE_MAX; type++)
         for (int k = 0; k < 2; k++) {
-            gen(type, &m);
-            n = czk_msg_encode(rec, sizeof(rec), &m, &e);
-            CHECK(n > 0);
-            if (n > 4096) /* keep seeds small */
+            int tries = 0;
+            do { /* keep seeds small: draw until the record is at most 4 KiB */
+                gen(type, &m);
+                n = czk_msg_encode(rec, sizeof(rec), &m, &e);
+                CHECK(n > 0);
+            } while (n > 4096 && ++tries < 1000);
+            if (n > 4096)
                 continue;
             snprintf(path, sizeof(path), "%s/%s-%d", dir, czk_msg_type_name(type), k);
             f = fopen(path, "wb");

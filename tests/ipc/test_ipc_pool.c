@@ -219,6 +219,13 @@ static void adopt_case(int huge, const char *path)
         exit(1);
     }
     CHECK(m.type == CZK_MSG_POOL && nfds == 1 && m.u.pool.epoch == 1);
+    {
+        /* the creator is still running: adoption is refused, nothing changes */
+        czk_pool q;
+        CHECK(czk_pool_adopt(&q, fds[0], NULL, &e) == -EBUSY && strstr(e.msg, "still owned"));
+        CHECK_RC(czk_pool_attach(&q, fds[0], &m.u.pool, &e)); /* epoch still 1 */
+        czk_pool_close(&q);
+    }
     CHECK(kill(a, SIGKILL) == 0);
     CHECK(waitpid(a, &status, 0) == a && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
     if (path) { /* a named pool needs nobody to hold it: drop our fd */

@@ -1,0 +1,216 @@
+/*
+ * output.c — the finalizer's files (docs/pipeline.md "Sockets, directories"):
+ *   output_dir/<job>/<partition>/public.json, timings.json, proof.json
+ *   output_dir/<job>/summary.json
+ * Each file is written to a temporary name, fsynced, renamed, and its
+ * directory fsynced, so a crash leaves either no file or the whole file.
+ * proof.json is written last: its presence (with public.json) means the
+ * partition is durable, and a re-sent RESULT for it is answered from the files
+ * without rewriting them (exactly-once output).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/daemon.h"
+#include "common/fault.h"
+#include "common/log.h"
+#include "finalizer/finalizer.h"
+
+#define PATH_CAP 1200
+
+static int fsync_dir(const char *dir, czk_error *e)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
+    if (fd < 0)
+        return czk_errorf(e, -errno, "could not open directory \"%s\": %s", dir, strerror(errno));
+    if (fsync(fd) < 0)
+        r = czk_errorf(e, -errno, "could not fsync directory \"%s\": %s", dir, strerror(errno));
+    close(fd);
+    return r;
+}
+
+/* mkdir that also makes the new entry durable in its parent */
+static int mkdir_durable(const char *parent, const char *dir, czk_error *e)
+{
+    if (mkdir(dir, 0755) == 0)
+        return fsync_dir(parent, e);
+    if (errno == EEXIST)
+        return 0;
+    return czk_errorf(e, -errno, "could not create directory \"%s\": %s", dir, strerror(errno));
+}
+
+static int write_atomic(const char *dir, const char *name, const char *text, size_t len, const char *fault,
+                        czk_error *e)
+{
+    char tmp[PATH_CAP], path[PATH_CAP];
+    size_t off = 0;
+    int fd, r = 0;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return czk_errorf(e, -errno, "could not create \"%s\": %s", tmp, strerror(errno));
+    while (off < len) {
+        ssize_t k = write(fd, text + off, len - off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            r = czk_errorf(e, -errno, "could not write \"%s\": %s", tmp, strerror(errno));
+            break;
+        }
+        off += (size_t)k;
+    }
+    if (r == 0 && fsync(fd) < 0)
+        r = czk_errorf(e, -errno, "could not fsync \"%s\": %s", tmp, strerror(errno));
+    close(fd);
+    if (r == 0 && fault && (r = czk_fault(fault)) < 0)
+        czk_errorf(e, r, "fault injected at %s", fault);
+    if (r == 0 && rename(tmp, path) < 0)
+        r = czk_errorf(e, -errno, "could not rename \"%s\" to \"%s\": %s", tmp, path, strerror(errno));
+    if (r < 0)
+        unlink(tmp);
+    return r;
+}
+
+static int read_text(const char *path, char **out, size_t *len, czk_error *e)
+{
+    FILE *f = fopen(path, "rb");
+    long n;
+    char *buf;
+
+    if (!f)
+        return czk_errorf(e, -errno, "could not open \"%s\": %s", path, strerror(errno));
+    if (fseek(f, 0, SEEK_END) < 0 || (n = ftell(f)) < 0 || n > (1 << 26) || fseek(f, 0, SEEK_SET) < 0) {
+        fclose(f);
+        return czk_errorf(e, -EIO, "could not size \"%s\"", path);
+    }
+    buf = malloc((size_t)n + 1);
+    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        fclose(f);
+        return czk_errorf(e, -EIO, "could not read \"%s\"", path);
+    }
+    fclose(f);
+    buf[n] = 0;
+    *out = buf;
+    *len = (size_t)n;
+    return 0;
+}
+
+int fin_output_existing(const char *output_dir, uint64_t job, uint32_t part, char **proof, size_t *proof_len,
+                        char **pub, size_t *pub_len, czk_error *e)
+{
+    char pp[PATH_CAP], up[PATH_CAP];
+    int r;
+
+    snprintf(pp, sizeof(pp), "%s/%llu/%u/proof.json", output_dir, (unsigned long long)job, part);
+    snprintf(up, sizeof(up), "%s/%llu/%u/public.json", output_dir, (unsigned long long)job, part);
+    if (access(pp, F_OK) < 0 || access(up, F_OK) < 0)
+        return 0;
+    if ((r = read_text(pp, proof, proof_len, e)) < 0)
+        return r;
+    if ((r = read_text(up, pub, pub_len, e)) < 0) {
+        free(*proof);
+        *proof = NULL;
+        return r;
+    }
+    return 1;
+}
+
+static char *timings_json(const fin_timings *t)
+{
+    json_t *o = json_pack("{s:I, s:i, s:i, s:s, s:I, s:f, s:f, s:f, s:f}", "job", (json_int_t)t->job, "partition",
+                          (int)t->partition, "partitions", (int)t->n_partitions, "circuit", t->circuit,
+                          "submitted_ns", (json_int_t)t->submit_ns, "queue_s", t->queue_s, "synth_s", t->synth_s,
+                          "gpu_s", t->gpu_s, "finalize_s", t->finalize_s);
+    char *s = o ? json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(o);
+    return s;
+}
+
+int fin_output_write(const char *output_dir, const fin_timings *t, const char *proof, const char *pub, czk_error *e)
+{
+    char jdir[1024], pdir[1100];
+    char *tj;
+    int r;
+
+    snprintf(jdir, sizeof(jdir), "%s/%llu", output_dir, (unsigned long long)t->job);
+    snprintf(pdir, sizeof(pdir), "%s/%u", jdir, t->partition);
+    if ((r = mkdir_durable(output_dir, jdir, e)) < 0 || (r = mkdir_durable(jdir, pdir, e)) < 0)
+        return r;
+    if ((r = write_atomic(pdir, "public.json", pub, strlen(pub), NULL, e)) < 0)
+        return r;
+    if (!(tj = timings_json(t)))
+        return czk_errorf(e, -ENOMEM, "out of memory for timings.json");
+    r = write_atomic(pdir, "timings.json", tj, strlen(tj), NULL, e);
+    free(tj);
+    if (r < 0)
+        return r;
+    if ((r = write_atomic(pdir, "proof.json", proof, strlen(proof), "finalizer.before_rename", e)) < 0)
+        return r;
+    if ((r = fsync_dir(pdir, e)) < 0)
+        return r;
+    czk_fault("finalizer.after_write");
+    return 0;
+}
+
+int fin_output_summary(const char *output_dir, uint64_t job, uint32_t n_partitions, const char *circuit,
+                       uint64_t submit_ns, czk_error *e)
+{
+    static const char *keys[4] = {"queue_s", "synth_s", "gpu_s", "finalize_s"};
+    char jdir[1024], path[PATH_CAP];
+    double total[4] = {0};
+    json_t *parts, *o;
+    char *text;
+    int r;
+
+    snprintf(jdir, sizeof(jdir), "%s/%llu", output_dir, (unsigned long long)job);
+    snprintf(path, sizeof(path), "%s/summary.json", jdir);
+    if (access(path, F_OK) == 0)
+        return 0;
+    for (uint32_t i = 0; i < n_partitions; i++) {
+        snprintf(path, sizeof(path), "%s/%u/proof.json", jdir, i);
+        if (access(path, F_OK) < 0)
+            return 0;
+    }
+    parts = json_array();
+    for (uint32_t i = 0; i < n_partitions; i++) {
+        json_error_t je;
+        json_t *t;
+        snprintf(path, sizeof(path), "%s/%u/timings.json", jdir, i);
+        t = json_load_file(path, 0, &je);
+        if (!t)
+            t = json_pack("{s:i}", "partition", (int)i); /* timings lost: the proof is what matters */
+        for (int k = 0; k < 4; k++)
+            total[k] += json_number_value(json_object_get(t, keys[k]));
+        json_object_del(t, "job");
+        json_object_del(t, "partitions");
+        json_object_del(t, "circuit");
+        json_object_del(t, "submitted_ns");
+        json_array_append_new(parts, t);
+    }
+    uint64_t now = czk_real_ns();
+    o = json_pack("{s:I, s:s, s:i, s:I, s:I, s:f, s:{s:f, s:f, s:f, s:f}, s:o}", "job", (json_int_t)job, "circuit",
+                  circuit, "partitions", (int)n_partitions, "submitted_ns", (json_int_t)submit_ns, "completed_ns",
+                  (json_int_t)now, "wall_s", submit_ns && now > submit_ns ? (double)(now - submit_ns) * 1e-9 : 0.0,
+                  "stage_totals_s", "queue", total[0], "synth", total[1], "gpu", total[2], "finalize", total[3],
+                  "per_partition", parts);
+    if (!o)
+        return czk_errorf(e, -ENOMEM, "could not build summary.json");
+    text = json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (!text)
+        return czk_errorf(e, -ENOMEM, "could not build summary.json");
+    r = write_atomic(jdir, "summary.json", text, strlen(text), NULL, e);
+    free(text);
+    if (r == 0)
+        r = fsync_dir(jdir, e);
+    return r < 0 ? r : 1;
+}

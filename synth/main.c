@@ -1,0 +1,390 @@
+/*
+ * main.c — czk-synth --numa-node N: binds itself to node N, maps each
+ * circuit's zkey once, connects to czk-gpud (reconnecting with exponential
+ * backoff whenever gpud goes away), maps the pool gpud sends in POOL, and
+ * fills the slots gpud ASSIGNs (fill.c), answering READY.
+ *
+ * Reconnection rule: a synth connects only when no fill is in flight, so after
+ * a reconnect no thread of this process can still be writing into a slot the
+ * new gpud may hand to someone else.  After the POOL of the new connection it
+ * sends RESYNC with the slots it still holds (READY, not yet RELEASEd).
+ */
+#include <errno.h>
+#include <numa.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/daemon.h"
+#include "common/log.h"
+#include "common/par.h"
+#include "ipc/peer.h"
+#include "synth/synth.h"
+
+static void try_connect(synth *s);
+
+static void send_ready(synth *s, const fill *f)
+{
+    czk_msg m;
+    const czk_zkey *z = &s->zkeys[f->circuit];
+    czk_slot_layout l;
+
+    memset(&m, 0, sizeof(m));
+    m.type = CZK_MSG_READY;
+    m.u.ready.pool_id = f->pool_id;
+    m.u.ready.slot = f->slot;
+    m.u.ready.generation = f->gen;
+    if (f->rc == 0) {
+        czk_slot_payload_layout(z->domain_size, z->n_vars, &l);
+        m.u.ready.domain_size = z->domain_size;
+        m.u.ready.n_vars = z->n_vars;
+        m.u.ready.data_len = l.total;
+    } else {
+        m.u.ready.status = f->rc < -4095 ? -EIO : f->rc;
+        snprintf(m.u.ready.reason, sizeof(m.u.ready.reason), "%s", f->reason);
+    }
+    czk_conn_send(s->conn, &m, NULL, 0);
+}
+
+void synth_fill_done(czk_loop_task *t, void *ctx)
+{
+    fill *f = ctx;
+    synth *s = f->s;
+    held *h = f->slot < s->held_cap ? &s->held[f->slot] : NULL;
+    (void)t;
+
+    s->outstanding--;
+    if (f->rc == 0)
+        s->fills_ok++;
+    else if (f->rc != -ECANCELED)
+        s->fills_failed++;
+    if (f->rc < 0 && f->rc != -ECANCELED)
+        czk_warn("job %llu partition %u (slot %u gen %u): fill failed: %s", (unsigned long long)f->job,
+                 f->partition, f->slot, f->gen, f->reason);
+    if (h && h->f == f) {
+        h->f = NULL;
+        h->state = f->rc == 0 ? H_READY : H_NONE;
+    }
+    if (s->conn && f->conn_epoch == s->conn_epoch && czk_conn_is_open(s->conn))
+        send_ready(s, f);
+    free(f);
+    if (!s->conn && s->outstanding == 0 && !s->connecting && !s->stopping)
+        try_connect(s);
+}
+
+/* ------------------------------------------------------------ messages --- */
+
+static void on_pool(synth *s, const czk_msg_pool *p, int *fds)
+{
+    czk_error e = {0};
+    czk_msg m;
+    uint32_t n = 0;
+
+    /* every POOL is mapped afresh: a restarted gpud may have adopted the old
+     * pool (epoch + 1) or created a new one; READY slots we still hold are
+     * reported in RESYNC either way and gpud RELEASEs what it does not know */
+    if (s->have_pool) {
+        czk_pool_close(&s->pool);
+        s->have_pool = 0;
+    }
+    if (czk_pool_attach(&s->pool, fds[0], p, &e) < 0) {
+        czk_err("could not map pool %u: %s", p->pool_id, e.msg);
+        czk_conn_close(s->conn, -EINVAL, "pool unusable", 0);
+        return;
+    }
+    s->have_pool = 1;
+    s->pool_id = p->pool_id;
+    if (s->held_cap < p->slot_count) {
+        held *nh = calloc(p->slot_count, sizeof(held));
+        if (!nh) {
+            czk_conn_close(s->conn, -ENOMEM, "out of memory", 0);
+            return;
+        }
+        if (s->held)
+            memcpy(nh, s->held, s->held_cap * sizeof(held));
+        free(s->held);
+        s->held = nh;
+        s->held_cap = p->slot_count;
+    }
+    czk_info("mapped pool %u (node %d, %u slots of %llu bytes, epoch %llu)", p->pool_id, p->numa_node,
+             p->slot_count, (unsigned long long)p->slot_size, (unsigned long long)p->epoch);
+    memset(&m, 0, sizeof(m));
+    m.type = CZK_MSG_RESYNC;
+    m.u.resync.pool_id = s->pool_id;
+    for (uint32_t i = 0; i < s->held_cap && n < CZK_MSG_MAX_RESYNC; i++)
+        if (s->held[i].state == H_READY) {
+            m.u.resync.slots[n].slot = i;
+            m.u.resync.slots[n].generation = s->held[i].gen;
+            n++;
+        }
+    m.u.resync.n = n;
+    czk_conn_send(s->conn, &m, NULL, 0);
+    czk_daemon_status("connected to czk-gpud, pool %u mapped", s->pool_id);
+}
+
+static void on_assign(synth *s, const czk_msg_assign *a)
+{
+    fill *f;
+    if (!s->have_pool || a->pool_id != s->pool_id || a->slot >= s->held_cap) {
+        czk_warn("ASSIGN for pool %u slot %u, which is not ours: ignored", a->pool_id, a->slot);
+        return;
+    }
+    if (a->circuit_id >= s->n_circuits) {
+        czk_err("ASSIGN for circuit %u, but only %u circuits are configured here: check that gpud and this "
+                "synth read the same config", a->circuit_id, s->n_circuits);
+        return;
+    }
+    f = calloc(1, sizeof(*f));
+    if (!f)
+        return;
+    f->s = s;
+    f->pool_id = a->pool_id;
+    f->slot = a->slot;
+    f->gen = (uint32_t)a->generation;
+    f->circuit = a->circuit_id;
+    f->job = a->job_id;
+    f->partition = a->partition;
+    f->conn_epoch = s->conn_epoch;
+    snprintf(f->spool, sizeof(f->spool), "%s", a->spool);
+    s->held[a->slot].state = H_FILLING;
+    s->held[a->slot].gen = f->gen;
+    s->held[a->slot].f = f;
+    synth_fill_enqueue(s, f);
+}
+
+static void on_release(synth *s, const czk_msg_release *r)
+{
+    held *h;
+    if (r->pool_id != s->pool_id || r->slot >= s->held_cap)
+        return;
+    h = &s->held[r->slot];
+    if (h->gen != r->generation)
+        return;
+    if (h->state == H_FILLING && h->f)
+        __atomic_store_n(&h->f->cancel, 1, __ATOMIC_RELEASE); /* gpud cancelled it */
+    else if (h->state == H_READY)
+        h->state = H_NONE;
+}
+
+static void conn_msg(czk_conn *c, const czk_msg *m, int *fds, int nfds, void *ctx)
+{
+    synth *s = ctx;
+    (void)c;
+    (void)nfds;
+    switch (m->type) {
+    case CZK_MSG_POOL:
+        on_pool(s, &m->u.pool, fds);
+        break;
+    case CZK_MSG_ASSIGN:
+        on_assign(s, &m->u.assign);
+        break;
+    case CZK_MSG_RELEASE:
+        on_release(s, &m->u.release);
+        break;
+    case CZK_MSG_ERROR:
+        czk_warn("gpud says: %s", m->u.error.message);
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---------------------------------------------------------- connection --- */
+
+static void reconnect_tick(czk_timer *t, void *ctx)
+{
+    synth *s = ctx;
+    (void)t;
+    s->connecting = 0;
+    if (!s->conn && !s->stopping && s->outstanding == 0)
+        try_connect(s);
+}
+
+static void schedule_reconnect(synth *s)
+{
+    s->connecting = 1;
+    czk_loop_timer(s->loop, s->backoff_ms, 0, reconnect_tick, s);
+    s->backoff_ms = s->backoff_ms * 2 > (uint64_t)s->cfg.reconnect_max_ms ? (uint64_t)s->cfg.reconnect_max_ms
+                                                                          : s->backoff_ms * 2;
+}
+
+static void conn_open(czk_conn *c, void *ctx)
+{
+    synth *s = ctx;
+    (void)c;
+    s->backoff_ms = 100;
+    czk_info("connected to czk-gpud");
+}
+
+static void conn_close(czk_conn *c, int err, const char *why, void *ctx)
+{
+    synth *s = ctx;
+    fill *f;
+    if (s->conn != c)
+        return;
+    s->conn = NULL;
+    s->conn_epoch++;
+    if (s->stopping)
+        return;
+    /* nothing queued will be wanted by the next gpud: cancel it all */
+    pthread_mutex_lock(&s->mu);
+    for (f = s->q_head; f; f = f->next)
+        __atomic_store_n(&f->cancel, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&s->mu);
+    for (uint32_t i = 0; i < s->held_cap; i++)
+        if (s->held[i].state == H_FILLING && s->held[i].f)
+            __atomic_store_n(&s->held[i].f->cancel, 1, __ATOMIC_RELEASE);
+    czk_warn("lost czk-gpud (%s): reconnecting once %u fills have stopped", why, s->outstanding);
+    czk_daemon_status("waiting for czk-gpud");
+    if (s->outstanding == 0)
+        schedule_reconnect(s);
+}
+
+static const czk_conn_ops synth_ops = {
+    .on_open = conn_open,
+    .on_msg = conn_msg,
+    .on_close = conn_close,
+};
+
+static void try_connect(synth *s)
+{
+    char path[CZK_CONFIG_PATH_MAX + 16];
+    czk_endpoint ep;
+    czk_error e = {0};
+    int fd;
+
+    snprintf(path, sizeof(path), "%s/gpud.sock", s->cfg.runtime_dir);
+    if (czk_peer_connect(path, &fd, &e) < 0) {
+        czk_debug("connect: %s (retry in %llu ms)", e.msg, (unsigned long long)s->backoff_ms);
+        schedule_reconnect(s);
+        return;
+    }
+    memset(&ep, 0, sizeof(ep));
+    czk_peer_hello_init(&ep.hello, CZK_ROLE_SYNTH, s->node, s->node < 0 ? 0u : (uint32_t)s->node, "czk-synth");
+    ep.policy.uid = geteuid();
+    ep.policy.gid = (gid_t)-1;
+    ep.policy.allow_root = 1;
+    ep.policy.roles_mask = CZK_ROLE_BIT(CZK_ROLE_GPUD);
+    if (czk_loop_connect(s->loop, fd, &ep, &synth_ops, s, &s->conn, &e) < 0) {
+        czk_warn("connect to %s: %s", path, e.msg);
+        s->conn = NULL;
+        schedule_reconnect(s);
+    }
+}
+
+/* ---------------------------------------------------------------- main --- */
+
+static void bind_node(int node)
+{
+    struct bitmask *bm;
+    if (node < 0)
+        return;
+    if (numa_available() < 0) {
+        czk_info("libnuma reports no NUMA support: node %d binding skipped", node);
+        return;
+    }
+    if (node > numa_max_node()) {
+        czk_warn("node %d does not exist (highest is %d): running unbound", node, numa_max_node());
+        return;
+    }
+    if (numa_run_on_node(node) < 0)
+        czk_warn("could not bind threads to node %d: %s (continuing)", node, strerror(errno));
+    bm = numa_allocate_nodemask();
+    numa_bitmask_setbit(bm, (unsigned)node);
+    numa_set_membind(bm);
+    numa_free_nodemask(bm);
+    czk_info("threads and memory bound to NUMA node %d", node);
+}
+
+static void on_signal_wake(void *ctx)
+{
+    synth *s = ctx;
+    if (s->loop)
+        czk_loop_wake(s->loop);
+}
+
+static void on_wake(void *ctx)
+{
+    synth *s = ctx;
+    if (czk_daemon_stop_requested() && !s->stopping) {
+        czk_info("stopping on signal");
+        s->stopping = 1;
+        czk_loop_stop(s->loop);
+    }
+}
+
+static void watchdog_tick(czk_timer *t, void *ctx)
+{
+    (void)t;
+    (void)ctx;
+    czk_daemon_watchdog();
+}
+
+int main(int argc, char **argv)
+{
+    static synth S;
+    synth *s = &S;
+    czk_daemon_args args;
+    czk_error e = {0};
+    uint64_t wd;
+    int r;
+
+    czk_log_init("czk-synth", CZK_LOG_INFO);
+    r = czk_daemon_parse(argc, argv, "czk-synth", 1, &s->cfg, &args, &e);
+    if (r != 0) {
+        if (r < 0)
+            czk_err("%s", e.msg);
+        return r < 0 ? 2 : 0;
+    }
+    czk_log_init("czk-synth", s->cfg.log_level);
+    s->node = args.numa_node;
+    s->owner = (uint32_t)getpid() & 0xffffffu;
+    s->threads = czk_par_threads(s->cfg.synth_threads);
+    s->backoff_ms = 100;
+    bind_node(s->node);
+    if (s->cfg.n_circuits == 0) {
+        czk_err("no circuits configured: add [circuit.NAME] zkey = PATH to the config");
+        return 1;
+    }
+    s->zkeys = calloc((size_t)s->cfg.n_circuits, sizeof(czk_zkey));
+    if (!s->zkeys)
+        return 1;
+    for (int i = 0; i < s->cfg.n_circuits; i++) {
+        if (czk_zkey_open(&s->zkeys[i], s->cfg.circuits[i].zkey, &e) < 0) {
+            czk_err("circuit %s: %s", s->cfg.circuits[i].name, e.msg);
+            return 1;
+        }
+        s->n_circuits++;
+    }
+    if ((r = czk_loop_create(&s->loop, NULL, &e)) < 0) {
+        czk_err("%s", e.msg);
+        return 1;
+    }
+    if (synth_fill_start(s) < 0) {
+        czk_err("could not start the fill thread");
+        return 1;
+    }
+    czk_loop_set_wake_fn(s->loop, on_wake, s);
+    czk_daemon_signals(on_signal_wake, s);
+    if ((wd = czk_daemon_watchdog_interval_ms(0)) > 0)
+        czk_loop_timer(s->loop, wd, wd, watchdog_tick, s);
+    czk_info("ready: node %d, %u circuits, %d threads, gpud at %s/gpud.sock", s->node, s->n_circuits, s->threads,
+             s->cfg.runtime_dir);
+    czk_daemon_ready("waiting for czk-gpud");
+    try_connect(s);
+    r = czk_loop_run(s->loop);
+    s->stopping = 1;
+    czk_daemon_stopping();
+    synth_fill_stop(s);
+    czk_loop_destroy(s->loop);
+    if (s->have_pool)
+        czk_pool_close(&s->pool);
+    for (unsigned i = 0; i < s->n_circuits; i++)
+        czk_zkey_close(&s->zkeys[i]);
+    free(s->zkeys);
+    free(s->held);
+    czk_info("stopped: %llu fills, %llu failed", (unsigned long long)s->fills_ok,
+             (unsigned long long)s->fills_failed);
+    return r < 0 ? 1 : 0;
+}

@@ -1,0 +1,87 @@
+# lib.sh — shared by the daemon tests: a temporary runtime/state/output tree,
+# a generated config, starting and stopping czk-gpud/czk-synth/czk-finalizer.
+# Sourced with: GPUD SYNTH FIN CLIENT SRC set.
+set -u
+FIX=$SRC/tests/fixtures
+SNARKJS=${CZK_SNARKJS:-$SRC/interop/node_modules/.bin/snarkjs}
+T=$(mktemp -d /tmp/czk-daemons.XXXXXX)
+RT=$T/run
+mkdir -p "$RT"
+export CZK_POOL_HUGEPAGES=never
+fail=0
+bad() { echo "FAIL: $*" >&2; fail=1; }
+GPUD_PID= SYNTH_PID= FIN_PID=
+
+write_config() { # extra lines on stdin are appended
+    cat >"$T/czk.conf" <<CONF
+[czk]
+runtime_dir = $RT
+state_dir = $T/state
+output_dir = $T/out
+log_level = 6
+[gpud]
+backend = cpu
+threads = 2
+slots_per_pool = 2
+max_partitions_per_job = 4
+metrics_port = 0
+[synth]
+threads = 2
+reconnect_max_ms = 400
+[circuit.multi]
+zkey = $FIX/multi/circuit.zkey
+[circuit.linear]
+zkey = $FIX/linear/circuit.zkey
+CONF
+    cat >>"$T/czk.conf"
+}
+
+start_gpud() { "$GPUD" --config "$T/czk.conf" >>"$T/gpud.log" 2>&1 & GPUD_PID=$!; }
+start_synth() { "$SYNTH" --config "$T/czk.conf" --numa-node 0 >>"$T/synth.log" 2>&1 & SYNTH_PID=$!; }
+start_fin() { "$FIN" --config "$T/czk.conf" >>"$T/fin.log" 2>&1 & FIN_PID=$!; }
+
+wait_socket() { # wait until gpud's client socket answers STATUS
+    for _ in $(seq 1 100); do
+        "$CLIENT" "$RT/czk.sock" status >/dev/null 2>&1 && return 0
+        sleep 0.1
+    done
+    bad "czk-gpud did not come up"; dump_logs; return 1
+}
+
+wait_exit() { # pid seconds -> exit status, or 124
+    for _ in $(seq 1 $(($2 * 10))); do
+        kill -0 "$1" 2>/dev/null || { wait "$1"; return $?; }
+        sleep 0.1
+    done
+    return 124
+}
+
+dump_logs() {
+    for f in gpud synth fin; do
+        [ -f "$T/$f.log" ] && { echo "---- $f.log (tail)"; tail -n 40 "$T/$f.log"; }
+    done >&2
+}
+
+stop_all() {
+    for p in $GPUD_PID $SYNTH_PID $FIN_PID; do kill -TERM "$p" 2>/dev/null; done
+    for p in $GPUD_PID $SYNTH_PID $FIN_PID; do wait_exit "$p" 20 >/dev/null 2>&1; kill -KILL "$p" 2>/dev/null; done
+}
+
+cleanup() {
+    stop_all
+    if [ "$fail" = 0 ] && [ -z "${CZK_KEEP:-}" ]; then rm -rf "$T"; else dump_logs; echo "(kept $T)" >&2; fi
+}
+trap cleanup EXIT
+
+# check_partition JOB PART FIXTURE: files exist, public.json is the fixture's,
+# snarkjs (the independent oracle) accepts the proof
+have_snarkjs() { [ -x "$SNARKJS" ] && command -v node >/dev/null; }
+check_partition() {
+    d=$T/out/$1/$2
+    [ -f "$d/proof.json" ] && [ -f "$d/public.json" ] || { bad "job $1 partition $2: no proof files in $d"; return; }
+    cmp -s "$d/public.json" "$FIX/$3/public.json" || bad "job $1 partition $2: public.json differs from $3's"
+    if have_snarkjs; then
+        "$SNARKJS" groth16 verify "$FIX/$3/verification_key.json" "$d/public.json" "$d/proof.json" >"$T/sj.out" 2>&1
+        grep -q "OK" "$T/sj.out" || { bad "job $1 partition $2: snarkjs rejects the proof"; cat "$T/sj.out" >&2; }
+    fi
+}
