@@ -18,3 +18,6 @@ CZK_CLI_CMD("setup", setup, "R1CS ZKEY",
 CZK_CLI_CMD("gen-circuit", gen_circuit,
             "--constraints N [--publics K] [--bits F] [--seed S] OUT_R1CS OUT_WTNS",
             "generate a satisfiable synthetic circuit and its witness")
+CZK_CLI_CMD("submit", submit, "--circuit NAME [--priority high|normal|low] [--request-id ID] [--wait] [--out DIR] WTNS...", "hand a job (one partition per witness) to czk-gpud; --wait follows it")
+CZK_CLI_CMD("status", status, "[--json] [--job JOB] [--config FILE] [--runtime-dir DIR]", "jobs and partitions per stage, pool slots, stage latency, proofs per minute")
+CZK_CLI_CMD("cancel", cancel, "JOB... [--config FILE] [--runtime-dir DIR]", "cancel your own jobs; their pool slots are freed at once")

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/curve_impl.h"
+#include "common/log.h"
 
 /* standard generator, Montgomery coordinates */
 const czk_g1_aff CZK_G1_GEN = {
@@ -21,6 +22,16 @@ static const czk_fp G1_B = {{0xaa270000000cfff3ULL, 0x53cc0032fc34000aULL, 0x478
                              0xb1d37ebee6ba24d7ULL, 0x8ec9733bbf78ab2fULL, 0x09d645513d83de7eULL}};
 
 static int fp_inv_(czk_fp *r, const czk_fp *a) { return czk_fp_inv(r, a); }
+
+/* 3b = 12 by additions */
+static void g1_mul_b3_(czk_fp *r, const czk_fp *a)
+{
+    czk_fp t;
+    czk_fp_dbl_i(&t, a);     /* 2a */
+    czk_fp_dbl_i(&t, &t);    /* 4a */
+    czk_fp_dbl_i(r, &t);     /* 8a */
+    czk_fp_add_i(r, r, &t);  /* 12a */
+}
 
 #define CG czk_g1
 #define CJ czk_g1
@@ -37,6 +48,8 @@ static int fp_inv_(czk_fp *r, const czk_fp *a) { return czk_fp_inv(r, a); }
 #define CF_ONE CZK_FP_ONE
 #define CF_INV fp_inv_
 #define CF_CANON czk_fp_is_canonical
+#define CG_NAME "g1"
+#define CF_MUL_B3 g1_mul_b3_
 #define CB G1_B
 #include "common/curve_pub_tmpl_impl.h"
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/curve_impl.h"
+#include "common/log.h"
 
 /* standard generator (x.c0, x.c1, y.c0, y.c1), Montgomery coordinates */
 const czk_g2_aff CZK_G2_GEN = {
@@ -30,6 +31,17 @@ static const czk_fp2 G2_B = {
 static int fp2_inv_(czk_fp2 *r, const czk_fp2 *a) { return czk_fp2_inv(r, a); }
 static bool fp2_canon_(const czk_fp2 *a) { return czk_fp_is_canonical(&a->c0) && czk_fp_is_canonical(&a->c1); }
 
+/* 3b' = 12 (1 + u): times the non-residue, then 12 by additions */
+static void g2_mul_b3_(czk_fp2 *r, const czk_fp2 *a)
+{
+    czk_fp2 t;
+    czk_fp2_mul_nr(&t, a);
+    czk_fp2_dbl_i(&t, &t);     /* 2 */
+    czk_fp2_dbl_i(&t, &t);     /* 4 */
+    czk_fp2_dbl_i(r, &t);      /* 8 */
+    czk_fp2_add_i(r, r, &t);   /* 12 */
+}
+
 #define CG czk_g2
 #define CJ czk_g2
 #define CA czk_g2_aff
@@ -45,6 +57,8 @@ static bool fp2_canon_(const czk_fp2 *a) { return czk_fp_is_canonical(&a->c0) &&
 #define CF_ONE CZK_FP2_ONE
 #define CF_INV fp2_inv_
 #define CF_CANON fp2_canon_
+#define CG_NAME "g2"
+#define CF_MUL_B3 g2_mul_b3_
 #define CB G2_B
 #include "common/curve_pub_tmpl_impl.h"
 

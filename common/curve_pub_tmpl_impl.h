@@ -2,14 +2,12 @@
  * curve_pub_tmpl_impl.h — template of the public point functions of curve.h,
  * included once by curve_g1.c (G1 over Fp) and once by curve_g2.c (G2 over
  * Fp2).  The includer defines, besides the macros of curve_tmpl_impl.h
- * (CG, CJ, CA, CF, CF_ADD ... CF_ONE): CF_INV (returns 0 or -EDOM),
+ * (CG, CJ, CA, CF, CF_ADD ... CF_ONE): CG_NAME (a string for log lines),
+ * CF_INV (returns 0 or -EDOM),
  * CF_CANON (coordinates are canonical integers < q), CF_ZERO and CB (the
  * curve constant b, an lvalue).  Group-specific parts (generators, subgroup
  * checks) stay in the .c files.
- *
- * Scalar multiplication is not constant-time: callers holding secret scalars
- * (proof blinding) accept the timing of a fixed 4-bit window with a
- * data-dependent skip of zero windows.
+ * CF_MUL_B3 multiplies by 3b (the complete formulas of _mul need it).
  */
 #define CG_CAT_(a, b) a##b
 #define CG_CAT(a, b) CG_CAT_(a, b)
@@ -105,34 +103,134 @@ bool CGF(_eq)(const CJ *a, const CJ *b)
     return CF_EQ(&l, &r);
 }
 
-/* fixed 4-bit window, most significant nibble first; k is a plain 256-bit integer */
+/* ---- constant-time variable-base multiplication ----
+ * Homogeneous projective coordinates (x = X/Z, y = Y/Z, identity (0, 1, 0))
+ * with the complete, branch-free formulas of Renes, Costello and Batina,
+ * "Complete addition formulas for prime order elliptic curves" (2016),
+ * algorithms 7 (addition, 12M) and 9 (doubling, 6M + 2S) for a = 0; they
+ * are complete on the whole curve because neither G1's nor G2's curve has a
+ * point of order 2.  A fixed 4-bit window over all 64 nibbles with a
+ * masked table scan: the sequence of operations and memory accesses does not
+ * depend on the scalar (the finalizer's blinding scalars are secret). */
+static void CGF(_ct_add_)(CJ *r, const CJ *p, const CJ *q)
+{
+    CF t0, t1, t2, t3, t4, x3, y3, z3;
+    CF_MUL(&t0, &p->x, &q->x);
+    CF_MUL(&t1, &p->y, &q->y);
+    CF_MUL(&t2, &p->z, &q->z);
+    CF_ADD(&t3, &p->x, &p->y);
+    CF_ADD(&t4, &q->x, &q->y);
+    CF_MUL(&t3, &t3, &t4);
+    CF_ADD(&t4, &t0, &t1);
+    CF_SUB(&t3, &t3, &t4);
+    CF_ADD(&t4, &p->y, &p->z);
+    CF_ADD(&x3, &q->y, &q->z);
+    CF_MUL(&t4, &t4, &x3);
+    CF_ADD(&x3, &t1, &t2);
+    CF_SUB(&t4, &t4, &x3);
+    CF_ADD(&x3, &p->x, &p->z);
+    CF_ADD(&y3, &q->x, &q->z);
+    CF_MUL(&x3, &x3, &y3);
+    CF_ADD(&y3, &t0, &t2);
+    CF_SUB(&y3, &x3, &y3);
+    CF_DBL(&x3, &t0);
+    CF_ADD(&t0, &x3, &t0);
+    CF_MUL_B3(&t2, &t2);
+    CF_ADD(&z3, &t1, &t2);
+    CF_SUB(&t1, &t1, &t2);
+    CF_MUL_B3(&y3, &y3);
+    CF_MUL(&x3, &t4, &y3);
+    CF_MUL(&t2, &t3, &t1);
+    CF_SUB(&x3, &t2, &x3);
+    CF_MUL(&y3, &y3, &t0);
+    CF_MUL(&t1, &t1, &z3);
+    CF_ADD(&y3, &t1, &y3);
+    CF_MUL(&t0, &t0, &t3);
+    CF_MUL(&z3, &z3, &t4);
+    CF_ADD(&z3, &z3, &t0);
+    r->x = x3;
+    r->y = y3;
+    r->z = z3;
+}
+
+static void CGF(_ct_dbl_)(CJ *r, const CJ *p)
+{
+    CF t0, t1, t2, x3, y3, z3;
+    CF_SQR(&t0, &p->y);
+    CF_DBL(&z3, &t0);
+    CF_DBL(&z3, &z3);
+    CF_DBL(&z3, &z3);
+    CF_MUL(&t1, &p->y, &p->z);
+    CF_SQR(&t2, &p->z);
+    CF_MUL_B3(&t2, &t2);
+    CF_MUL(&x3, &t2, &z3);
+    CF_ADD(&y3, &t0, &t2);
+    CF_MUL(&z3, &t1, &z3);
+    CF_DBL(&t1, &t2);
+    CF_ADD(&t2, &t1, &t2);
+    CF_SUB(&t0, &t0, &t2);
+    CF_MUL(&y3, &t0, &y3);
+    CF_ADD(&y3, &x3, &y3);
+    CF_MUL(&t1, &p->x, &p->y);
+    CF_MUL(&x3, &t0, &t1);
+    CF_DBL(&x3, &x3);
+    r->x = x3;
+    r->y = y3;
+    r->z = z3;
+}
+
+/* r = tbl[idx] for idx < 16, reading every entry (mask select) */
+static void CGF(_ct_select_)(CJ *r, const CJ tbl[16], unsigned idx)
+{
+    uint64_t *out = (uint64_t *)r;
+    const size_t words = sizeof(CJ) / sizeof(uint64_t);
+    for (size_t w = 0; w < words; w++)
+        out[w] = 0;
+    for (unsigned i = 0; i < 16; i++) {
+        uint64_t mask = ((uint64_t)(i ^ idx) - 1) >> 63; /* 1 when equal */
+        mask = -mask;
+        const uint64_t *in = (const uint64_t *)&tbl[i];
+        for (size_t w = 0; w < words; w++)
+            out[w] |= in[w] & mask;
+    }
+}
+
 void CGF(_mul)(CJ *r, const CJ *p, const czk_fr *k_std)
 {
-    CJ tbl[16], acc;
-    bool started = false;
+    CJ tbl[16], acc, sel;
+    CF z2;
 
-    CGF(_set_inf_i)(&tbl[0]);
-    tbl[1] = *p;
-    CGF(_dbl_i)(&tbl[2], p);
-    for (int i = 3; i < 16; i++)
-        CGF(_add_i)(&tbl[i], &tbl[i - 1], p);
-    CGF(_set_inf_i)(&acc);
+    /* Jacobian (X, Y, Z) -> homogeneous (X Z, Y, Z^3); infinity -> (0, 1, 0) */
+    memset(&tbl[0], 0, sizeof(tbl[0]));
+    tbl[0].y = CF_ONE;
+    if (CGF(_is_inf_i)(p)) {
+        tbl[1] = tbl[0];
+    } else {
+        CF_MUL(&tbl[1].x, &p->x, &p->z);
+        tbl[1].y = p->y;
+        CF_SQR(&z2, &p->z);
+        CF_MUL(&tbl[1].z, &z2, &p->z);
+    }
+    for (int i = 2; i < 16; i++)
+        CGF(_ct_add_)(&tbl[i], &tbl[i - 1], &tbl[1]);
+    acc = tbl[0];
     for (int li = 3; li >= 0; li--) {
         for (int sh = 60; sh >= 0; sh -= 4) {
-            unsigned nib = (unsigned)(k_std->l[li] >> sh) & 15;
-            if (started) {
-                CGF(_dbl_i)(&acc, &acc);
-                CGF(_dbl_i)(&acc, &acc);
-                CGF(_dbl_i)(&acc, &acc);
-                CGF(_dbl_i)(&acc, &acc);
-            }
-            if (nib) {
-                CGF(_add_i)(&acc, &acc, &tbl[nib]);
-                started = true;
-            }
+            CGF(_ct_dbl_)(&acc, &acc);
+            CGF(_ct_dbl_)(&acc, &acc);
+            CGF(_ct_dbl_)(&acc, &acc);
+            CGF(_ct_dbl_)(&acc, &acc);
+            CGF(_ct_select_)(&sel, tbl, (unsigned)(k_std->l[li] >> sh) & 15);
+            CGF(_ct_add_)(&acc, &acc, &sel);
         }
     }
-    *r = acc;
+    /* homogeneous (X, Y, Z) -> Jacobian (X Z, Y Z^2, Z); Z = 0 stays infinity */
+    CF_MUL(&r->x, &acc.x, &acc.z);
+    CF_SQR(&z2, &acc.z);
+    CF_MUL(&r->y, &acc.y, &z2);
+    r->z = acc.z;
+    if (CGF(_is_inf_i)(r))
+        CGF(_set_inf_i)(r);
 }
 
 /* r = |u| p with u = -0xd201000000010000 the BLS12-381 parameter (Hamming
@@ -157,6 +255,7 @@ void CGF(_mul_aff)(CJ *r, const CA *p, const czk_fr *k_std)
 }
 
 /* ---- fixed-base tables ----
+ * A built table is read-only: any number of threads may call _fb_mul on it.
  * Signed windows of w bits: k = sum_i d_i 2^(w i) with |d_i| <= 2^(w-1), so
  * window i stores the affine multiples j * 2^(w i) * B for j = 1 .. 2^(w-1)
  * and a negative digit uses the negated point.  nwin = floor(256 / w) + 1
@@ -173,14 +272,19 @@ struct CG_CAT(CG, _fb) {
 int CGF(_fb_new)(CG_CAT(CG, _fb) **out, const CA *base, unsigned window_bits)
 {
     *out = NULL;
-    if (window_bits < CZK_FB_MIN_BITS || window_bits > CZK_FB_MAX_BITS)
+    if (window_bits < CZK_FB_MIN_BITS || window_bits > CZK_FB_MAX_BITS) {
+        czk_err("%s fixed-base table: window of %u bits is outside %d..%d", CG_NAME, window_bits,
+                CZK_FB_MIN_BITS, CZK_FB_MAX_BITS);
         return -EINVAL;
+    }
     unsigned w = window_bits, nwin = 256 / w + 1;
     size_t half = (size_t)1 << (w - 1);
-    CG_CAT(CG, _fb) *t = malloc(sizeof(*t) + (size_t)nwin * half * sizeof(CA));
+    size_t bytes = sizeof(CG_CAT(CG, _fb)) + (size_t)nwin * half * sizeof(CA);
+    CG_CAT(CG, _fb) *t = malloc(bytes);
     CJ *tmp = malloc(half * sizeof(CJ));
     CF *scratch = malloc(half * sizeof(CF));
     if (t == NULL || tmp == NULL || scratch == NULL) {
+        czk_err("%s fixed-base table: could not allocate %zu bytes for %u-bit windows", CG_NAME, bytes, w);
         free(t);
         free(tmp);
         free(scratch);

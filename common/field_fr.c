@@ -9,6 +9,7 @@
 #include <sys/random.h>
 
 #include "common/field_impl.h"
+#include "common/log.h"
 
 const czk_fr CZK_FR_MOD = {{0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
                             0x73eda753299d7d48ULL}};
@@ -168,7 +169,9 @@ int czk_fr_random(czk_fr *r)
             if (n < 0) {
                 if (errno == EINTR)
                     continue;
-                return -errno;
+                int rc = -errno;
+                czk_err("could not draw a random scalar: getrandom: %s", strerror(errno));
+                return rc;
             }
             got += (size_t)n;
         }

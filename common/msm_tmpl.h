@@ -484,7 +484,8 @@ static bool F(msm_is_inf_cb)(const void *bases, size_t i)
     return F(aff_is_zero)((const AFF *)bases + i);
 }
 
-static int F(msm_run)(JAC *r, const AFF *bases, const czk_fr *scalars, size_t n, int nthreads)
+/* *out += sum_i k_i P_i over one chunk of terms */
+static int F(msm_chunk)(XYZZ *out, const AFF *bases, const czk_fr *scalars, size_t n, int nthreads)
 {
     struct msm_plan pl;
     struct F(msm_ctx) c;
@@ -493,7 +494,7 @@ static int F(msm_run)(JAC *r, const AFF *bases, const czk_fr *scalars, size_t n,
     int rc;
 
     rc = msm_plan_build(&pl, bases, F(msm_is_inf_cb), scalars, n, nthreads, HAVE_ENDO && ENDO_READY(),
-                        FE_COST_BATCH);
+                        sizeof(AFF), FE_COST_BATCH);
     if (rc)
         return rc;
     memset(&c, 0, sizeof(c));
@@ -547,7 +548,7 @@ static int F(msm_run)(JAC *r, const AFF *bases, const czk_fr *scalars, size_t n,
     F(xyzz_add)(&acc, &t);
     for (i = 0; i < pl.threads; i++)
         F(xyzz_add)(&acc, &c.psum[i]);
-    F(xyzz_to_jac)(r, &acc);
+    F(xyzz_add)(out, &acc);
     goto out;
 nomem:
     czk_err("msm of %zu points: out of memory for buckets", n);
@@ -563,6 +564,26 @@ out:
     free(c.hsum);
     msm_plan_free(&pl);
     return rc;
+}
+
+/* chunks of at most MSM_CHUNK terms bound the plan's memory (digits, base
+ * pointers, phi(P) copies) whatever n is; the extra reductions cost little
+ * at that size */
+static int F(msm_run)(JAC *r, const AFF *bases, const czk_fr *scalars, size_t n, int nthreads)
+{
+    XYZZ acc;
+    size_t off;
+    int rc;
+
+    F(xyzz_set_inf)(&acc);
+    for (off = 0; off < n; off += MSM_CHUNK) {
+        size_t len = n - off < MSM_CHUNK ? n - off : MSM_CHUNK;
+        rc = F(msm_chunk)(&acc, bases + off, scalars + off, len, nthreads);
+        if (rc)
+            return rc;
+    }
+    F(xyzz_to_jac)(r, &acc);
+    return 0;
 }
 
 #undef XYZZ

@@ -74,6 +74,10 @@ struct tw_table {
 
 static pthread_mutex_t tw_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tw_table tw_cur;
+/* replaced tables, kept alive for transforms still reading them; sizes
+ * strictly grow, so there are at most CZK_NTT_MAX_LOG of them */
+static czk_fr *tw_retired[CZK_NTT_MAX_LOG + 1];
+static unsigned tw_nretired;
 
 struct tw_build {
     czk_fr *tw;
@@ -112,7 +116,8 @@ static int tw_get(struct tw_table *out, unsigned log_n, int nthreads)
         } else {
             czk_fr_root_of_unity(&b.w, log);
             czk_par_for(half, log >= 16 ? nthreads : 1, tw_build_range, &b);
-            /* the old table is intentionally kept: see the file comment */
+            if (tw_cur.tw)
+                tw_retired[tw_nretired++] = tw_cur.tw;
             tw_cur.tw = b.tw;
             tw_cur.log = log;
         }

@@ -291,6 +291,7 @@ static void client_msg(czk_conn *c, const czk_msg *m, int *fds, int nfds, void *
 static void client_close(czk_conn *c, int err, const char *why, void *ctx)
 {
     gpud *g = ctx;
+    gpud_submit_client_gone(g, c);
     for (gpud_job *j = g->jobs_head; j; j = j->next)
         for (int i = 0; i < j->nwatch;)
             if (j->watchers[i] == c)

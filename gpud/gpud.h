@@ -123,6 +123,8 @@ typedef struct gpud_work {
     gpud_part *part;
     unsigned circuit;
     czk_backend_input in;
+    const czk_pool *pool; /* slot to verify (header and payload crc) before copy-in */
+    uint32_t slot;
     /* worker */
     int rc_copy, rc_compute;
     czk_error err;
@@ -134,6 +136,21 @@ typedef struct gpud_work {
     pthread_cond_t cv;
     int has_work, stop;
 } gpud_work;
+
+/* a SUBMIT whose witnesses are being spooled by the intake thread (intake.c) */
+typedef struct gpud_submit_req {
+    czk_loop_task done_task;
+    gpud *g;
+    czk_conn *conn;                /* NULL once the client has gone away */
+    struct gpud_submit_req *next;  /* g->pending (loop thread) */
+    struct gpud_submit_req *qnext; /* intake queue (intake_mu) */
+    char req[CZK_MSG_STR_SHORT];
+    uint32_t flags, lane, uid, nparts, circuit;
+    uint64_t job, tsub;
+    int *fds;                      /* nparts witness fds, owned; closed by the intake thread */
+    int rc;                        /* intake thread: 0 or -errno, why says what */
+    char why[CZK_MSG_STR_LONG];
+} gpud_submit_req;
 
 typedef struct gpud_stage_stat {
     double sum_s;
@@ -174,6 +191,14 @@ struct gpud {
     uint64_t done_ring[GPUD_RATE_WINDOW]; /* CLOCK_MONOTONIC of recent proofs */
     unsigned done_ring_pos;
     gpud_stage_stat stage[ST_COUNT];
+    /* intake thread (intake.c): spools witnesses off the loop thread */
+    pthread_t intake_th;
+    pthread_mutex_t intake_mu;
+    pthread_cond_t intake_cv;
+    gpud_submit_req *iq_head, *iq_tail;
+    int intake_stop, intake_started;
+    gpud_submit_req *pending; /* accepted for spooling, not yet journaled */
+    unsigned pending_jobs, pending_parts;
     czk_metrics *metrics;
     czk_metric *m_lane[GPUD_LANES], *m_proofs, *m_failures, *m_jobs;
     int stopping;
@@ -183,7 +208,15 @@ struct gpud {
 int gpud_jobs_open(gpud *g, czk_error *e);          /* journal replay + compaction */
 void gpud_jobs_requeue_all(gpud *g);               /* after pools: queue every pending partition */
 gpud_job *gpud_job_find(gpud *g, uint64_t id);
-void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, const int *fds, int nfds);
+void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, int *fds, int nfds); /* takes the fds */
+void gpud_submit_finish(gpud *g, gpud_submit_req *r); /* loop thread: the spool is written (or failed) */
+void gpud_submit_client_gone(gpud *g, czk_conn *c);
+void gpud_spool_remove(gpud *g, uint64_t job);
+
+/* intake.c */
+int gpud_intake_start(gpud *g, czk_error *e);
+void gpud_intake_stop(gpud *g);
+void gpud_intake_queue(gpud *g, gpud_submit_req *r);
 void gpud_cancel(gpud *g, czk_conn *c, uint64_t job_id);
 /* a partition reached a final state (DONE or FAILED); journals it */
 void gpud_part_finish(gpud *g, gpud_part *p, int status, const char *reason, const czk_bytes *proof,

@@ -11,7 +11,7 @@
  *   CANCEL   {job}                                      sync, before the job's resources go
  * Replay rebuilds the table; jobs accepted and neither complete nor cancelled
  * have their partitions without DONE queued again.  At start the journal is
- * compacted to the live jobs plus ACCEPT/COMPLETE of the remembered history.
+ * compacted to the records of the jobs still remembered (GPUD_HISTORY).
  *
  * Runs on the loop thread only.
  */
@@ -231,7 +231,7 @@ void gpud_spool_path(const gpud *g, uint64_t job, uint32_t part, char *buf, size
     snprintf(buf, n, "%s/%llu/%u.wtns", g->spool_dir, (unsigned long long)job, part);
 }
 
-static void spool_remove(gpud *g, uint64_t job)
+void gpud_spool_remove(gpud *g, uint64_t job)
 {
     char dir[CZK_CONFIG_PATH_MAX + 64], path[CZK_CONFIG_PATH_MAX + 400];
     DIR *d;
@@ -277,7 +277,7 @@ static void job_finished(gpud *g, gpud_job *j, int state)
     j->state = state;
     g->n_active--;
     g->n_history++;
-    spool_remove(g, j->id);
+    gpud_spool_remove(g, j->id);
     job_release_parts(g, j);
     trim_history(g);
     czk_metric_set(g->m_jobs, g->n_active);
@@ -332,13 +332,10 @@ static int keep_cb(const czk_journal_rec *rec, void *ctx)
 {
     gpud *g = ctx;
     jrec r;
-    gpud_job *j;
 
-    if (journal_parse(rec, &r) < 0 || !(j = gpud_job_find(g, r.job)))
-        return 0;
-    if (j->state == J_ACTIVE)
-        return 1;
-    return rec->type != REC_DONE;
+    /* every record of a remembered job stays (DONE included, so the journal
+     * keeps showing each partition's DONE exactly once); forgotten jobs go */
+    return journal_parse(rec, &r) == 0 && gpud_job_find(g, r.job) != NULL;
 }
 
 /* removes spool directories of jobs that are not active (crash before ACCEPT) */
@@ -357,7 +354,7 @@ static void spool_sweep(gpud *g)
         j = gpud_job_find(g, id);
         if (!j || j->state != J_ACTIVE) {
             czk_info("spool: removing witnesses of job %llu (not an active job)", id);
-            spool_remove(g, id);
+            gpud_spool_remove(g, id);
         }
     }
     closedir(d);
@@ -496,103 +493,23 @@ static void reject(czk_conn *c, const char *req, int code, const char *fmt, ...)
     czk_conn_send(c, &m, NULL, 0);
 }
 
-static int fsync_dir(const char *dir)
+static gpud_submit_req *pending_find(gpud *g, uint32_t uid, const char *req)
 {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
-    if (fd < 0)
-        return -errno;
-    if (fsync(fd) < 0)
-        r = -errno;
-    close(fd);
-    return r;
+    if (!req[0])
+        return NULL;
+    for (gpud_submit_req *r = g->pending; r; r = r->next)
+        if (r->uid == uid && !strcmp(r->req, req))
+            return r;
+    return NULL;
 }
 
-/* copies the client's witness (an open fd, never a path) into the spool and
- * validates the copy, so what is checked is what will be proved */
-static int spool_one(gpud *g, const gpud_circuit *circ, uint64_t job, uint32_t part, int fd, char *why, size_t n)
-{
-    char path[CZK_CONFIG_PATH_MAX + 64], tmp[CZK_CONFIG_PATH_MAX + 80];
-    uint64_t cap = (uint64_t)circ->zkey.n_vars * 32 + 4096, off = 0;
-    static uint8_t buf[1 << 16];
-    struct stat st;
-    czk_wtns w;
-    czk_error e = {0};
-    int out, r = 0;
-
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        snprintf(why, n, "partition %u: the witness is not a regular file", part);
-        return -EINVAL;
-    }
-    if ((uint64_t)st.st_size > cap) {
-        snprintf(why, n, "partition %u: the witness is %lld bytes, more than a %s witness can be (%llu)", part,
-                 (long long)st.st_size, circ->name, (unsigned long long)cap);
-        return -EFBIG;
-    }
-    gpud_spool_path(g, job, part, path, sizeof(path));
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-    if (out < 0) {
-        snprintf(why, n, "partition %u: could not create the spool file: %s", part, strerror(errno));
-        return -errno;
-    }
-    for (;;) {
-        ssize_t k = pread(fd, buf, sizeof(buf), (off_t)off);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0) {
-            r = -errno;
-            snprintf(why, n, "partition %u: could not read the witness: %s", part, strerror(errno));
-            break;
-        }
-        if (k == 0)
-            break;
-        if (off + (uint64_t)k > cap) {
-            r = -EFBIG;
-            snprintf(why, n, "partition %u: the witness grew beyond %llu bytes while being read", part,
-                     (unsigned long long)cap);
-            break;
-        }
-        if (write(out, buf, (size_t)k) != k) {
-            r = -EIO;
-            snprintf(why, n, "partition %u: could not write the spool file: %s", part, strerror(errno));
-            break;
-        }
-        off += (uint64_t)k;
-    }
-    if (r == 0 && fsync(out) < 0) {
-        r = -errno;
-        snprintf(why, n, "partition %u: could not fsync the spool file: %s", part, strerror(errno));
-    }
-    close(out);
-    if (r == 0 && rename(tmp, path) < 0) {
-        r = -errno;
-        snprintf(why, n, "partition %u: could not rename the spool file: %s", part, strerror(errno));
-    }
-    if (r < 0) {
-        unlink(tmp);
-        return r;
-    }
-    if ((r = czk_wtns_open(&w, path, &e)) < 0) {
-        snprintf(why, n, "partition %u: not a valid witness: %s", part, e.msg);
-        return r;
-    }
-    r = czk_groth16_check_witness(&circ->zkey, circ->name, &w, "witness", &e);
-    czk_wtns_close(&w);
-    if (r < 0)
-        snprintf(why, n, "partition %u: %s", part, e.msg);
-    return r;
-}
-
-void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, const int *fds, int nfds)
+void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, int *fds, int nfds)
 {
     uint32_t uid = (uint32_t)czk_conn_cred(c)->uid;
-    char dir[CZK_CONFIG_PATH_MAX + 40], why[CZK_MSG_STR_LONG];
-    const gpud_circuit *circ = NULL;
+    unsigned circ = UINT32_MAX;
+    gpud_submit_req *r;
     gpud_job *j;
-    jrec r;
     czk_msg m;
-    czk_error e = {0};
-    int rc;
 
     if ((j = job_find_req(g, uid, s->request_id))) {
         memset(&m, 0, sizeof(m));
@@ -605,10 +522,13 @@ void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, const int *fds, 
             gpud_watch_add(g, j, c);
         return;
     }
+    if (pending_find(g, uid, s->request_id))
+        return reject(c, s->request_id, -EAGAIN, "a submission with request id \"%s\" is still being spooled",
+                      s->request_id);
     for (unsigned i = 0; i < g->n_circuits; i++)
         if (!strcmp(g->circuits[i].name, s->circuit))
-            circ = &g->circuits[i];
-    if (!circ)
+            circ = i;
+    if (circ == UINT32_MAX)
         return reject(c, s->request_id, -ENOENT, "unknown circuit \"%s\"", s->circuit);
     if (s->n_partitions != (uint32_t)nfds)
         return reject(c, s->request_id, -EINVAL, "%u partitions but %d witness descriptors", s->n_partitions,
@@ -616,39 +536,89 @@ void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, const int *fds, 
     if (s->n_partitions > (uint32_t)g->cfg.max_partitions_per_job)
         return reject(c, s->request_id, -E2BIG, "%u partitions exceed max_partitions_per_job = %d",
                       s->n_partitions, g->cfg.max_partitions_per_job);
-    if (g->n_active >= (unsigned)g->cfg.max_jobs)
+    if (g->n_active + g->pending_jobs >= (unsigned)g->cfg.max_jobs)
         return reject(c, s->request_id, -EBUSY, "%u jobs in progress, max_jobs = %d: try again later",
-                      g->n_active, g->cfg.max_jobs);
-    if (g->part_count[P_QUEUED] + s->n_partitions > (unsigned)g->cfg.max_queued_partitions)
+                      g->n_active + g->pending_jobs, g->cfg.max_jobs);
+    if (g->part_count[P_QUEUED] + g->pending_parts + s->n_partitions > (unsigned)g->cfg.max_queued_partitions)
         return reject(c, s->request_id, -EBUSY,
                       "queue full: %u partitions queued, %u more exceed max_queued_partitions = %d",
-                      g->part_count[P_QUEUED], s->n_partitions, g->cfg.max_queued_partitions);
+                      g->part_count[P_QUEUED] + g->pending_parts, s->n_partitions, g->cfg.max_queued_partitions);
+    r = calloc(1, sizeof(*r));
+    if (r)
+        r->fds = calloc(s->n_partitions, sizeof(int));
+    if (!r || !r->fds) {
+        if (r)
+            free(r);
+        return reject(c, s->request_id, -ENOMEM, "out of memory");
+    }
+    r->g = g;
+    r->conn = c;
+    snprintf(r->req, sizeof(r->req), "%s", s->request_id);
+    r->flags = s->flags;
+    r->lane = s->priority < GPUD_LANES ? s->priority : GPUD_LANES - 1;
+    r->uid = uid;
+    r->nparts = s->n_partitions;
+    r->circuit = circ;
+    r->job = g->next_job_id++;
+    r->tsub = czk_real_ns();
+    for (int i = 0; i < nfds; i++) { /* take the fds: the loop would close them after on_msg */
+        r->fds[i] = fds[i];
+        fds[i] = -1;
+    }
+    r->next = g->pending;
+    g->pending = r;
+    g->pending_jobs++;
+    g->pending_parts += r->nparts;
+    gpud_intake_queue(g, r);
+}
 
-    memset(&r, 0, sizeof(r));
-    r.job = g->next_job_id++;
-    snprintf(r.req, sizeof(r.req), "%s", s->request_id);
-    snprintf(r.circ, sizeof(r.circ), "%s", circ->name);
-    r.lane = s->priority < GPUD_LANES ? s->priority : GPUD_LANES - 1;
-    r.nparts = s->n_partitions;
-    r.uid = uid;
-    r.tsub = czk_real_ns();
-    snprintf(dir, sizeof(dir), "%s/%llu", g->spool_dir, (unsigned long long)r.job);
-    if ((rc = czk_daemon_mkdirs(dir, 0750, &e)) < 0)
-        return reject(c, s->request_id, rc, "could not create the spool: %s", e.msg);
-    for (uint32_t i = 0; i < r.nparts; i++) {
-        if ((rc = spool_one(g, circ, r.job, i, fds[i], why, sizeof(why))) < 0) {
-            spool_remove(g, r.job);
-            return reject(c, s->request_id, rc, "%s", why);
+void gpud_submit_client_gone(gpud *g, czk_conn *c)
+{
+    for (gpud_submit_req *r = g->pending; r; r = r->next)
+        if (r->conn == c)
+            r->conn = NULL;
+}
+
+void gpud_submit_finish(gpud *g, gpud_submit_req *q)
+{
+    const gpud_circuit *circ = &g->circuits[q->circuit];
+    gpud_submit_req **pp;
+    gpud_job *j;
+    jrec r;
+    czk_msg m;
+    int rc;
+
+    for (pp = &g->pending; *pp; pp = &(*pp)->next)
+        if (*pp == q) {
+            *pp = q->next;
+            break;
         }
+    g->pending_jobs--;
+    g->pending_parts -= q->nparts;
+    if (!q->conn || g->stopping) {
+        /* the client went away before ACCEPTED: nothing is journaled, nothing kept */
+        czk_info("submit \"%s\": the client went away while its witnesses were spooled: dropped", q->req);
+        gpud_spool_remove(g, q->job);
+        goto out;
     }
-    if ((rc = fsync_dir(dir)) < 0 || (rc = fsync_dir(g->spool_dir)) < 0) {
-        spool_remove(g, r.job);
-        return reject(c, s->request_id, rc, "could not fsync the spool: %s", strerror(-rc));
+    if (q->rc < 0) {
+        gpud_spool_remove(g, q->job);
+        reject(q->conn, q->req, q->rc, "%s", q->why);
+        goto out;
     }
+    memset(&r, 0, sizeof(r));
+    r.job = q->job;
+    snprintf(r.req, sizeof(r.req), "%s", q->req);
+    snprintf(r.circ, sizeof(r.circ), "%s", circ->name);
+    r.lane = q->lane;
+    r.nparts = q->nparts;
+    r.uid = q->uid;
+    r.tsub = q->tsub;
     czk_fault("gpud.before_accept_journal");
     if ((rc = journal_write(g, REC_ACCEPT, &r)) < 0) {
-        spool_remove(g, r.job);
-        return reject(c, s->request_id, rc, "could not journal the job: %s", strerror(-rc));
+        gpud_spool_remove(g, r.job);
+        reject(q->conn, q->req, rc, "could not journal the job: %s", strerror(-rc));
+        goto out;
     }
     czk_fault("gpud.after_accept_journal");
     if (!(j = job_new(g, &r))) {
@@ -658,23 +628,26 @@ void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, const int *fds, 
     }
     memset(&m, 0, sizeof(m));
     m.type = CZK_MSG_ACCEPTED;
-    snprintf(m.u.accepted.request_id, sizeof(m.u.accepted.request_id), "%s", s->request_id);
+    snprintf(m.u.accepted.request_id, sizeof(m.u.accepted.request_id), "%s", q->req);
     m.u.accepted.job_id = r.job;
-    czk_conn_send(c, &m, NULL, 0);
+    czk_conn_send(q->conn, &m, NULL, 0);
     czk_fault("gpud.after_accepted_sent");
     czk_info("job %llu accepted: circuit %s, %u partitions, lane %u, uid %u, request \"%s\"",
-             (unsigned long long)r.job, circ->name, r.nparts, r.lane, uid, r.req);
+             (unsigned long long)r.job, circ->name, r.nparts, r.lane, r.uid, r.req);
     czk_metric_set(g->m_jobs, g->n_active);
-    if (!j)
-        return;
-    if (s->flags & CZK_SUBMIT_F_WAIT)
-        gpud_watch_add(g, j, c);
-    for (uint32_t i = 0; i < j->nparts; i++) {
-        j->parts[i].t_enq = czk_mono_ns();
-        gpud_lane_push(g, &j->parts[i], 0);
+    if (j) {
+        if (q->flags & CZK_SUBMIT_F_WAIT)
+            gpud_watch_add(g, j, q->conn);
+        for (uint32_t i = 0; i < j->nparts; i++) {
+            j->parts[i].t_enq = czk_mono_ns();
+            gpud_lane_push(g, &j->parts[i], 0);
+        }
+        gpud_event(g, j, CZK_PARTITION_ALL, CZK_STAGE_QUEUED, 0, NULL, NULL, NULL);
+        gpud_schedule(g);
     }
-    gpud_event(g, j, CZK_PARTITION_ALL, CZK_STAGE_QUEUED, 0, NULL, NULL, NULL);
-    gpud_schedule(g);
+out:
+    free(q->fds);
+    free(q);
 }
 
 /* ------------------------------------------------------------- cancel --- */

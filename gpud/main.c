@@ -202,7 +202,7 @@ int main(int argc, char **argv)
     bc.threads = g->cfg.gpud_threads;
     if ((r = g->bops->create(&g->backend, &bc, &e)) < 0)
         goto fail;
-    if ((r = gpud_workers_start(g, &e)) < 0)
+    if ((r = gpud_workers_start(g, &e)) < 0 || (r = gpud_intake_start(g, &e)) < 0)
         goto fail;
     open_metrics(g);
     gpud_jobs_requeue_all(g);
@@ -220,6 +220,7 @@ int main(int argc, char **argv)
     r = czk_loop_run(g->loop);
     g->stopping = 1;
     czk_daemon_stopping();
+    gpud_intake_stop(g);
     gpud_workers_stop(g);
     czk_loop_destroy(g->loop);
     g->loop = NULL;

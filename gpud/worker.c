@@ -38,7 +38,9 @@ static void *worker_main(void *arg)
 
         memset(&w->err, 0, sizeof(w->err));
         w->rc_compute = -ECANCELED;
-        w->rc_copy = g->bops->copy_in(g->backend, w->ctx, w->circuit, &w->in, &w->err);
+        w->rc_copy = czk_slot_verify(w->pool, w->slot, &w->err);
+        if (w->rc_copy == 0)
+            w->rc_copy = g->bops->copy_in(g->backend, w->ctx, w->circuit, &w->in, &w->err);
         w->t_copied = czk_mono_ns();
         czk_loop_post(g->loop, &w->copied_task);
         if (w->rc_copy == 0) {
@@ -98,6 +100,12 @@ static void on_computed(czk_loop_task *t, void *ctx)
         return;
     }
     *p->res = w->out;
+    if (czk_fault("gpud.corrupt_result") < 0) {
+        /* tests: a wrong result, which the finalizer's pairing check must catch */
+        czk_g1_aff tmp = p->res->a;
+        p->res->a = p->res->c;
+        p->res->c = tmp;
+    }
     memcpy(p->pub, w->pub, npub * sizeof(czk_fr));
     p->gpu_ns += w->t_computed - p->t_gpu;
     gpud_stage_observe(g, ST_GPU, w->t_computed - p->t_gpu);
@@ -192,6 +200,8 @@ void gpud_work_start(gpud *g, gpud_work *w, gpud_part *p)
     w->in.w = data + l.off_w;
     w->in.domain_size = h->domain_size;
     w->in.n_vars = h->n_vars;
+    w->pool = &gp->pool;
+    w->slot = p->slot;
     w->busy = 1;
     p->t_gpu = czk_mono_ns();
     gpud_part_set_state(g, p, P_GPU);

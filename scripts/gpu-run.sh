@@ -59,7 +59,7 @@ if [ "$TESTS" = 1 ]; then
     exe=$(find_bin $t)
     if [ -z "$exe" ]; then SUMMARY+=("| $t | missing | - |"); status=1; continue; fi
     s=$(date +%s.%N)
-    CZK_CUDA_TEST_MAX_LOG=$NTT_LOG CZK_CUDA_TEST_MSM_MAX_LOG=$MSM_LOG "$exe" >"$LOG/$t.log" 2>&1
+    CZK_CUDA_TEST_MAX_LOG=$NTT_LOG CZK_CUDA_TEST_MSM_MAX_LOG=$MSM_LOG timeout "${CZK_GPU_RUN_TIMEOUT:-600}" "$exe" >"$LOG/$t.log" 2>&1
     rc=$?
     e=$(date +%s.%N)
     res=PASS; [ $rc = 77 ] && res=SKIP; [ $rc != 0 ] && [ $rc != 77 ] && { res="FAIL($rc)"; status=1; }
@@ -71,7 +71,7 @@ fi
 if [ "$BENCH" = 1 ]; then
   exe=$(find_bin bench_cuda)
   if [ -n "$exe" ]; then
-    "$exe" 2>&1 | tee "$LOG/bench.log"
+    timeout "${CZK_GPU_RUN_TIMEOUT:-600}" "$exe" 2>&1 | tee "$LOG/bench.log"
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
   else
     echo "bench_cuda missing"; status=1

@@ -90,8 +90,11 @@ static void *fill_main(void *arg)
             s->q_tail = NULL;
         pthread_mutex_unlock(&s->mu);
         f->rc = do_fill(s, f);
-        if (f->rc == -ECANCELED && !f->reason[0])
+        if (f->rc < 0 && __atomic_load_n(&f->cancel, __ATOMIC_ACQUIRE)) {
+            /* whatever went wrong, gpud no longer wants this fill (its spool may be gone) */
+            f->rc = -ECANCELED;
             snprintf(f->reason, sizeof(f->reason), "cancelled");
+        }
         czk_loop_post(s->loop, &f->done_task);
     }
 }

@@ -151,7 +151,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    printf("scalars: %s\n\n", bits ? "circom-like (50%% zero, 40%% one, 10%% full)" : "full-size random below r");
+    printf("scalars: %s\n\n", bits ? "circom-like (50% zero, 40% one, 10% full)" : "full-size random below r");
     printf("| op     | size | threads |  wall (s) |   elements/s | per thread/s |   cpu (s) | per cpu-s    |\n");
     printf("|--------|------|---------|-----------|--------------|--------------|-----------|--------------|\n");
     for (int si = 0; si < nsizes; si++) {

@@ -92,6 +92,8 @@ static void row(const char *op, unsigned lg, double ms, double floor_ms, const c
 {
     snprintf(rows[nrows++], sizeof rows[0], "| %-22s | 2^%-2u | %10.2f | %9.2f | %5.1fx | %s |", op, lg, ms, floor_ms,
              floor_ms > 0 ? ms / floor_ms : 0.0, note);
+    printf("%s\n", rows[nrows - 1]);
+    fflush(stdout);
 }
 
 /* floor of an MSM: mixed adds (9.6 Fp muls of ~532 IMAD each, x3 for G2) for every

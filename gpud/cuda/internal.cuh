@@ -52,7 +52,8 @@ struct czk_msm_ws {
     uint32_t *host_counters; /* pinned copy of counters */
     void *cub_tmp;
     size_t cub_bytes;
-    void *result;        /* one Jacobian point */
+    void *result;        /* per-window Jacobian sums (device) */
+    void *host_result;   /* pinned copy */
 };
 
 struct czk_cuda_ctx {

@@ -5,6 +5,7 @@
 #ifndef CZK_CUDA_TEST_UTIL_H
 #define CZK_CUDA_TEST_UTIL_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

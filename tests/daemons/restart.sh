@@ -4,8 +4,9 @@
 # proof is written exactly once and snarkjs accepts it.
 #   1. czk-gpud exits right after journaling ACCEPT (before ACCEPTED): the
 #      job is in the journal, the restarted gpud runs it
-#   2. czk-gpud exits after sending a RESULT: replay requeues the partitions
-#      without DONE; the finalizer answers a re-sent one from its files
+#   2. czk-gpud exits when the finalizer's first DONE of a job arrives, before
+#      journaling it: replay requeues the partitions without DONE, and the
+#      finalizer answers the recomputed one from its files (no second write)
 #   3. czk-finalizer exits before renaming proof.json: gpud re-sends on reconnect
 #   4. czk-synth exits in the middle of a fill: the slot is reclaimed and the
 #      partition requeued for the restarted synth
@@ -36,9 +37,9 @@ out=$("$CLIENT" "$RT/czk.sock" submit r1 multi 1 "$W" "$W")
 wait_job 1
 check_partition 1 0 multi; check_partition 1 1 multi
 
-# 2. gpud dies after its first RESULT of job 2
+# 2. gpud dies on the first DONE of job 2, before journaling it
 kill -TERM "$GPUD_PID"; wait_exit "$GPUD_PID" 20 >/dev/null
-CZK_FAULT=gpud.after_result_sent:exit start_gpud
+CZK_FAULT=gpud.before_done_journal:exit start_gpud
 wait_socket || exit 1
 out=$("$CLIENT" "$RT/czk.sock" submit r2 multi 1 "$W" "$W" "$W")
 [ "$out" = "accepted 2" ] || bad "scenario 2: submit said \"$out\""
@@ -48,6 +49,8 @@ start_gpud
 wait_socket || exit 1
 wait_job 2
 for p in 0 1 2; do check_partition 2 $p multi; done
+grep -q "job 2 partition .: already written, answering from the files" "$T/fin.log" ||
+    bad "scenario 2: the finalizer did not answer the re-sent RESULT from its files"
 
 # 3. the finalizer dies before its first proof.json of job 3 is renamed into place
 kill -TERM "$FIN_PID"; wait_exit "$FIN_PID" 20 >/dev/null

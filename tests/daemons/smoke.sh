@@ -8,7 +8,11 @@
 GPUD=$1 SYNTH=$2 FIN=$3 CLIENT=$4 SRC=$5
 . "$SRC/tests/daemons/lib.sh"
 
-write_config </dev/null
+mport=$((20000 + $$ % 20000))
+write_config <<EOF2
+[gpud]
+metrics_port = $mport
+EOF2
 start_gpud; start_synth; start_fin
 wait_socket || exit 1
 
@@ -60,6 +64,38 @@ echo "$st" | grep -Eq '"proofs_total"(=>|:) ?3[,}]' || bad "status does not coun
 echo "$st" | grep -Eq '"state"(=>|:) ?"complete"' || bad "status does not show job $job complete"
 out=$("$CLIENT" "$RT/czk.sock" cancel "$job"); rc=$?
 [ $rc = 5 ] && echo "$out" | grep -q 'already' || bad "cancel of a finished job: \"$out\""
+
+# Prometheus metrics
+if command -v curl >/dev/null; then
+    m=$(curl -s "http://127.0.0.1:$mport/metrics")
+    echo "$m" | grep -q '^czk_gpud_proofs_total 3' || bad "metrics do not count 3 proofs: $(echo "$m" | head -5)"
+    echo "$m" | grep -q 'czk_gpud_stage_seconds_count{stage="gpu"} 3' ||
+        bad "metrics have no gpu latency histogram with 3 observations"
+fi
+
+# restart gpud with two fault points: spooling takes 0.8 s, results are corrupted
+kill -TERM "$GPUD_PID"; wait_exit "$GPUD_PID" 20 >/dev/null
+CZK_FAULT=gpud.corrupt_result:fail,gpud.spool:sleep=800 start_gpud
+wait_socket || exit 1
+
+# a client that dies while its witnesses are spooled: nothing journaled, nothing kept
+timeout 0.3 "$CLIENT" "$RT/czk.sock" submit gone multi 1 "$FIX/multi/witness.wtns" >/dev/null 2>&1
+sleep 1.2
+ls "$T/state/spool" | grep -q . && bad "the spool of a vanished client's submission was kept"
+grep -q 'submit "gone": the client went away' "$T/gpud.log" || bad "gpud did not drop the vanished client's submission"
+
+# a wrong MSM result is caught by the finalizer's pairing check: the partition
+# fails with the reason, nothing is written (the request id of the vanished
+# client is new: nothing of it was journaled)
+out=$("$CLIENT" "$RT/czk.sock" submit gone multi 1 --wait "$FIX/multi/witness.wtns"); rc=$?
+echo "$out"
+echo "$out" | head -1 | grep -q "duplicate" && bad "the vanished client's request id was journaled"
+[ $rc = 4 ] || bad "a job with a corrupted result ended with exit $rc, expected 4 (failed)"
+job3=$(echo "$out" | sed -n 's/^accepted \([0-9]*\).*/\1/p')
+echo "$out" | grep -q "does not verify" || bad "the failure event does not say the proof does not verify"
+[ -e "$T/out/$job3" ] && bad "a proof that failed verification was written"
+st=$("$CLIENT" "$RT/czk.sock" status)
+echo "$st" | grep -Eq '"failures_total"(=>|:) ?1[,}]' || bad "status does not count the failure: $st"
 
 # clean shutdown on SIGTERM
 for p in $GPUD_PID $SYNTH_PID $FIN_PID; do kill -TERM "$p"; done

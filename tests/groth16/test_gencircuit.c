@@ -8,6 +8,7 @@
  */
 #include "tests/groth16/g16_test.h"
 
+#include <errno.h>
 #include <sys/stat.h>
 
 #include "common/formats.h"
@@ -145,7 +146,8 @@ int main(int argc, char **argv)
 
     if (argc != 2)
         DIE("usage: %s SCRATCH_DIR", argv[0]);
-    mkdir(argv[1], 0755);
+    if (mkdir(argv[1], 0755) && errno != EEXIST)
+        DIE("cannot create %s: %s", argv[1], strerror(errno));
     g_init_r();
     g_seed("groth16_gencircuit");
     run(argv[1], 2000, 4, 0.5, g_rand64());

@@ -366,7 +366,8 @@ int main(int argc, char **argv)
 {
     if (argc != 2)
         DIE("usage: %s SCRATCH_DIR", argv[0]);
-    mkdir(argv[1], 0755);
+    if (mkdir(argv[1], 0755) && errno != EEXIST)
+        DIE("cannot create %s: %s", argv[1], strerror(errno));
     g_init_r();
     g_seed("groth16_setup");
     check_known_secrets(argv[1]);

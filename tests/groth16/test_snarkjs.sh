@@ -26,6 +26,7 @@ cmp -s "$tmp/vk.json" "$tmp/vk_snarkjs.json" || bad "czk vkey and snarkjs zkey e
 # snarkjs proves with our key; both verifiers accept
 run "$snarkjs" groth16 prove "$tmp/c.zkey" "$tmp/c.wtns" "$tmp/sp.json" "$tmp/spub.json"
 run "$snarkjs" groth16 verify "$tmp/vk.json" "$tmp/spub.json" "$tmp/sp.json"
+grep -q "OK" "$tmp/out" || bad "snarkjs rejects its own proof made with czk's key"
 run "$czk" verify "$tmp/vk.json" "$tmp/spub.json" "$tmp/sp.json"
 # czk proves; snarkjs verifies
 run "$czk" prove "$tmp/c.zkey" "$tmp/c.wtns" "$tmp/cp.json" "$tmp/cpub.json"

@@ -1,0 +1,65 @@
+/*
+ * client.h — what `czk submit`, `czk status` and `czk cancel` share: finding
+ * czk-gpud's client socket exactly the way the daemons find their runtime
+ * directory, connecting with the HELLO handshake, and the options every one
+ * of them takes (--config FILE, --runtime-dir DIR).
+ *
+ * Socket resolution (docs/config.md):
+ *   1. --runtime-dir DIR                         -> DIR/czk.sock
+ *   2. the runtime_dir of --config FILE, or of /etc/czk/czk.conf when that
+ *      file exists and is readable (the file the systemd units use)
+ *   3. the built-in default of common/config.c: $CZK_RUNTIME_DIR, else
+ *      $XDG_RUNTIME_DIR/czk (non-root), else /tmp/czk-UID (non-root), else
+ *      /run/czk
+ *   When neither 1 nor an explicit --config nor $CZK_RUNTIME_DIR chose the
+ *   directory and no socket exists there, /run/czk/czk.sock (the systemd
+ *   location) is tried as well.
+ *
+ * The peer is trusted when its SO_PEERCRED uid is the owner of the socket
+ * file (the user gpud runs as) or root, and it says it is czk-gpud.
+ */
+#ifndef CZK_CLI_CLIENT_H
+#define CZK_CLI_CLIENT_H
+
+#include <stdint.h>
+
+#include "common/config.h"
+#include "common/error.h"
+#include "ipc/msg.h"
+
+typedef struct czk_client {
+    int fd;                        /* connected SEQPACKET socket, -1 when closed */
+    char sock_path[CZK_CONFIG_PATH_MAX + 16];
+    czk_config cfg;                /* the configuration the socket was found with */
+    const char *config_path;       /* --config, NULL when absent */
+    const char *runtime_dir;       /* --runtime-dir, NULL when absent */
+    uint8_t buf[CZK_MSG_MAX_RECORD];
+} czk_client;
+
+/*
+ * Takes --config FILE / --config=FILE and --runtime-dir DIR / --runtime-dir=DIR
+ * at argv[*i]: returns 1 (consumed, *i advanced past the value), 0 (not one of
+ * them) or -EINVAL (value missing; an error was printed for cmd).
+ */
+int czk_client_option(czk_client *cl, const char *cmd, int argc, char **argv, int *i);
+
+/* loads the configuration and computes sock_path (no connection yet) */
+int czk_client_resolve(czk_client *cl, czk_error *e);
+
+/* resolve (once) + connect + HELLO; on failure e says what to do about it */
+int czk_client_connect(czk_client *cl, czk_error *e);
+
+void czk_client_close(czk_client *cl);
+
+int czk_client_send(czk_client *cl, const czk_msg *m, const int *fds, int nfds, czk_error *e);
+
+/* next record (byte strings of m point into cl->buf until the next call);
+ * timeout_ms -1 waits forever; -ETIMEDOUT, -ECONNRESET (gpud went away) */
+int czk_client_recv(czk_client *cl, czk_msg *m, int timeout_ms, czk_error *e);
+
+/* "--config FILE --runtime-dir DIR" help text shared by the usage lines */
+#define CZK_CLIENT_OPTS_HELP                                                                       \
+    "  --config FILE       read runtime_dir/output_dir from FILE (default /etc/czk/czk.conf)\n"  \
+    "  --runtime-dir DIR   czk-gpud's runtime directory (holds czk.sock)\n"
+
+#endif

@@ -1,0 +1,291 @@
+/*
+ * cmd_status.c — `czk status [--json] [--job JOB]`: asks czk-gpud for its
+ * STATUS_REPLY (a msgpack map, keys listed in docs/pipeline.md "Status") and
+ * prints it as a table for people or, with --json, as one JSON object for
+ * programs (the same keys, converted one to one).
+ *
+ * The table: jobs per state, partitions per stage, slots in use per pool,
+ * mean time per stage, proofs in the last minute, then one row per active
+ * job (and the --job one).  Exit status 0, or 2 when gpud cannot be asked.
+ */
+#include <errno.h>
+#include <math.h>
+#include <msgpack.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+
+static czk_client cl = {.fd = -1};
+
+/* ----------------------------------------------------- msgpack lookups --- */
+
+static const msgpack_object *get(const msgpack_object *map, const char *key)
+{
+    size_t n = strlen(key);
+    if (!map || map->type != MSGPACK_OBJECT_MAP)
+        return NULL;
+    for (uint32_t i = 0; i < map->via.map.size; i++) {
+        const msgpack_object *k = &map->via.map.ptr[i].key;
+        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n && !memcmp(k->via.str.ptr, key, n))
+            return &map->via.map.ptr[i].val;
+    }
+    return NULL;
+}
+
+static double num(const msgpack_object *map, const char *key)
+{
+    const msgpack_object *o = get(map, key);
+    if (!o)
+        return 0;
+    switch (o->type) {
+    case MSGPACK_OBJECT_POSITIVE_INTEGER: return (double)o->via.u64;
+    case MSGPACK_OBJECT_NEGATIVE_INTEGER: return (double)o->via.i64;
+    case MSGPACK_OBJECT_FLOAT32:
+    case MSGPACK_OBJECT_FLOAT64: return o->via.f64;
+    case MSGPACK_OBJECT_BOOLEAN: return o->via.boolean;
+    default: return 0;
+    }
+}
+
+static unsigned long long u(const msgpack_object *map, const char *key) { return (unsigned long long)num(map, key); }
+
+/* copies a string value into buf ("-" when absent) */
+static const char *str(const msgpack_object *map, const char *key, char *buf, size_t n)
+{
+    const msgpack_object *o = get(map, key);
+    if (!o || o->type != MSGPACK_OBJECT_STR) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    snprintf(buf, n, "%.*s", (int)o->via.str.size, o->via.str.ptr);
+    return buf;
+}
+
+/* ----------------------------------------------------------- to JSON --- */
+
+static void json_str(FILE *f, const char *s, size_t n)
+{
+    fputc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", f);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_obj(FILE *f, const msgpack_object *o, int indent)
+{
+    switch (o->type) {
+    case MSGPACK_OBJECT_NIL: fputs("null", f); break;
+    case MSGPACK_OBJECT_BOOLEAN: fputs(o->via.boolean ? "true" : "false", f); break;
+    case MSGPACK_OBJECT_POSITIVE_INTEGER: fprintf(f, "%llu", (unsigned long long)o->via.u64); break;
+    case MSGPACK_OBJECT_NEGATIVE_INTEGER: fprintf(f, "%lld", (long long)o->via.i64); break;
+    case MSGPACK_OBJECT_FLOAT32:
+    case MSGPACK_OBJECT_FLOAT64:
+        if (isfinite(o->via.f64))
+            fprintf(f, "%.9g", o->via.f64);
+        else
+            fputs("null", f);
+        break;
+    case MSGPACK_OBJECT_STR: json_str(f, o->via.str.ptr, o->via.str.size); break;
+    case MSGPACK_OBJECT_BIN: json_str(f, o->via.bin.ptr, o->via.bin.size); break;
+    case MSGPACK_OBJECT_ARRAY:
+        fputc('[', f);
+        for (uint32_t i = 0; i < o->via.array.size; i++) {
+            fprintf(f, "%s\n%*s", i ? "," : "", indent + 2, "");
+            json_obj(f, &o->via.array.ptr[i], indent + 2);
+        }
+        if (o->via.array.size)
+            fprintf(f, "\n%*s", indent, "");
+        fputc(']', f);
+        break;
+    case MSGPACK_OBJECT_MAP:
+        fputc('{', f);
+        for (uint32_t i = 0; i < o->via.map.size; i++) {
+            const msgpack_object *k = &o->via.map.ptr[i].key;
+            fprintf(f, "%s\n%*s", i ? "," : "", indent + 2, "");
+            if (k->type == MSGPACK_OBJECT_STR)
+                json_str(f, k->via.str.ptr, k->via.str.size);
+            else {
+                /* JSON keys are strings: render anything else as its JSON text, quoted */
+                char kb[64];
+                snprintf(kb, sizeof(kb), "%lld", (long long)k->via.i64);
+                json_str(f, kb, strlen(kb));
+            }
+            fputs(": ", f);
+            json_obj(f, &o->via.map.ptr[i].val, indent + 2);
+        }
+        if (o->via.map.size)
+            fprintf(f, "\n%*s", indent, "");
+        fputc('}', f);
+        break;
+    default: fputs("null", f);
+    }
+}
+
+/* ------------------------------------------------------------- table --- */
+
+static void job_row(const msgpack_object *j)
+{
+    char state[32], circ[64], req[130];
+    static const char *const lanes[] = {"high", "normal", "low"};
+    unsigned long long lane = u(j, "lane");
+
+    printf("%-8llu %-10s %-14s %-7s %6llu %7llu %6llu %5llu %9llu %5llu %7llu  %s\n", u(j, "id"),
+           str(j, "state", state, sizeof(state)), str(j, "circuit", circ, sizeof(circ)), lane < 3 ? lanes[lane] : "?",
+           u(j, "partitions"), u(j, "queued"), u(j, "synth"), u(j, "gpu"), u(j, "finalize"), u(j, "done"),
+           u(j, "failed"), str(j, "request", req, sizeof(req)));
+}
+
+static void print_table(const msgpack_object *st)
+{
+    const msgpack_object *jobs = get(st, "jobs"), *parts = get(st, "partitions"), *pools = get(st, "pools");
+    const msgpack_object *lat = get(st, "latency_s"), *active = get(st, "active"), *job = get(st, "job");
+    char name[64], backend[32];
+
+    printf("%s (backend %s): %llu synth%s connected, finalizer %s\n", str(st, "daemon", name, sizeof(name)),
+           str(st, "backend", backend, sizeof(backend)), u(st, "synths"), u(st, "synths") == 1 ? "" : "s",
+           u(st, "finalizer") ? "connected" : "NOT connected");
+    printf("jobs        active %llu, complete %llu, failed %llu, cancelled %llu\n", u(jobs, "active"),
+           u(jobs, "complete"), u(jobs, "failed"), u(jobs, "cancelled"));
+    printf("partitions  queued %llu, synth %llu, gpu %llu, finalize %llu\n", u(parts, "queued"), u(parts, "synth"),
+           u(parts, "gpu"), u(parts, "finalize"));
+    if (pools && pools->type == MSGPACK_OBJECT_ARRAY)
+        for (uint32_t i = 0; i < pools->via.array.size; i++) {
+            const msgpack_object *p = &pools->via.array.ptr[i];
+            printf("%-11s pool %llu (NUMA node %d): %llu of %llu slots in use, %s pages\n", i ? "" : "slots",
+                   u(p, "id"), (int)num(p, "node"), u(p, "in_use"), u(p, "slots"),
+                   u(p, "hugetlb") ? "huge" : "4 KiB");
+        }
+    printf("latency     mean per partition: queue %.3f s, synth %.3f s, gpu %.3f s, finalize %.3f s\n",
+           num(lat, "queue"), num(lat, "synth"), num(lat, "gpu"), num(lat, "finalize"));
+    printf("throughput  %llu proofs in the last minute; %llu proved, %llu failed since start\n",
+           u(st, "proofs_per_minute"), u(st, "proofs_total"), u(st, "failures_total"));
+    if ((active && active->type == MSGPACK_OBJECT_ARRAY && active->via.array.size) || job) {
+        printf("\n%-8s %-10s %-14s %-7s %6s %7s %6s %5s %9s %5s %7s  %s\n", "JOB", "STATE", "CIRCUIT", "PRIO",
+               "PARTS", "QUEUED", "SYNTH", "GPU", "FINALIZE", "DONE", "FAILED", "REQUEST");
+        if (active && active->type == MSGPACK_OBJECT_ARRAY)
+            for (uint32_t i = 0; i < active->via.array.size; i++)
+                if (!job || u(&active->via.array.ptr[i], "id") != u(job, "id"))
+                    job_row(&active->via.array.ptr[i]);
+        if (job)
+            job_row(job);
+    }
+}
+
+/* --------------------------------------------------------------- main --- */
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: czk status [--json] [--job JOB] [--config FILE] [--runtime-dir DIR]\n"
+                    "  --json       print czk-gpud's status as one JSON object\n"
+                    "  --job JOB    include that job (also when it is finished)\n" CZK_CLIENT_OPTS_HELP);
+    return CZK_EXIT_ERROR;
+}
+
+static int parse_job(const char *s, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno || end == s || *end || v == 0 || s[0] == '-')
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+int czk_cmd_status(int argc, char **argv)
+{
+    const char *cmd = argv[0];
+    int json = 0, r, rc = CZK_EXIT_ERROR;
+    uint64_t job = 0;
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+    msgpack_unpacked up;
+    czk_error e = {0};
+    czk_msg m;
+    size_t off = 0;
+
+    for (int i = 1; i < argc; i++) {
+        if ((r = czk_client_option(&cl, cmd, argc, argv, &i)) != 0) {
+            if (r < 0)
+                return CZK_EXIT_ERROR;
+            continue;
+        }
+        if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else if (!strcmp(argv[i], "--job") && i + 1 < argc) {
+            if (parse_job(argv[++i], &job) < 0)
+                return czk_cli_failf(cmd, "--job needs a job number, not \"%s\"", argv[i]);
+        } else if (argv[i][0] != '-' && !job && parse_job(argv[i], &job) == 0) {
+            continue;
+        } else {
+            czk_cli_failf(cmd, "unexpected argument \"%s\"", argv[i]);
+            return usage();
+        }
+    }
+    if (czk_client_connect(&cl, &e) < 0)
+        return czk_cli_fail(cmd, &e);
+
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, job ? 1 : 0);
+    if (job) {
+        msgpack_pack_str_with_body(&pk, "job", 3);
+        msgpack_pack_uint64(&pk, job);
+    }
+    memset(&m, 0, sizeof(m));
+    m.type = CZK_MSG_STATUS;
+    m.u.status.body = (czk_bytes){(const uint8_t *)sb.data, (uint32_t)sb.size};
+    r = czk_client_send(&cl, &m, NULL, 0, &e);
+    msgpack_sbuffer_destroy(&sb);
+    if (r < 0) {
+        czk_cli_fail(cmd, &e);
+        goto out;
+    }
+    for (;;) {
+        if (czk_client_recv(&cl, &m, 10000, &e) < 0) {
+            czk_cli_failf(cmd, "no status from czk-gpud: %s", e.msg);
+            goto out;
+        }
+        if (m.type == CZK_MSG_ERROR) {
+            czk_cli_failf(cmd, "czk-gpud says: %s", m.u.error.message);
+            goto out;
+        }
+        if (m.type == CZK_MSG_STATUS_REPLY)
+            break;
+    }
+    msgpack_unpacked_init(&up);
+    if (czk_msg_precheck(m.u.status.body.ptr, m.u.status.body.len, CZK_MSG_MAX_DEPTH, &e) < 0 ||
+        msgpack_unpack_next(&up, (const char *)m.u.status.body.ptr, m.u.status.body.len, &off) !=
+            MSGPACK_UNPACK_SUCCESS ||
+        up.data.type != MSGPACK_OBJECT_MAP) {
+        czk_cli_failf(cmd, "czk-gpud sent a status that is not a msgpack map%s%s", e.msg[0] ? ": " : "", e.msg);
+        msgpack_unpacked_destroy(&up);
+        goto out;
+    }
+    if (job && !get(&up.data, "job"))
+        fprintf(stderr, "czk %s: job %llu is not known to czk-gpud\n", cmd, (unsigned long long)job);
+    if (json) {
+        json_obj(stdout, &up.data, 0);
+        fputc('\n', stdout);
+    } else {
+        print_table(&up.data);
+    }
+    rc = job && !get(&up.data, "job") ? CZK_EXIT_ERROR : CZK_EXIT_OK;
+    msgpack_unpacked_destroy(&up);
+out:
+    czk_client_close(&cl);
+    return rc;
+}

@@ -1,0 +1,695 @@
+/*
+ * cmd_submit.c — `czk submit`: hands a job to czk-gpud and optionally follows
+ * it to the end (docs/pipeline.md "Life of a job").
+ *
+ *   czk submit --circuit NAME [--priority high|normal|low] [--request-id ID]
+ *              [--wait] [--out DIR] [--reconnect-timeout S] WTNS...
+ *
+ * Each WTNS is one partition.  The client opens every witness itself, with
+ * its own rights, and passes the open descriptors with SUBMIT (SCM_RIGHTS):
+ * czk-gpud never opens a path on a client's behalf.  --wait follows the
+ * job's EVENTs with one progress line per partition (redrawn in place on a
+ * terminal, one line per change otherwise).  --out DIR (implies --wait)
+ * writes DIR/<partition>/proof.json and public.json from the proof texts the
+ * DONE events carry, again with the client's own rights; a proof that did not
+ * travel in an event (too large, or finished while the client was
+ * reconnecting after a gpud restart) is copied from the finalizer's
+ * output_dir when the client may read it.
+ *
+ * When czk-gpud goes away while the client waits, the job is safe in its
+ * journal: the client reconnects (for --reconnect-timeout seconds, default
+ * 120) and WATCHes the job again.
+ *
+ * Exit status: 0 accepted (and, with --wait, every partition proved);
+ * 1 a partition failed or the job was cancelled; 2 error or rejection.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+#include "common/log.h"
+
+#define TTY_MAX_LINES 24      /* more partitions than this: one summary line */
+#define ACCEPT_TIMEOUT_MS 600000 /* gpud spools and fsyncs every witness before it answers */
+
+static const char *const stage_names[] = {"-", "queued", "synth", "gpu", "finalize", "done", "failed", "cancelled"};
+
+typedef struct part_view {
+    uint32_t stage;      /* enum czk_stage, 0 = not heard of yet */
+    int32_t status;
+    uint64_t since_ns;   /* CLOCK_MONOTONIC when this stage was entered */
+    uint64_t done_ns;    /* CLOCK_MONOTONIC when it became final */
+    bool written;        /* --out: proof.json/public.json written */
+    char reason[CZK_MSG_STR_LONG];
+} part_view;
+
+typedef struct submit_ctx {
+    const char *cmd;
+    const char *circuit;
+    uint32_t priority;
+    const char *out_dir;
+    int reconnect_s;
+    uint64_t job;
+    uint32_t nparts;
+    part_view *parts;
+    uint64_t t0;         /* CLOCK_MONOTONIC at submission */
+    bool tty;
+    unsigned drawn;      /* lines of the progress block on screen */
+    bool out_failed;
+    uint32_t job_stage;  /* final job stage, 0 while running */
+    int32_t job_status;
+    char job_reason[CZK_MSG_STR_LONG];
+} submit_ctx;
+
+static czk_client cl = {.fd = -1};
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static double secs(uint64_t ns) { return (double)ns * 1e-9; }
+
+static const char *stage_name(uint32_t s) { return s <= CZK_STAGE_MAX ? stage_names[s] : "?"; }
+
+static bool stage_final(uint32_t s)
+{
+    return s == CZK_STAGE_DONE || s == CZK_STAGE_FAILED || s == CZK_STAGE_CANCELLED;
+}
+
+static int parse_priority(const char *s, uint32_t *out)
+{
+    if (!strcmp(s, "high") || !strcmp(s, "0"))
+        *out = 0;
+    else if (!strcmp(s, "normal") || !strcmp(s, "1"))
+        *out = 1;
+    else if (!strcmp(s, "low") || !strcmp(s, "2"))
+        *out = 2;
+    else
+        return -EINVAL;
+    return 0;
+}
+
+static const char *priority_name(uint32_t p)
+{
+    static const char *const n[] = {"high", "normal", "low"};
+    return p < 3 ? n[p] : "?";
+}
+
+/* ------------------------------------------------------------ output --- */
+
+static int mkdir_p(const char *dir)
+{
+    char tmp[CZK_CONFIG_PATH_MAX + 64];
+    size_t n = strlen(dir);
+
+    if (n >= sizeof(tmp))
+        return -ENAMETOOLONG;
+    memcpy(tmp, dir, n + 1);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
+            return -errno;
+        *p = '/';
+    }
+    if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
+        return -errno;
+    return 0;
+}
+
+/* writes dir/name atomically (temp file, fsync, rename) with the client's umask */
+static int write_file(const char *dir, const char *name, const uint8_t *data, size_t len, czk_error *e)
+{
+    char path[CZK_CONFIG_PATH_MAX + 96], tmp[CZK_CONFIG_PATH_MAX + 128];
+    int fd, r = 0;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    snprintf(tmp, sizeof(tmp), "%s/.%s.%d.tmp", dir, name, (int)getpid());
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return czk_errorf(e, -errno, "could not create \"%s\": %s", tmp, strerror(errno));
+    for (size_t off = 0; off < len;) {
+        ssize_t k = write(fd, data + off, len - off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            r = czk_errorf(e, -errno, "could not write \"%s\": %s", tmp, strerror(errno));
+            break;
+        }
+        off += (size_t)k;
+    }
+    if (r == 0 && fsync(fd) < 0)
+        r = czk_errorf(e, -errno, "could not fsync \"%s\": %s", tmp, strerror(errno));
+    close(fd);
+    if (r == 0 && rename(tmp, path) < 0)
+        r = czk_errorf(e, -errno, "could not rename \"%s\" to \"%s\": %s", tmp, path, strerror(errno));
+    if (r < 0)
+        unlink(tmp);
+    return r;
+}
+
+static int write_partition(submit_ctx *s, uint32_t p, const uint8_t *proof, size_t plen, const uint8_t *pub,
+                           size_t ulen)
+{
+    char dir[CZK_CONFIG_PATH_MAX + 32];
+    czk_error e = {0};
+    int r;
+
+    snprintf(dir, sizeof(dir), "%s/%u", s->out_dir, p);
+    if ((r = mkdir_p(dir)) < 0) {
+        czk_cli_failf(s->cmd, "job %llu partition %u: could not create \"%s\": %s", (unsigned long long)s->job, p,
+                      dir, strerror(-r));
+        s->out_failed = true;
+        return r;
+    }
+    /* public.json first, proof.json last: proof.json present means complete */
+    if ((r = write_file(dir, "public.json", pub, ulen, &e)) < 0 ||
+        (r = write_file(dir, "proof.json", proof, plen, &e)) < 0) {
+        czk_cli_failf(s->cmd, "job %llu partition %u: %s", (unsigned long long)s->job, p, e.msg);
+        s->out_failed = true;
+        return r;
+    }
+    s->parts[p].written = true;
+    return 0;
+}
+
+static int read_small(const char *path, uint8_t **data, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *b = NULL;
+    size_t n = 0, cap = 0;
+
+    if (!f)
+        return -errno;
+    for (;;) {
+        if (n == cap) {
+            uint8_t *nb;
+            if (cap >= (16u << 20)) {
+                free(b);
+                fclose(f);
+                return -EFBIG;
+            }
+            cap = cap ? cap * 2 : 8192;
+            if (!(nb = realloc(b, cap))) {
+                free(b);
+                fclose(f);
+                return -ENOMEM;
+            }
+            b = nb;
+        }
+        size_t k = fread(b + n, 1, cap - n, f);
+        n += k;
+        if (k == 0)
+            break;
+    }
+    if (ferror(f)) {
+        free(b);
+        fclose(f);
+        return -EIO;
+    }
+    fclose(f);
+    *data = b;
+    *len = n;
+    return 0;
+}
+
+/* a DONE partition whose proof text did not reach us: copy the finalizer's
+ * files, read with the client's own rights */
+static void copy_from_output_dir(submit_ctx *s, uint32_t p)
+{
+    char pp[CZK_CONFIG_PATH_MAX + 64], up[CZK_CONFIG_PATH_MAX + 64];
+    uint8_t *proof = NULL, *pub = NULL;
+    size_t plen = 0, ulen = 0;
+    int r;
+
+    snprintf(pp, sizeof(pp), "%s/%llu/%u/proof.json", cl.cfg.output_dir, (unsigned long long)s->job, p);
+    snprintf(up, sizeof(up), "%s/%llu/%u/public.json", cl.cfg.output_dir, (unsigned long long)s->job, p);
+    if ((r = read_small(pp, &proof, &plen)) < 0 || (r = read_small(up, &pub, &ulen)) < 0) {
+        czk_cli_failf(s->cmd,
+                      "job %llu partition %u: the proof did not arrive in an event and \"%s\" cannot be read: %s "
+                      "(copy it from the daemons' output directory)",
+                      (unsigned long long)s->job, p, r == -ENOENT || !proof ? pp : up, strerror(-r));
+        s->out_failed = true;
+    } else {
+        write_partition(s, p, proof, plen, pub, ulen);
+    }
+    free(proof);
+    free(pub);
+}
+
+/* ---------------------------------------------------------- progress --- */
+
+static void render_line(submit_ctx *s, uint32_t p, uint64_t now, char *buf, size_t n)
+{
+    const part_view *v = &s->parts[p];
+    int k = snprintf(buf, n, "  partition %-4u %-9s", p, stage_name(v->stage));
+
+    if ((size_t)k >= n)
+        return;
+    if (stage_final(v->stage))
+        k += snprintf(buf + k, n - (size_t)k, " at %.2f s", secs(v->done_ns - s->t0));
+    else if (v->stage)
+        k += snprintf(buf + k, n - (size_t)k, " for %.2f s", secs(now - v->since_ns));
+    if ((size_t)k < n && v->stage == CZK_STAGE_FAILED && v->reason[0])
+        snprintf(buf + k, n - (size_t)k, ": %s", v->reason);
+}
+
+static void render_summary(submit_ctx *s, uint64_t now, char *buf, size_t n)
+{
+    unsigned cnt[CZK_STAGE_MAX + 1] = {0};
+    int k;
+
+    for (uint32_t p = 0; p < s->nparts; p++)
+        cnt[s->parts[p].stage <= CZK_STAGE_MAX ? s->parts[p].stage : 0]++;
+    k = snprintf(buf, n, "  %u partitions:", s->nparts);
+    for (int st = 1; st <= CZK_STAGE_MAX && (size_t)k < n; st++)
+        if (cnt[st])
+            k += snprintf(buf + k, n - (size_t)k, " %s %u", stage_names[st], cnt[st]);
+    if ((size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, "  (%.1f s)", secs(now - s->t0));
+}
+
+static void redraw(submit_ctx *s)
+{
+    uint64_t now = mono_ns();
+    char line[1400];
+    unsigned lines = s->nparts <= TTY_MAX_LINES ? s->nparts : 1;
+
+    if (s->drawn)
+        printf("\033[%uA", s->drawn);
+    for (unsigned i = 0; i < lines; i++) {
+        if (s->nparts <= TTY_MAX_LINES)
+            render_line(s, i, now, line, sizeof(line));
+        else
+            render_summary(s, now, line, sizeof(line));
+        printf("\r\033[K%s\n", line);
+    }
+    s->drawn = lines;
+    fflush(stdout);
+}
+
+/* non-tty: one line per change */
+static void report_change(submit_ctx *s, uint32_t p)
+{
+    const part_view *v = &s->parts[p];
+    uint64_t t = stage_final(v->stage) ? v->done_ns : v->since_ns;
+
+    printf("job %llu partition %u: %s (%.2f s)%s%s\n", (unsigned long long)s->job, p, stage_name(v->stage),
+           secs(t - s->t0), v->reason[0] ? ": " : "", v->reason);
+    fflush(stdout);
+}
+
+static void set_stage(submit_ctx *s, uint32_t p, uint32_t stage, int32_t status, const char *reason)
+{
+    part_view *v = &s->parts[p];
+    uint64_t now = mono_ns();
+
+    if (v->stage == stage || (stage_final(v->stage) && stage != CZK_STAGE_DONE))
+        return;
+    v->stage = stage;
+    v->status = status;
+    v->since_ns = now;
+    if (stage_final(stage))
+        v->done_ns = now;
+    snprintf(v->reason, sizeof(v->reason), "%s", stage == CZK_STAGE_FAILED && reason ? reason : "");
+    if (!s->tty)
+        report_change(s, p);
+}
+
+/* ------------------------------------------------------------ follow --- */
+
+static void on_event(submit_ctx *s, const czk_msg_event *ev)
+{
+    if (ev->job_id != s->job)
+        return;
+    if (ev->partition == CZK_PARTITION_ALL) {
+        if (ev->stage == CZK_STAGE_QUEUED) {
+            for (uint32_t p = 0; p < s->nparts; p++)
+                if (!s->parts[p].stage)
+                    set_stage(s, p, CZK_STAGE_QUEUED, 0, NULL);
+        } else if (stage_final(ev->stage)) {
+            s->job_stage = ev->stage;
+            s->job_status = ev->status;
+            snprintf(s->job_reason, sizeof(s->job_reason), "%s", ev->reason);
+            for (uint32_t p = 0; p < s->nparts; p++)
+                if (!stage_final(s->parts[p].stage) && ev->stage != CZK_STAGE_FAILED)
+                    set_stage(s, p, ev->stage, ev->status, NULL);
+        }
+        return;
+    }
+    if (ev->partition >= s->nparts)
+        return;
+    set_stage(s, ev->partition, ev->stage, ev->status, ev->reason);
+    if (ev->stage == CZK_STAGE_DONE && s->out_dir && !s->parts[ev->partition].written && ev->proof.len &&
+        ev->publics.len)
+        write_partition(s, ev->partition, ev->proof.ptr, ev->proof.len, ev->publics.ptr, ev->publics.len);
+}
+
+/* reconnect after gpud went away and WATCH the job again; 0 or -errno */
+static int reconnect(submit_ctx *s)
+{
+    uint64_t deadline = mono_ns() + (uint64_t)s->reconnect_s * 1000000000ull;
+    unsigned backoff_ms = 100;
+    czk_error e = {0};
+    czk_msg m;
+
+    czk_client_close(&cl);
+    if (s->tty && s->drawn) {
+        s->drawn = 0; /* keep the block; messages go below it */
+    }
+    fprintf(stderr, "czk %s: lost the connection to czk-gpud; job %llu is journaled, reconnecting (up to %d s)\n",
+            s->cmd, (unsigned long long)s->job, s->reconnect_s);
+    while (!interrupted) {
+        if (czk_client_connect(&cl, &e) == 0) {
+            memset(&m, 0, sizeof(m));
+            m.type = CZK_MSG_WATCH;
+            m.u.watch.job_id = s->job;
+            if (czk_client_send(&cl, &m, NULL, 0, &e) == 0) {
+                fprintf(stderr, "czk %s: reconnected, following job %llu again\n", s->cmd,
+                        (unsigned long long)s->job);
+                return 0;
+            }
+            czk_client_close(&cl);
+        }
+        if (mono_ns() >= deadline) {
+            czk_cli_failf(s->cmd, "could not reconnect to czk-gpud within %d s: %s (job %llu stays journaled: "
+                          "czk status --job %llu)", s->reconnect_s, e.msg, (unsigned long long)s->job,
+                          (unsigned long long)s->job);
+            return -ETIMEDOUT;
+        }
+        usleep(backoff_ms * 1000);
+        backoff_ms = backoff_ms * 2 > 2000 ? 2000 : backoff_ms * 2;
+    }
+    return -EINTR;
+}
+
+static int follow(submit_ctx *s)
+{
+    czk_error e = {0};
+    czk_msg m;
+    int r;
+
+    if (s->tty)
+        redraw(s);
+    while (!s->job_stage) {
+        if (interrupted) {
+            if (s->tty)
+                redraw(s);
+            fprintf(stderr, "czk %s: interrupted; job %llu continues (czk status --job %llu, czk cancel %llu)\n",
+                    s->cmd, (unsigned long long)s->job, (unsigned long long)s->job, (unsigned long long)s->job);
+            return CZK_EXIT_ERROR;
+        }
+        r = czk_client_recv(&cl, &m, 500, &e);
+        if (r == -ETIMEDOUT) {
+            if (s->tty)
+                redraw(s);
+            continue;
+        }
+        if (r == -ECONNRESET || r == -ECONNREFUSED || r == -EPIPE) {
+            if (s->reconnect_s <= 0 || reconnect(s) < 0) {
+                if (s->reconnect_s <= 0)
+                    czk_cli_failf(s->cmd, "czk-gpud closed the connection; job %llu stays journaled",
+                                  (unsigned long long)s->job);
+                return CZK_EXIT_ERROR;
+            }
+            continue;
+        }
+        if (r < 0)
+            return czk_cli_fail(s->cmd, &e);
+        if (m.type == CZK_MSG_ERROR) {
+            if (s->tty)
+                redraw(s);
+            return czk_cli_failf(s->cmd, "job %llu: czk-gpud says: %s", (unsigned long long)s->job,
+                                 m.u.error.message);
+        }
+        if (m.type == CZK_MSG_EVENT) {
+            on_event(s, &m.u.event);
+            if (s->tty)
+                redraw(s);
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- main ---- */
+
+static int usage(const char *cmd)
+{
+    fprintf(stderr,
+            "usage: czk submit --circuit NAME [--priority high|normal|low] [--request-id ID]\n"
+            "                  [--wait] [--out DIR] [--reconnect-timeout S] WTNS...\n"
+            "  hands one job (one partition per witness) to czk-gpud\n"
+            "  --circuit NAME      a [circuit.NAME] of the daemons' configuration\n"
+            "  --priority P        scheduling lane: high, normal (default) or low\n"
+            "  --request-id ID     deduplicates: the same ID again answers with the same job\n"
+            "  --wait              follow the job to the end, one progress line per partition\n"
+            "  --out DIR           write DIR/<partition>/proof.json, public.json (implies --wait)\n"
+            "  --reconnect-timeout S  while waiting, how long to retry when czk-gpud restarts (120)\n"
+            CZK_CLIENT_OPTS_HELP
+            "exit status: 0 accepted (with --wait: all proved), 1 a partition failed or the job was\n"
+            "cancelled, 2 error or rejection\n");
+    (void)cmd;
+    return CZK_EXIT_ERROR;
+}
+
+int czk_cmd_submit(int argc, char **argv)
+{
+    const char *cmd = argv[0], *req = NULL;
+    static submit_ctx s;
+    int fds[CZK_MSG_MAX_FDS], nfds = 0, rc = CZK_EXIT_ERROR, r;
+    const char *paths[CZK_MSG_MAX_FDS];
+    char req_buf[CZK_MSG_STR_SHORT];
+    bool wait = false;
+    czk_error e = {0};
+    czk_msg m;
+
+    memset(&s, 0, sizeof(s));
+    s.cmd = cmd;
+    s.priority = 1;
+    s.reconnect_s = 120;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if ((r = czk_client_option(&cl, cmd, argc, argv, &i)) != 0) {
+            if (r < 0)
+                return CZK_EXIT_ERROR;
+            continue;
+        }
+        if (!strcmp(a, "--wait")) {
+            wait = true;
+        } else if (!strcmp(a, "--circuit") || !strcmp(a, "--priority") || !strcmp(a, "--request-id") ||
+                   !strcmp(a, "--out") || !strcmp(a, "--reconnect-timeout")) {
+            const char *v = i + 1 < argc ? argv[++i] : NULL;
+            if (!v)
+                return czk_cli_failf(cmd, "%s needs a value", a);
+            if (!strcmp(a, "--circuit"))
+                s.circuit = v;
+            else if (!strcmp(a, "--request-id"))
+                req = v;
+            else if (!strcmp(a, "--out"))
+                s.out_dir = v;
+            else if (!strcmp(a, "--priority") && parse_priority(v, &s.priority) < 0)
+                return czk_cli_failf(cmd, "--priority must be high, normal or low, not \"%s\"", v);
+            else if (!strcmp(a, "--reconnect-timeout")) {
+                char *end;
+                long x = strtol(v, &end, 10);
+                if (*end || end == v || x < 0 || x > 86400)
+                    return czk_cli_failf(cmd, "--reconnect-timeout needs seconds in 0..86400, not \"%s\"", v);
+                s.reconnect_s = (int)x;
+            }
+        } else if (!strcmp(a, "--")) {
+            for (i++; i < argc; i++) {
+                if (nfds == CZK_MSG_MAX_FDS)
+                    return czk_cli_failf(cmd, "at most %d witnesses per job", CZK_MSG_MAX_FDS);
+                paths[nfds++] = argv[i];
+            }
+        } else if (a[0] == '-' && a[1]) {
+            czk_cli_failf(cmd, "unknown option \"%s\"", a);
+            return usage(cmd);
+        } else {
+            if (nfds == CZK_MSG_MAX_FDS)
+                return czk_cli_failf(cmd, "at most %d witnesses per job (the descriptors travel in one record)",
+                                     CZK_MSG_MAX_FDS);
+            paths[nfds++] = a;
+        }
+    }
+    if (!s.circuit || !nfds) {
+        czk_cli_failf(cmd, "%s", !s.circuit ? "--circuit NAME is required" : "no witness files given");
+        return usage(cmd);
+    }
+    if (strlen(s.circuit) >= CZK_MSG_STR_SHORT)
+        return czk_cli_failf(cmd, "circuit name \"%.40s...\" is too long", s.circuit);
+    if (req && (strlen(req) >= CZK_MSG_STR_SHORT || !*req))
+        return czk_cli_failf(cmd, "--request-id must be 1..%d bytes", CZK_MSG_STR_SHORT - 1);
+    if (!req) {
+        char host[64] = "host";
+        struct timespec ts;
+        gethostname(host, sizeof(host) - 1);
+        host[sizeof(host) - 1] = 0;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        snprintf(req_buf, sizeof(req_buf), "%s-%d-%lld%09ld", host, (int)getpid(), (long long)ts.tv_sec,
+                 ts.tv_nsec);
+        req = req_buf;
+    }
+    if (s.out_dir)
+        wait = true;
+
+    /* the witnesses are opened here, with this user's rights */
+    for (int i = 0; i < nfds; i++) {
+        struct stat st;
+        fds[i] = open(paths[i], O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fds[i] < 0 || fstat(fds[i], &st) < 0 || !S_ISREG(st.st_mode)) {
+            int err = fds[i] < 0 ? errno : 0;
+            if (fds[i] >= 0)
+                close(fds[i]);
+            for (int k = 0; k < i; k++)
+                close(fds[k]);
+            if (err)
+                return czk_cli_failf(cmd, "cannot open witness \"%s\" (partition %d): %s", paths[i], i,
+                                     strerror(err));
+            return czk_cli_failf(cmd, "witness \"%s\" (partition %d) is not a regular file", paths[i], i);
+        }
+    }
+    if (s.out_dir && (r = mkdir_p(s.out_dir)) < 0) {
+        czk_cli_failf(cmd, "could not create output directory \"%s\": %s", s.out_dir, strerror(-r));
+        goto out_fds;
+    }
+    if (czk_client_connect(&cl, &e) < 0) {
+        czk_cli_fail(cmd, &e);
+        goto out_fds;
+    }
+    memset(&m, 0, sizeof(m));
+    m.type = CZK_MSG_SUBMIT;
+    snprintf(m.u.submit.request_id, sizeof(m.u.submit.request_id), "%s", req);
+    snprintf(m.u.submit.circuit, sizeof(m.u.submit.circuit), "%s", s.circuit);
+    m.u.submit.priority = s.priority;
+    m.u.submit.n_partitions = (uint32_t)nfds;
+    m.u.submit.n_fds = (uint32_t)nfds;
+    m.u.submit.flags = wait ? CZK_SUBMIT_F_WAIT : 0;
+    s.t0 = mono_ns();
+    if (czk_client_send(&cl, &m, fds, nfds, &e) < 0) {
+        czk_cli_failf(cmd, "could not send the job to czk-gpud: %s", e.msg);
+        goto out_fds;
+    }
+    for (;;) {
+        r = czk_client_recv(&cl, &m, ACCEPT_TIMEOUT_MS, &e);
+        if (r < 0) {
+            czk_cli_failf(cmd, "no answer from czk-gpud: %s (if it restarted, resubmit with --request-id %s: a "
+                          "job it journaled is not run twice)", e.msg, req);
+            goto out_fds;
+        }
+        if (m.type == CZK_MSG_ACCEPTED || m.type == CZK_MSG_REJECTED || m.type == CZK_MSG_ERROR)
+            break;
+    }
+    s.nparts = (uint32_t)nfds;
+    for (int i = 0; i < nfds; i++)
+        close(fds[i]);
+    nfds = 0;
+    if (m.type == CZK_MSG_REJECTED) {
+        unsigned bad;
+        /* gpud names partitions by index: name the file as well */
+        if (sscanf(m.u.rejected.reason, "partition %u:", &bad) == 1 && bad < s.nparts)
+            return czk_cli_failf(cmd, "rejected: %s (partition %u is \"%s\")", m.u.rejected.reason, bad,
+                                 paths[bad]);
+        return czk_cli_failf(cmd, "rejected: %s", m.u.rejected.reason[0] ? m.u.rejected.reason
+                                                                          : strerror(-m.u.rejected.code));
+    }
+    if (m.type == CZK_MSG_ERROR)
+        return czk_cli_failf(cmd, "czk-gpud refused the request: %s", m.u.error.message);
+
+    s.job = m.u.accepted.job_id;
+    printf("job %llu accepted%s (circuit %s, %u partition%s, priority %s, request %s)\n",
+           (unsigned long long)s.job, m.u.accepted.duplicate ? " (duplicate: already known)" : "", s.circuit,
+           s.nparts, s.nparts == 1 ? "" : "s", priority_name(s.priority), req);
+    fflush(stdout);
+    if (!wait)
+        return CZK_EXIT_OK;
+
+    if (!(s.parts = calloc(s.nparts, sizeof(*s.parts))))
+        return czk_cli_failf(cmd, "out of memory");
+    s.tty = isatty(STDOUT_FILENO);
+    {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = on_sigint;
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+    }
+    if (m.u.accepted.duplicate) {
+        /* an existing job: its past events are gone; WATCH says where it is */
+        memset(&m, 0, sizeof(m));
+        m.type = CZK_MSG_WATCH;
+        m.u.watch.job_id = s.job;
+        if (czk_client_send(&cl, &m, NULL, 0, &e) < 0) {
+            czk_cli_fail(cmd, &e);
+            goto out_parts;
+        }
+    }
+    if ((rc = follow(&s)) != 0)
+        goto out_parts;
+
+    /* partitions proved while we were not listening (reconnect, duplicate) or
+     * whose proof text was too large for an event */
+    if (s.out_dir && s.job_stage != CZK_STAGE_CANCELLED)
+        for (uint32_t p = 0; p < s.nparts; p++)
+            if (!s.parts[p].written && s.parts[p].stage != CZK_STAGE_FAILED &&
+                (s.job_stage == CZK_STAGE_DONE || s.parts[p].stage == CZK_STAGE_DONE))
+                copy_from_output_dir(&s, p);
+
+    {
+        uint32_t nfail = 0;
+        for (uint32_t p = 0; p < s.nparts; p++)
+            nfail += s.parts[p].stage == CZK_STAGE_FAILED;
+        double wall = secs(mono_ns() - s.t0);
+        if (s.job_stage == CZK_STAGE_DONE) {
+            printf("job %llu done: %u partition%s proved in %.2f s", (unsigned long long)s.job, s.nparts,
+                   s.nparts == 1 ? "" : "s", wall);
+            if (s.out_dir)
+                printf("; proofs in %s/<partition>/", s.out_dir);
+            printf("\n");
+            rc = s.out_failed ? CZK_EXIT_ERROR : CZK_EXIT_OK;
+        } else if (s.job_stage == CZK_STAGE_CANCELLED) {
+            printf("job %llu cancelled after %.2f s\n", (unsigned long long)s.job, wall);
+            rc = CZK_EXIT_FALSE;
+        } else {
+            printf("job %llu failed after %.2f s: ", (unsigned long long)s.job, wall);
+            if (nfail)
+                printf("%u of %u partitions failed", nfail, s.nparts);
+            else
+                printf("%s", s.job_reason[0] ? s.job_reason : "some partitions failed");
+            printf("\n");
+            for (uint32_t p = 0; p < s.nparts; p++)
+                if (s.parts[p].stage == CZK_STAGE_FAILED)
+                    fprintf(stderr, "czk %s: job %llu partition %u failed: %s\n", cmd, (unsigned long long)s.job,
+                            p, s.parts[p].reason[0] ? s.parts[p].reason : strerror(-s.parts[p].status));
+            rc = CZK_EXIT_FALSE;
+        }
+    }
+out_parts:
+    free(s.parts);
+    czk_client_close(&cl);
+    return rc;
+out_fds:
+    for (int i = 0; i < nfds; i++)
+        close(fds[i]);
+    return rc;
+}

@@ -1,0 +1,213 @@
+/*
+ * intake.c — czk-gpud's intake thread: copies the witnesses of a SUBMIT from
+ * the client's file descriptors into the spool (state_dir/spool/<job>/), fsyncs
+ * them, and validates the copies, so the event loop never waits for a client's
+ * disk.  The loop then journals ACCEPT and answers (jobs.c,
+ * gpud_submit_finish).  gpud never opens a path on a client's behalf: it only
+ * reads the fds the client passed (SCM_RIGHTS).
+ *
+ * Hand-off: the loop queues a gpud_submit_req under intake_mu; the thread owns
+ * the request (its fds, rc, why) until it posts done_task back to the loop.
+ * The thread reads only configuration and circuits, which do not change after
+ * start-up.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/daemon.h"
+#include "common/fault.h"
+#include "common/log.h"
+#include "gpud/gpud.h"
+
+static int fsync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
+    if (fd < 0)
+        return -errno;
+    if (fsync(fd) < 0)
+        r = -errno;
+    close(fd);
+    return r;
+}
+
+/* copies the client's witness (an open fd, never a path) into the spool and
+ * validates the copy, so what is checked is what will be proved */
+static int spool_one(gpud *g, const gpud_circuit *circ, uint64_t job, uint32_t part, int fd, char *why, size_t n)
+{
+    char path[CZK_CONFIG_PATH_MAX + 64], tmp[CZK_CONFIG_PATH_MAX + 80];
+    uint64_t cap = (uint64_t)circ->zkey.n_vars * 32 + 4096, off = 0;
+    static uint8_t buf[1 << 16];
+    struct stat st;
+    czk_wtns w;
+    czk_error e = {0};
+    int out, r = 0;
+
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, n, "partition %u: the witness is not a regular file", part);
+        return -EINVAL;
+    }
+    if ((uint64_t)st.st_size > cap) {
+        snprintf(why, n, "partition %u: the witness is %lld bytes, more than a %s witness can be (%llu)", part,
+                 (long long)st.st_size, circ->name, (unsigned long long)cap);
+        return -EFBIG;
+    }
+    gpud_spool_path(g, job, part, path, sizeof(path));
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+    if (out < 0) {
+        snprintf(why, n, "partition %u: could not create the spool file: %s", part, strerror(errno));
+        return -errno;
+    }
+    for (;;) {
+        ssize_t k = pread(fd, buf, sizeof(buf), (off_t)off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            r = -errno;
+            snprintf(why, n, "partition %u: could not read the witness: %s", part, strerror(errno));
+            break;
+        }
+        if (k == 0)
+            break;
+        if (off + (uint64_t)k > cap) {
+            r = -EFBIG;
+            snprintf(why, n, "partition %u: the witness grew beyond %llu bytes while being read", part,
+                     (unsigned long long)cap);
+            break;
+        }
+        if (write(out, buf, (size_t)k) != k) {
+            r = -EIO;
+            snprintf(why, n, "partition %u: could not write the spool file: %s", part, strerror(errno));
+            break;
+        }
+        off += (uint64_t)k;
+    }
+    if (r == 0 && fsync(out) < 0) {
+        r = -errno;
+        snprintf(why, n, "partition %u: could not fsync the spool file: %s", part, strerror(errno));
+    }
+    close(out);
+    if (r == 0 && rename(tmp, path) < 0) {
+        r = -errno;
+        snprintf(why, n, "partition %u: could not rename the spool file: %s", part, strerror(errno));
+    }
+    if (r < 0) {
+        unlink(tmp);
+        return r;
+    }
+    if ((r = czk_wtns_open(&w, path, &e)) < 0) {
+        snprintf(why, n, "partition %u: not a valid witness: %s", part, e.msg);
+        return r;
+    }
+    r = czk_groth16_check_witness(&circ->zkey, circ->name, &w, "witness", &e);
+    czk_wtns_close(&w);
+    if (r < 0)
+        snprintf(why, n, "partition %u: %s", part, e.msg);
+    return r;
+}
+
+static void spool_job(gpud *g, gpud_submit_req *r)
+{
+    const gpud_circuit *circ = &g->circuits[r->circuit];
+    char dir[CZK_CONFIG_PATH_MAX + 40];
+    czk_error e = {0};
+
+    snprintf(dir, sizeof(dir), "%s/%llu", g->spool_dir, (unsigned long long)r->job);
+    if ((r->rc = czk_daemon_mkdirs(dir, 0750, &e)) < 0) {
+        snprintf(r->why, sizeof(r->why), "could not create the spool: %s", e.msg);
+        return;
+    }
+    for (uint32_t i = 0; i < r->nparts; i++)
+        if ((r->rc = spool_one(g, circ, r->job, i, r->fds[i], r->why, sizeof(r->why))) < 0)
+            return;
+    if ((r->rc = fsync_dir(dir)) < 0 || (r->rc = fsync_dir(g->spool_dir)) < 0)
+        snprintf(r->why, sizeof(r->why), "could not fsync the spool: %s", strerror(-r->rc));
+    if (r->rc == 0 && (r->rc = czk_fault("gpud.spool")) < 0)
+        snprintf(r->why, sizeof(r->why), "fault injected while spooling");
+}
+
+static void on_spooled(czk_loop_task *t, void *ctx)
+{
+    gpud_submit_req *r = ctx;
+    (void)t;
+    gpud_submit_finish(r->g, r);
+}
+
+static void *intake_main(void *arg)
+{
+    gpud *g = arg;
+    for (;;) {
+        gpud_submit_req *r;
+        pthread_mutex_lock(&g->intake_mu);
+        while (!g->iq_head && !g->intake_stop)
+            pthread_cond_wait(&g->intake_cv, &g->intake_mu);
+        if (g->intake_stop) {
+            pthread_mutex_unlock(&g->intake_mu);
+            return NULL;
+        }
+        r = g->iq_head;
+        g->iq_head = r->qnext;
+        if (!g->iq_head)
+            g->iq_tail = NULL;
+        pthread_mutex_unlock(&g->intake_mu);
+        spool_job(g, r);
+        for (uint32_t i = 0; i < r->nparts; i++)
+            if (r->fds[i] >= 0) {
+                close(r->fds[i]);
+                r->fds[i] = -1;
+            }
+        r->done_task.fn = on_spooled;
+        r->done_task.ctx = r;
+        czk_loop_post(g->loop, &r->done_task);
+    }
+}
+
+void gpud_intake_queue(gpud *g, gpud_submit_req *r)
+{
+    r->qnext = NULL;
+    pthread_mutex_lock(&g->intake_mu);
+    if (g->iq_tail)
+        g->iq_tail->qnext = r;
+    else
+        g->iq_head = r;
+    g->iq_tail = r;
+    pthread_cond_signal(&g->intake_cv);
+    pthread_mutex_unlock(&g->intake_mu);
+}
+
+int gpud_intake_start(gpud *g, czk_error *e)
+{
+    int r;
+    pthread_mutex_init(&g->intake_mu, NULL);
+    pthread_cond_init(&g->intake_cv, NULL);
+    if ((r = pthread_create(&g->intake_th, NULL, intake_main, g)) != 0)
+        return czk_errorf(e, -r, "could not start the intake thread: %s", strerror(r));
+    g->intake_started = 1;
+    return 0;
+}
+
+/* requests still queued are dropped: nothing of them was journaled, and the
+ * spool sweep at the next start removes their files */
+void gpud_intake_stop(gpud *g)
+{
+    if (!g->intake_started)
+        return;
+    pthread_mutex_lock(&g->intake_mu);
+    g->intake_stop = 1;
+    pthread_cond_signal(&g->intake_cv);
+    pthread_mutex_unlock(&g->intake_mu);
+    pthread_join(g->intake_th, NULL);
+    g->intake_started = 0;
+    while (g->iq_head) {
+        gpud_submit_req *r = g->iq_head;
+        g->iq_head = r->qnext;
+        for (uint32_t i = 0; i < r->nparts; i++)
+            if (r->fds[i] >= 0)
+                close(r->fds[i]);
+    }
+}

@@ -1,0 +1,120 @@
+#!/bin/sh
+# bad_input.sh — every kind of bad input gets a clear error, and the daemons
+# keep serving everyone else: a good job submitted after each case (and one
+# running through all of them) still proves.
+#   client side (czk submit exits 2 and names the file): a witness the user
+#   cannot read, a missing file, a directory
+#   gpud side (REJECTED with the reason, exit 2, nothing left in the spool):
+#   unknown circuit, witness of the wrong length (another circuit's), wrong
+#   curve (bn128), truncated file, garbage file, too many partitions
+#   raw protocol (pipeline_tool raw): garbage before/after HELLO, a record over
+#   64 KiB, a map claiming 2^32-1 entries, SUBMIT without descriptors (the
+#   protocol has no path gpud could open), a pipe / a directory / a 64 GiB
+#   sparse file as witness, a client that hangs up right after SUBMIT, a
+#   client that never says anything
+#   ownership: another user may not cancel or watch a job (when run as root)
+# usage: bad_input.sh CZK GPUD SYNTH FIN TOOL SRC
+. "$(dirname "$0")/lib.sh"
+require_snarkjs
+
+GPUD_EXTRA="max_partitions_per_job = 8" write_config </dev/null
+start_gpud; start_synth 0; start_fin
+wait_up 1 || exit 1
+W=$FIX/multi/witness.wtns
+
+# a long job that runs while all the bad input arrives: it must not notice
+submit bg multi 4 low --wait --out "$T/client/bg" & pbg=$!
+
+n_good=0
+good_job() { # a job that must succeed after each bad case
+    n_good=$((n_good + 1))
+    submit good$n_good linear 1 high --wait --out "$T/client/good$n_good"; rc=$?
+    [ $rc = 0 ] || { bad "good job after \"$1\" exited $rc:"; cat "$T/sub.good$n_good" >&2; return; }
+    expect_job "$(job_of "$T/sub.good$n_good")" linear 1 "$T/client/good$n_good"
+}
+
+# rejected CASE PATTERN CZK-SUBMIT-ARGS...: exit 2, message matches, no job
+rejected() {
+    case=$1 pat=$2; shift 2
+    "$CZK" submit --config "$CONF" "$@" >"$T/bad.out" 2>&1; rc=$?
+    if [ $rc != 2 ] || ! grep -q -- "$pat" "$T/bad.out"; then
+        bad "$case: exit $rc (want 2), message: $(cat "$T/bad.out") (want /$pat/)"
+    else
+        echo "ok: $case -> $(head -n 1 "$T/bad.out")"
+    fi
+    grep -q "^job .* accepted" "$T/bad.out" && bad "$case: a job was accepted"
+    ls "$T/state/spool" 2>/dev/null | grep -q -v "^$(job_of "$T/sub.bg")\$" && {
+        # the background job's own spool is fine; anything else was left behind
+        for d in "$T"/state/spool/*; do
+            [ "$(basename "$d")" = "$(job_of "$T/sub.bg")" ] || bad "$case: left $d in the spool"
+        done
+    }
+    return 0
+}
+
+log "client-side errors"
+cp "$W" "$T/secret.wtns"; chmod 600 "$T/secret.wtns"
+if [ "$(id -u)" = 0 ]; then
+    # root reads anything: try as nobody (the client fails before it connects)
+    chmod 711 "$T"
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$CZK" submit --runtime-dir "$RT" --circuit multi \
+        "$T/secret.wtns" >"$T/bad.out" 2>&1; rc=$?
+else
+    chmod 000 "$T/secret.wtns"
+    "$CZK" submit --config "$CONF" --circuit multi "$T/secret.wtns" >"$T/bad.out" 2>&1; rc=$?
+fi
+[ $rc = 2 ] && grep -q "cannot open witness \"$T/secret.wtns\" (partition 0): Permission denied" "$T/bad.out" ||
+    bad "unreadable witness: exit $rc, $(cat "$T/bad.out")"
+rejected "missing file" "cannot open witness \"$T/nope.wtns\" (partition 1): No such file" --circuit multi "$W" "$T/nope.wtns"
+rejected "a directory" "is not a regular file" --circuit multi "$T"
+rejected "no circuit" "circuit NAME is required" "$W"
+rejected "bad priority" "priority must be" --circuit multi --priority urgent "$W"
+
+log "gpud rejections"
+rejected "unknown circuit" 'rejected: unknown circuit "nosuch"' --circuit nosuch "$W"
+rejected "wrong length" "partition 1: .*47 values.*nVars = 1005.*partition 1 is \"$FIX/linear/witness.wtns\"" \
+    --circuit multi "$W" "$FIX/linear/witness.wtns"
+rejected "wrong curve" "partition 0: .*bn128" --circuit multi "$FIX/tiny_bn128/witness.wtns"
+head -c 5000 "$W" >"$T/trunc.wtns"
+rejected "truncated" "partition 0: not a valid witness.*truncated" --circuit multi "$T/trunc.wtns"
+head -c 30000 /dev/urandom >"$T/garbage.wtns"
+rejected "garbage file" "partition 0: not a valid witness" --circuit multi "$T/garbage.wtns"
+cat "$W" /dev/zero 2>/dev/null | head -c 200000 >"$T/long.wtns"
+rejected "oversized file" "partition 0: .*bytes" --circuit multi "$T/long.wtns"
+rejected "too many partitions" "max_partitions_per_job" --circuit linear \
+    "$W" "$W" "$W" "$W" "$W" "$W" "$W" "$W" "$W"
+good_job "gpud rejections"
+
+log "raw protocol abuse"
+for mode in prehello garbage oversize hugecount nofds pipefd dirfd sparse midsubmit silent; do
+    "$TOOL" raw "$RT/czk.sock" $mode "$W" >"$T/raw.out" 2>&1; rc=$?
+    [ $rc = 0 ] || bad "raw $mode: exit $rc: $(cat "$T/raw.out")"
+    echo "ok: raw $(cat "$T/raw.out")"
+    kill -0 "$GPUD_PID" 2>/dev/null || { bad "czk-gpud died after raw $mode"; dump_logs; exit 1; }
+done
+grep -q "malformed\|closed" "$T/logs/gpud.log" || bad "gpud logged no reason for closing the malformed clients"
+good_job "raw protocol abuse"
+if [ "$(id -u)" = 0 ] && getent group nogroup >/dev/null; then
+    log "another user may not cancel or watch our job"
+    stop_all
+    CZK_EXTRA="client_group = nogroup" write_config </dev/null
+    start_gpud; start_synth 0; start_fin
+    wait_up 1 || exit 1
+    chmod 755 "$RT"
+    submit own multi 2 normal; jo=$(job_of "$T/sub.own")
+    setpriv --reuid=65534 --regid=65534 --init-groups "$CZK" cancel --runtime-dir "$RT" "$jo" >"$T/bad.out" 2>&1; rc=$?
+    [ $rc = 2 ] && grep -q "submitted by uid 0" "$T/bad.out" || bad "foreign cancel: exit $rc, $(cat "$T/bad.out")"
+    expect_job "$jo" multi 2
+fi
+
+wait_exit "$pbg" 120; rc=$?
+[ $rc = 0 ] || { bad "the background job exited $rc:"; cat "$T/sub.bg" >&2; }
+expect_job "$(job_of "$T/sub.bg")" multi 4 "$T/client/bg"
+kill -0 "$GPUD_PID" && kill -0 "$FIN_PID" && kill -0 "$SYNTH0_PID" || bad "a daemon died"
+# the client that hung up right after SUBMIT: if gpud accepted its job before
+# noticing, that job ran to the end like any other; nothing is left active
+for _ in $(seq 1 100); do [ "$(st jobs.active)" = 0 ] && break; sleep 0.2; done
+[ "$(st jobs.active)" = 0 ] || bad "jobs left active: $(status_json)"
+check_all
+[ "$fail" = 0 ] && echo "ok"
+exit $fail

@@ -1,0 +1,206 @@
+# lib.sh — shared by the pipeline tests (tests/pipeline/*.sh): a temporary
+# runtime/state/output tree with a generated config, starting, killing and
+# restarting czk-gpud / czk-synth (one or two) / czk-finalizer, submitting with
+# the real `czk` client, and the checks every test makes:
+#   - every proof verifies with snarkjs (one node process for the whole batch:
+#     verify_batch.js), and its public.json is the fixture's
+#   - exactly once: each partition's proof.json was written once (the
+#     finalizer's "verified and written" log line, and inode + mtime unchanged
+#     until the end of the test), its DONE journaled once (journal records
+#     collected across restarts by sequence number: compaction keeps them)
+# Sourced by a test run as: TEST.sh CZK GPUD SYNTH FIN TOOL SRC
+set -u
+CZK=$1 GPUD=$2 SYNTH=$3 FIN=$4 TOOL=$5 SRC=$6
+FIX=$SRC/tests/fixtures
+SNARKJS_DIR=${CZK_SNARKJS_DIR:-$SRC/interop/node_modules/snarkjs}
+T=$(mktemp -d /tmp/czk-pipeline.XXXXXX)
+RT=$T/run
+CONF=$T/czk.conf
+mkdir -p "$RT" "$T/logs"
+export CZK_POOL_HUGEPAGES=never
+unset CZK_FAULT CZK_RUNTIME_DIR
+fail=0
+GPUD_PID="" FIN_PID="" SYNTH0_PID="" SYNTH1_PID=""
+: >"$T/verify.list"
+: >"$T/journal.all"
+: >"$T/expect"
+
+have_snarkjs() { [ -f "$SNARKJS_DIR/package.json" ] && command -v node >/dev/null 2>&1; }
+# snarkjs is the independent oracle: without it the test cannot judge the proofs
+require_snarkjs() {
+    have_snarkjs || { echo "SKIP: snarkjs not installed ($SNARKJS_DIR): run scripts/setup-npm.sh"; exit 77; }
+}
+
+bad() { echo "FAIL: $*" >&2; fail=1; }
+log() { echo "== $*"; }
+
+write_config() { # extra lines on stdin are appended; $CZK_EXTRA / $GPUD_EXTRA go into [czk] / [gpud]
+    cat >"$CONF" <<CONF
+[czk]
+runtime_dir = $RT
+state_dir = $T/state
+output_dir = $T/out
+log_level = 6
+${CZK_EXTRA:-}
+[gpud]
+${GPUD_EXTRA:-}
+backend = cpu
+threads = 2
+slots_per_pool = ${SLOTS:-2}
+metrics_port = 0
+[synth]
+threads = 1
+reconnect_max_ms = 300
+[circuit.multi]
+zkey = $FIX/multi/circuit.zkey
+[circuit.linear]
+zkey = $FIX/linear/circuit.zkey
+[circuit.poseidon]
+zkey = $FIX/poseidon/circuit.zkey
+[circuit.range]
+zkey = $FIX/range/circuit.zkey
+CONF
+    cat >>"$CONF"
+}
+
+# start_* accept an optional fault spec (CZK_FAULT) for that process only
+# (each start first snapshots the journal: gpud compacts it at start-up)
+start_gpud() { snap_journal; CZK_FAULT=${1:-} "$GPUD" --config "$CONF" >>"$T/logs/gpud.log" 2>&1 & GPUD_PID=$!; }
+start_fin() { CZK_FAULT=${1:-} "$FIN" --config "$CONF" >>"$T/logs/fin.log" 2>&1 & FIN_PID=$!; }
+start_synth() { # INDEX [FAULT]
+    CZK_FAULT=${2:-} "$SYNTH" --config "$CONF" --numa-node 0 >>"$T/logs/synth$1.log" 2>&1 &
+    eval "SYNTH$1_PID=$!"
+}
+
+# st KEY: one number from `czk status --json` (top level or "section.key")
+status_json() { "$CZK" status --config "$CONF" --json 2>/dev/null; }
+st() {
+    status_json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{let o=JSON.parse(s);
+        for (const k of process.argv[1].split(".")) o=o[k]; console.log(o)})' "$1" 2>/dev/null
+}
+
+# wait_up NSYNTHS: gpud answers, NSYNTHS synths and the finalizer are connected
+wait_up() {
+    for _ in $(seq 1 150); do
+        if s=$(status_json); then
+            n=$(echo "$s" | sed -n 's/^  "synths": \([0-9]*\).*/\1/p')
+            f=$(echo "$s" | sed -n 's/^  "finalizer": \([0-9]*\).*/\1/p')
+            [ "${n:-0}" -ge "$1" ] && [ "${f:-0}" = 1 ] && return 0
+        fi
+        sleep 0.1
+    done
+    bad "the daemons did not come up ($1 synths + finalizer)"; dump_logs; return 1
+}
+
+wait_exit() { # PID SECONDS -> exit status, or 124
+    for _ in $(seq 1 $(($2 * 10))); do
+        kill -0 "$1" 2>/dev/null || { wait "$1"; return $?; }
+        sleep 0.1
+    done
+    return 124
+}
+
+kill9() { # PID...: SIGKILL and reap
+    for p in "$@"; do [ -n "$p" ] && kill -KILL "$p" 2>/dev/null; done
+    for p in "$@"; do [ -n "$p" ] && wait "$p" 2>/dev/null; done
+    return 0
+}
+
+dump_logs() {
+    for f in "$T"/logs/*.log; do
+        [ -f "$f" ] && { echo "---- $f (tail)"; tail -n 30 "$f"; }
+    done >&2
+}
+
+stop_all() {
+    for p in $GPUD_PID $SYNTH0_PID $SYNTH1_PID $FIN_PID; do kill -TERM "$p" 2>/dev/null; done
+    for p in $GPUD_PID $SYNTH0_PID $SYNTH1_PID $FIN_PID; do
+        wait_exit "$p" 20 >/dev/null 2>&1 || kill -KILL "$p" 2>/dev/null
+    done
+    GPUD_PID="" FIN_PID="" SYNTH0_PID="" SYNTH1_PID=""
+}
+
+cleanup() {
+    stop_all
+    if [ "$fail" = 0 ] && [ -z "${CZK_KEEP:-}" ]; then rm -rf "$T"; else dump_logs; echo "(kept $T)" >&2; fi
+}
+trap cleanup EXIT
+
+# job_of OUTPUT_FILE: the job number from "job N accepted"
+job_of() { sed -n 's/^job \([0-9]*\) accepted.*/\1/p' "$1" | head -1; }
+
+# submit NAME CIRCUIT NPARTS PRIO [czk submit options...]: runs `czk submit` in
+# the foreground; output in $T/sub.NAME; records what must exist at the end
+submit() {
+    name=$1 circ=$2 np=$3 prio=$4; shift 4
+    set -- "$@" --priority "$prio" --circuit "$circ"
+    i=0; while [ $i -lt "$np" ]; do set -- "$@" "$FIX/$circ/witness.wtns"; i=$((i + 1)); done
+    "$CZK" submit --config "$CONF" "$@" >"$T/sub.$name" 2>&1
+}
+
+# expect_job JOB CIRCUIT NPARTS [CLIENT_OUT_DIR]: the job must end complete
+expect_job() { echo "$1 $2 $3 ${4:--}" >>"$T/expect"; }
+
+# wait_complete JOB SECONDS: poll `czk status --job` until the job is complete
+wait_complete() {
+    for _ in $(seq 1 $(($2 * 5))); do
+        s=$("$CZK" status --config "$CONF" --json --job "$1" 2>/dev/null) &&
+            echo "$s" | grep -A3 '"job": {' | grep -q '"state": "complete"' && return 0
+        sleep 0.2
+    done
+    bad "job $1 is not complete after $2 s"; "$CZK" status --config "$CONF" --job "$1" >&2; return 1
+}
+
+snap_journal() { [ -f "$T/state/journal" ] && "$TOOL" journal "$T/state/journal" >>"$T/journal.all" 2>/dev/null; return 0; }
+
+# snapshot inode + mtime of every proof.json written so far (compared at the end)
+snap_files() {
+    find "$T/out" -name proof.json -printf '%p %i %T@\n' 2>/dev/null >>"$T/files.snap"
+}
+
+# check_all: every expected job complete, each partition written once,
+# journaled once, files never rewritten, and the whole batch verified by snarkjs
+check_all() {
+    snap_journal
+    snap_files
+    sort -u "$T/journal.all" >"$T/journal.uniq"
+    while read -r job circ np cout; do
+        wait_complete "$job" 120 || continue
+        p=0
+        while [ $p -lt "$np" ]; do
+            d=$T/out/$job/$p
+            if [ ! -f "$d/proof.json" ] || [ ! -f "$d/public.json" ]; then
+                bad "job $job partition $p: no proof.json/public.json in $d"
+            else
+                cmp -s "$d/public.json" "$FIX/$circ/public.json" || bad "job $job partition $p: public.json is not $circ's"
+                echo "$FIX/$circ/verification_key.json $d/public.json $d/proof.json" >>"$T/verify.list"
+            fi
+            if [ "$cout" != - ]; then
+                cmp -s "$cout/$p/proof.json" "$d/proof.json" ||
+                    bad "job $job partition $p: the client's --out proof.json differs from the one written ($cout)"
+                cmp -s "$cout/$p/public.json" "$d/public.json" ||
+                    bad "job $job partition $p: the client's --out public.json differs"
+            fi
+            n=$(cat "$T"/logs/fin*.log | grep -c "job $job partition $p: proof verified and written")
+            [ "$n" = 1 ] || bad "job $job partition $p: written $n times by the finalizer (must be exactly once)"
+            n=$(awk -v j="$job" -v p="$p" '$2 == "DONE" && $3 == j && $4 == p' "$T/journal.uniq" | wc -l)
+            [ "$n" = 1 ] || bad "job $job partition $p: DONE journaled $n times (must be exactly once)"
+            p=$((p + 1))
+        done
+        n=$(awk -v j="$job" '$2 == "ACCEPT" && $3 == j' "$T/journal.uniq" | wc -l)
+        [ "$n" = 1 ] || bad "job $job: ACCEPT journaled $n times"
+    done <"$T/expect"
+    # a file that changed inode or mtime between snapshots was rewritten
+    sort -u "$T/files.snap" | awk '{ if (($1 in seen) && seen[$1] != $2 " " $3) print $1; seen[$1] = $2 " " $3 }' \
+        >"$T/rewritten"
+    [ -s "$T/rewritten" ] && bad "proof files rewritten after they were first written: $(cat "$T/rewritten")"
+    verify_batch
+}
+
+# snarkjs over everything collected in verify.list (one node process)
+verify_batch() {
+    [ -s "$T/verify.list" ] || return 0
+    node "$SRC/tests/pipeline/verify_batch.js" "$SNARKJS_DIR" <"$T/verify.list" >"$T/verify.out" 2>&1 ||
+        { bad "snarkjs rejected proofs:"; grep -v '^OK' "$T/verify.out" >&2; }
+    tail -n 1 "$T/verify.out"
+}
