@@ -115,8 +115,8 @@ int czk_client_connect(czk_client *cl, czk_error *e)
         czk_client_close(cl);
         if (r == -ECONNRESET)
             return czk_errorf(e, r,
-                              "czk-gpud at %s closed the connection during the handshake (is your user "
-                              "allowed? see client_group in docs/config.md)",
+                              "czk-gpud at %s closed the connection during the handshake (it stopped, or "
+                              "your user is not allowed: see client_group in docs/config.md)",
                               cl->sock_path);
         return czk_errorf(e, r, "handshake with czk-gpud at %s failed: %s", cl->sock_path, ce.msg);
     }

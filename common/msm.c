@@ -9,11 +9,12 @@
  *      255 bits in the general list and also goes to the "hi" list, whose sum
  *      is multiplied by 2^255 at the end, so every value < 2^256 acts as the
  *      integer it is.
- *   2. G1 only (GLV): split each general scalar s < 2^255 as s1 + lambda s2
- *      with s1, s2 < 2^128, where phi(x, y) = (beta x, y) = lambda (x, y);
- *      the general list then has 2m terms (P with s1, phi(P) with s2) of
- *      128 bits, so half the windows and half the bucket reductions.  This
- *      needs the bases in the order-r subgroup, as every zkey point is.
+ *   2. GLV: split each general scalar s < 2^255 as s1 + d s2 with s1, s2 <
+ *      2^128, where an endomorphism phi acts as [d] (G1: (beta x, y), d =
+ *      z^2 - 1; G2: psi^2, d = z^2); the general list then has 2m terms (P
+ *      with s1, phi(P) with s2) of 128 bits, so half the windows and half the
+ *      bucket reductions.  This needs the bases in the order-r subgroups, as
+ *      every zkey point is.
  *   3. Cut each (half-)scalar into `windows` signed digits of c bits
  *      (d in [-2^(c-1), 2^(c-1)], carry to the next window); with
  *      windows * c >= bits + 1 the top window never carries out.
@@ -28,7 +29,7 @@
  *      running sum.  c, the groups and the parts come from a cost model so
  *      that the tasks spread evenly over the threads.
  *   5. Horner over the windows, plus the ones sum and 2^255 * hi sum.
- * Inputs longer than MSM_CHUNK terms run as several such MSMs, summed.
+ * Long inputs run as several such MSMs (MSM_CHUNK_OF terms each), summed.
  * The curve arithmetic lives in msm_tmpl.h, instantiated for G1 and G2.
  *
  * Threads write only their own buckets, their own task results and their own
@@ -52,8 +53,13 @@
 #define MSM_SERIAL_BELOW 512  /* fewer general terms than this: one thread */
 #define MSM_BATCH_MIN 4096    /* batch-affine accumulation from this many general terms */
 #define MSM_MAX_GROUP 4       /* windows sharing one batch of inversions */
+/* terms per Pippenger run, bounding the scratch memory (phi(P) copies,
+ * digits, base pointers) to a few hundred MiB whatever n is; tests override
+ * MSM_CHUNK to exercise the chunked path */
 #ifndef MSM_CHUNK
-#define MSM_CHUNK ((size_t)1 << 22) /* terms per Pippenger run: bounds the scratch memory */
+#define MSM_CHUNK_OF(aff_size) (((size_t)256 << 20) / (aff_size))
+#else
+#define MSM_CHUNK_OF(aff_size) ((size_t)(MSM_CHUNK))
 #endif
 /* batch mode: one window's affine buckets at most this big, so that the
  * random bucket accesses mostly hit L2 (measured: at 2^20 on G1, c = 13
@@ -64,7 +70,7 @@ enum { CL_SKIP = 0, CL_ONE = 1, CL_GEN = 2, CL_GEN_HI = 3 };
 
 struct msm_plan {
     size_t n, m;              /* terms, general terms */
-    bool glv;                 /* G1 endomorphism: each general term split in two 128-bit halves */
+    const struct glv_params *glv; /* endomorphism split (NULL: none): two 128-bit halves per term */
     size_t M;                 /* digit columns: m, or 2m with glv (column m + j is term j's phi half) */
     unsigned c, windows, parts, threads;
     unsigned groups, group;   /* windows are processed in groups of at most `group` */
@@ -158,27 +164,43 @@ static inline void scalar_digits(int16_t *out, size_t stride, const uint64_t k[4
 
 
 /*
- * GLV on G1: phi(x, y) = (beta x, y) is multiplication by lambda = z^2 - 1
- * (z the BLS parameter), with lambda^2 + lambda + 1 = 0 mod r.  A scalar
- * s < 2^255 becomes s1 + s2 lambda with s2 = floor(s / lambda) < 2^128 and
- * s1 = s mod lambda < 2^128, so s P = s1 P + s2 phi(P): twice the terms, half
+ * GLV: an endomorphism phi that acts as multiplication by a 128-bit d on the
+ * group lets a scalar s < 2^255 become s1 + s2 d with s2 = floor(s / d) < 2^128
+ * and s1 = s mod d < 2^128, so s P = s1 P + s2 phi(P): twice the terms, half
  * the windows, half the bucket reductions.
+ *   G1: phi(x, y) = (beta x, y) = [lambda], lambda = z^2 - 1 (z the BLS
+ *       parameter; lambda^2 + lambda + 1 = 0 mod r).
+ *   G2: psi^2(x, y) = (zeta x, +-y) = [z^2] (psi acts as [p] = [z] on G2),
+ *       zeta a cube root of unity in Fp.
+ * Which cube root (and sign) is the right one is checked once against
+ * czk_g*_mul; if none matches, the endomorphism is not used.
  */
-static const uint64_t glv_lambda[2] = {0x00000000ffffffffULL, 0xac45a4010001a402ULL};
-/* floor(2^256 / lambda), 129 bits */
-static const uint64_t glv_mu[3] = {0x63f6e522f6cfee30ULL, 0x7c6becf1e01faaddULL, 0x1ULL};
+struct glv_params {
+    uint64_t d[2];            /* the eigenvalue */
+    uint64_t mu[3];           /* floor(2^256 / d), 129 bits */
+};
 
-static void glv_split(uint64_t s1[4], uint64_t s2[4], const uint64_t s[4])
+static const struct glv_params glv_g1 = {
+    {0x00000000ffffffffULL, 0xac45a4010001a402ULL},
+    {0x63f6e522f6cfee30ULL, 0x7c6becf1e01faaddULL, 0x1ULL},
+};
+static const struct glv_params glv_g2 = {
+    {0x0000000100000000ULL, 0xac45a4010001a402ULL},
+    {0x63f6e522f6cfee2eULL, 0x7c6becf1e01faaddULL, 0x1ULL},
+};
+
+static void glv_split(uint64_t s1[4], uint64_t s2[4], const uint64_t s[4], const struct glv_params *gp)
 {
+    const uint64_t *mu = gp->mu, *dv = gp->d;
     typedef unsigned __int128 u128;
     uint64_t prod[7] = {0}, ql[2], t[4];
     int i, j;
 
-    /* q = floor(s * mu / 2^256), at most 2 below floor(s / lambda) */
+    /* q = floor(s * mu / 2^256), at most 2 below floor(s / d) */
     for (i = 0; i < 4; i++) {
         uint64_t carry = 0;
         for (j = 0; j < 3; j++) {
-            u128 p = (u128)s[i] * glv_mu[j] + prod[i + j] + carry;
+            u128 p = (u128)s[i] * mu[j] + prod[i + j] + carry;
             prod[i + j] = (uint64_t)p;
             carry = (uint64_t)(p >> 64);
         }
@@ -186,10 +208,10 @@ static void glv_split(uint64_t s1[4], uint64_t s2[4], const uint64_t s[4])
     }
     ql[0] = prod[4];
     ql[1] = prod[5];
-    /* t = q * lambda (q < 2^128, lambda < 2^128) */
+    /* t = q * d (q < 2^128, d < 2^128) */
     {
-        u128 p00 = (u128)ql[0] * glv_lambda[0], p01 = (u128)ql[0] * glv_lambda[1];
-        u128 p10 = (u128)ql[1] * glv_lambda[0], p11 = (u128)ql[1] * glv_lambda[1];
+        u128 p00 = (u128)ql[0] * dv[0], p01 = (u128)ql[0] * dv[1];
+        u128 p10 = (u128)ql[1] * dv[0], p11 = (u128)ql[1] * dv[1];
         u128 mid = (p00 >> 64) + (uint64_t)p01 + (uint64_t)p10;
         u128 hi = (p01 >> 64) + (p10 >> 64) + (uint64_t)p11 + (mid >> 64);
         t[0] = (uint64_t)p00;
@@ -197,7 +219,7 @@ static void glv_split(uint64_t s1[4], uint64_t s2[4], const uint64_t s[4])
         t[2] = (uint64_t)hi;
         t[3] = (uint64_t)(p11 >> 64) + (uint64_t)(hi >> 64);
     }
-    /* s1 = s - t, then fix q up while s1 >= lambda */
+    /* s1 = s - t, then fix q up while s1 >= d */
     {
         u128 d;
         uint64_t br = 0;
@@ -207,11 +229,11 @@ static void glv_split(uint64_t s1[4], uint64_t s2[4], const uint64_t s[4])
             br = (uint64_t)(d >> 64) & 1;
         }
     }
-    while (s1[3] || s1[2] || s1[1] > glv_lambda[1] || (s1[1] == glv_lambda[1] && s1[0] >= glv_lambda[0])) {
-        u128 d = (u128)s1[0] - glv_lambda[0];
+    while (s1[3] || s1[2] || s1[1] > dv[1] || (s1[1] == dv[1] && s1[0] >= dv[0])) {
+        u128 d = (u128)s1[0] - dv[0];
         uint64_t br = (uint64_t)(d >> 64) & 1;
         s1[0] = (uint64_t)d;
-        d = (u128)s1[1] - glv_lambda[1] - br;
+        d = (u128)s1[1] - dv[1] - br;
         br = (uint64_t)(d >> 64) & 1;
         s1[1] = (uint64_t)d;
         d = (u128)s1[2] - br;
@@ -255,7 +277,7 @@ static void plan_fill(void *arg, size_t begin, size_t end, unsigned worker)
                 pl->idx[og] = (uint32_t)i;
                 if (pl->glv) {
                     uint64_t s1[4], s2[4];
-                    glv_split(s1, s2, l);
+                    glv_split(s1, s2, l, pl->glv);
                     scalar_digits(pl->dig + og, pl->M, s1, pl->c, pl->windows);
                     scalar_digits(pl->dig + pl->m + og, pl->M, s2, pl->c, pl->windows);
                 } else {
@@ -364,7 +386,8 @@ static void msm_plan_free(struct msm_plan *pl)
 }
 
 static int msm_plan_build(struct msm_plan *pl, const void *bases, msm_is_inf_fn is_inf,
-                          const czk_fr *scalars, size_t n, int nthreads, bool glv, size_t aff_size,
+                          const czk_fr *scalars, size_t n, int nthreads, const struct glv_params *glv,
+                          size_t aff_size,
                           double cost_batch, double cost_inv)
 {
     struct plan_ctx pc = {pl, bases, is_inf, scalars};
@@ -385,7 +408,7 @@ static int msm_plan_build(struct msm_plan *pl, const void *bases, msm_is_inf_fn 
         pl->n_ones += pl->slot_cnt[3 * s + 1];
         pl->n_hi += pl->slot_cnt[3 * s + 2];
     }
-    pl->glv = glv && pl->m > 0;
+    pl->glv = pl->m > 0 ? glv : NULL;
     plan_shape(pl, aff_size, cost_batch, cost_inv);
     pl->idx = malloc((pl->m ? pl->m : 1) * sizeof(uint32_t));
     pl->dig = malloc((pl->M ? pl->M : 1) * pl->windows * sizeof(int16_t));
@@ -422,7 +445,7 @@ static pthread_once_t glv_once = PTHREAD_ONCE_INIT;
 
 static void glv_init(void)
 {
-    czk_fr lam = {{glv_lambda[0], glv_lambda[1], 0, 0}};
+    czk_fr lam = {{glv_g1.d[0], glv_g1.d[1], 0, 0}};
     czk_g1 want;
     czk_g1_aff want_aff, got;
     int i;
@@ -441,10 +464,10 @@ static void glv_init(void)
     czk_warn("msm: no cube root of unity matches lambda on G1; the endomorphism is disabled");
 }
 
-static bool glv_ready(void)
+static const struct glv_params *glv_ready(void)
 {
     pthread_once(&glv_once, glv_init);
-    return glv_ok;
+    return glv_ok ? &glv_g1 : NULL;
 }
 
 static inline void glv_apply(czk_g1_aff *r, const czk_g1_aff *p)
@@ -494,8 +517,56 @@ static inline void glv_apply(czk_g1_aff *r, const czk_g1_aff *p)
 #undef ENDO_APPLY
 
 /* ---- G2 ---- */
-#define HAVE_ENDO 0
-#define ENDO_READY() false
+
+static czk_fp g2_zeta;
+static bool g2_neg_y, g2_endo_ok;
+static pthread_once_t g2_endo_once = PTHREAD_ONCE_INIT;
+
+static void g2_endo_init(void)
+{
+    czk_fr d = {{glv_g2.d[0], glv_g2.d[1], 0, 0}};
+    czk_g2 want;
+    czk_g2_aff want_aff, got;
+    int i, neg;
+
+    czk_g2_mul_aff(&want, &CZK_G2_GEN, &d);
+    czk_g2_to_aff(&want_aff, &want);
+    for (i = 0; i < 2; i++)
+        for (neg = 0; neg < 2; neg++) {
+            czk_fp2_mul_fp(&got.x, &CZK_G2_GEN.x, &glv_beta_cand[i]);
+            if (neg)
+                czk_fp2_neg(&got.y, &CZK_G2_GEN.y);
+            else
+                got.y = CZK_G2_GEN.y;
+            if (czk_g2_aff_eq(&got, &want_aff)) {
+                g2_zeta = glv_beta_cand[i];
+                g2_neg_y = neg;
+                g2_endo_ok = true;
+                return;
+            }
+        }
+    czk_warn("msm: no (zeta x, +-y) matches z^2 on G2; the endomorphism is disabled");
+}
+
+static const struct glv_params *g2_endo_ready(void)
+{
+    pthread_once(&g2_endo_once, g2_endo_init);
+    return g2_endo_ok ? &glv_g2 : NULL;
+}
+
+static inline void g2_endo_apply(czk_g2_aff *r, const czk_g2_aff *p)
+{
+    czk_fp_mul(&r->x.c0, &p->x.c0, &g2_zeta);
+    czk_fp_mul(&r->x.c1, &p->x.c1, &g2_zeta);
+    if (g2_neg_y)
+        czk_fp2_neg_i(&r->y, &p->y);
+    else
+        r->y = p->y;
+}
+
+#define HAVE_ENDO 1
+#define ENDO_READY g2_endo_ready
+#define ENDO_APPLY g2_endo_apply
 #define SUF g2
 #define FE czk_fp2
 #define FE_ADD czk_fp2_add_i

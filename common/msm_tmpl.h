@@ -9,8 +9,8 @@
  *                  FE_COST_BATCH: "a, i", the costs of a batch-affine
  *                  addition and of an inversion in mixed XYZZ additions
  *   AFF / JAC      the curve's affine and Jacobian point types, JAC_SET_INF
- *   HAVE_ENDO      1 when ENDO_READY() / ENDO_APPLY(out, in) give the GLV
- *                  endomorphism phi = [lambda] (G1), else 0
+ *   HAVE_ENDO      1 when ENDO_READY() (the glv_params, or NULL when unusable)
+ *                  and ENDO_APPLY(out, in) give an endomorphism phi = [d]
  *
  * Buckets and partial sums use XYZZ coordinates (x = X/ZZ, y = Y/ZZZ,
  * ZZ^3 = ZZZ^2; ZZ = 0 is infinity): a mixed addition from an affine base
@@ -493,8 +493,8 @@ static int F(msm_chunk)(XYZZ *out, const AFF *bases, const czk_fr *scalars, size
     size_t w, p, i, nws = 0;
     int rc;
 
-    rc = msm_plan_build(&pl, bases, F(msm_is_inf_cb), scalars, n, nthreads, HAVE_ENDO && ENDO_READY(),
-                        sizeof(AFF), FE_COST_BATCH);
+    rc = msm_plan_build(&pl, bases, F(msm_is_inf_cb), scalars, n, nthreads, ENDO_READY(), sizeof(AFF),
+                        FE_COST_BATCH);
     if (rc)
         return rc;
     memset(&c, 0, sizeof(c));
@@ -566,18 +566,19 @@ out:
     return rc;
 }
 
-/* chunks of at most MSM_CHUNK terms bound the plan's memory (digits, base
+/* chunks of at most MSM_CHUNK_OF terms bound the plan's memory (digits, base
  * pointers, phi(P) copies) whatever n is; the extra reductions cost little
  * at that size */
 static int F(msm_run)(JAC *r, const AFF *bases, const czk_fr *scalars, size_t n, int nthreads)
 {
+    const size_t chunk = MSM_CHUNK_OF(sizeof(AFF));
     XYZZ acc;
     size_t off;
     int rc;
 
     F(xyzz_set_inf)(&acc);
-    for (off = 0; off < n; off += MSM_CHUNK) {
-        size_t len = n - off < MSM_CHUNK ? n - off : MSM_CHUNK;
+    for (off = 0; off < n; off += chunk) {
+        size_t len = n - off < chunk ? n - off : chunk;
         rc = F(msm_chunk)(&acc, bases + off, scalars + off, len, nthreads);
         if (rc)
             return rc;

@@ -410,17 +410,19 @@ int czk_setup_with_secrets(const char *r1cs_path, const char *zkey_path,
     pass.at = at;
     pass.bt = bt;
     pass.ct = ct;
-    if ((rc = czk_r1cs_foreach(&r1cs, abc_constraint, &pass))) {
-        if (!e || !e->code)
-            czk_errorf(e, rc, "\"%s\": cannot read constraints: %s", r1cs_path, strerror(-rc));
-        goto out;
-    }
+    if ((rc = czk_r1cs_foreach(&r1cs, abc_constraint, &pass)))
+        goto out;   /* push_coef described it */
     for (uint32_t i = 0; i <= n_public; i++) {
         uint32_t row = r1cs.n_constraints + i;
 
         czk_fr_add(&at[i], &at[i], &lag[row]);
         if ((rc = push_coef(&pass, 0, row, i, &one)))
             goto out;
+    }
+    if (pass.n_coefs > UINT32_MAX) {
+        rc = czk_errorf(e, -EOVERFLOW, "\"%s\": %zu coefficients exceed the zkey's u32 count",
+                        r1cs_path, pass.n_coefs);
+        goto out;
     }
     czk_info("setup: %zu coefficients %.1f s", pass.n_coefs, now_s() - t0);
 
@@ -439,7 +441,7 @@ int czk_setup_with_secrets(const char *r1cs_path, const char *zkey_path,
                               .delta_inv = delta_inv, .n_ic = (size_t)n_public + 1 };
     rc = czk_par_for(n_vars, nthreads, comb_chunk, &comb);
     explicit_bzero(&comb, sizeof(comb));
-    /* ct[0..nPublic] -> IC (in pc's first slots, moved below), the rest -> C */
+    /* ct[0..nPublic] become IC = pc[0..nPublic], the rest C = pc[nPublic+1..] */
     if (rc || (rc = fb_g1_many(pc, fb1, ct, n_vars, nthreads)) ||
         (rc = fb_g1_many(ph, fb1, hk, n, nthreads)))
         goto nomem;
@@ -463,19 +465,13 @@ int czk_setup_with_secrets(const char *r1cs_path, const char *zkey_path,
     spec.h = ph;
     spec.n_coefs = (uint32_t)pass.n_coefs;
     spec.coefs = pass.coefs;
-    if (pass.n_coefs > UINT32_MAX) {
-        rc = czk_errorf(e, -EOVERFLOW, "\"%s\": %zu coefficients exceed the zkey's u32 count",
-                        r1cs_path, pass.n_coefs);
-        goto out;
-    }
     if ((rc = czk_zkey_write(zkey_path, &spec, e)))
         goto out;
     czk_info("setup: wrote \"%s\" in %.1f s", zkey_path, now_s() - t0);
     goto out;
 
-nomem:
-    if (!e || !e->code)
-        czk_errorf(e, rc, "setup \"%s\": %s", r1cs_path, strerror(-rc));
+nomem:   /* the helpers return bare codes (allocation or thread failures) */
+    czk_errorf(e, rc, "setup \"%s\": %s", r1cs_path, strerror(-rc));
 out:
     explicit_bzero(&t, sizeof(t));
     explicit_bzero(&factor, sizeof(factor));

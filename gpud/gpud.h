@@ -5,7 +5,8 @@
  * gpud_work_start() and the task it posts back (see worker.c).
  *
  *   main.c     start-up, wiring, signals, systemd, shutdown
- *   jobs.c     the job table, the journal records and replay, witness spool, SUBMIT/CANCEL
+ *   jobs.c     the job table, the journal records and replay, SUBMIT/CANCEL
+ *   intake.c   the intake thread: copies a SUBMIT's witness fds into the spool
  *   sched.c    priority lanes, pools and slots, synth connections (ASSIGN/READY/RELEASE/RESYNC)
  *   worker.c   backend worker threads (copy-in, compute), posting back to the loop
  *   results.c  the finalizer connection (RESULT, DONE, re-send on reconnect)

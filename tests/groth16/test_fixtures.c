@@ -3,7 +3,8 @@
  * (tests/fixtures/<name>/: circuit.r1cs, circuit.zkey, witness.wtns,
  * verification_key.json, public.json):
  *   - build_abc equals A·w, B·w per row computed with GMP from the r1cs
- *     (plus the public-input rows), with 1 and 2 threads;
+ *     (plus the public-input rows), with 1 and 2 threads and with section 4
+ *     shuffled;
  *   - h + MSMs + finalize with r = s = 0, with fixed r, s and with random
  *     r, s verify with czk_groth16_verify against snarkjs' own
  *     verification_key.json and with a direct pairing check;
@@ -74,12 +75,28 @@ static void check_abc(const czk_zkey *z, const czk_r1cs *r1cs, const czk_fr *w)
     for (uint32_t i = 0; i <= z->n_public; i++)
         g_fr_to_mpz(o.at[r1cs->n_constraints + i], &w[i]);
     mpz_inits(got, prod, NULL);
-    for (int nthreads = 1; nthreads <= 2; nthreads++) {
+    /* a copy of the key with section 4 shuffled (not sorted by row: the
+     * single-thread path) */
+    czk_zkey zs = *z;
+    czk_zkey_coef *shuffled = malloc((size_t)z->n_coefs * sizeof(*shuffled));
+
+    memcpy(shuffled, z->coefs, (size_t)z->n_coefs * sizeof(*shuffled));
+    for (uint32_t i = z->n_coefs; i > 1; i--) {
+        uint32_t j = (uint32_t)(g_rand64() % i);
+        czk_zkey_coef t = shuffled[i - 1];
+
+        shuffled[i - 1] = shuffled[j];
+        shuffled[j] = t;
+    }
+    zs.coefs = shuffled;
+    for (int variant = 0; variant < 3; variant++) {
+        int nthreads = variant == 0 ? 1 : 2;
+        const czk_zkey *zk = variant == 2 ? &zs : z;
         czk_fr *abc = malloc(3 * n * sizeof(czk_fr));
         size_t bad = 0;
 
         memset(abc, 0xa5, 3 * n * sizeof(czk_fr));   /* build_abc must clear unused rows */
-        CHECK(czk_groth16_build_abc(z, w, abc, abc + n, abc + 2 * n, nthreads) == 0, "build_abc");
+        CHECK(czk_groth16_build_abc(zk, w, abc, abc + n, abc + 2 * n, nthreads) == 0, "build_abc");
         for (size_t i = 0; i < n; i++) {
             g_mont_to_mpz(got, &abc[i]);
             bad += mpz_cmp(got, o.at[i]) != 0;
@@ -90,10 +107,11 @@ static void check_abc(const czk_zkey *z, const czk_r1cs *r1cs, const czk_fr *w)
             g_mont_to_mpz(got, &abc[2 * n + i]);
             bad += mpz_cmp(got, prod) != 0;
         }
-        CHECK(bad == 0, "build_abc (%d threads): %zu of %zu values differ from the r1cs oracle",
-              nthreads, bad, 3 * n);
+        CHECK(bad == 0, "build_abc (%d threads%s): %zu of %zu values differ from the r1cs oracle",
+              nthreads, variant == 2 ? ", shuffled section 4" : "", bad, 3 * n);
         free(abc);
     }
+    free(shuffled);
     for (size_t i = 0; i < n; i++)
         mpz_clear(o.at[i]), mpz_clear(o.bt[i]);
     free(o.at);

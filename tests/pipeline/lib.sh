@@ -134,7 +134,7 @@ job_of() { sed -n 's/^job \([0-9]*\) accepted.*/\1/p' "$1" | head -1; }
 submit() {
     name=$1 circ=$2 np=$3 prio=$4; shift 4
     set -- "$@" --priority "$prio" --circuit "$circ"
-    i=0; while [ $i -lt "$np" ]; do set -- "$@" "$FIX/$circ/witness.wtns"; i=$((i + 1)); done
+    _si=0; while [ $_si -lt "$np" ]; do set -- "$@" "$FIX/$circ/witness.wtns"; _si=$((_si + 1)); done
     "$CZK" submit --config "$CONF" "$@" >"$T/sub.$name" 2>&1
 }
 
@@ -161,11 +161,11 @@ snap_files() {
 # check_all: every expected job complete, each partition written once,
 # journaled once, files never rewritten, and the whole batch verified by snarkjs
 check_all() {
+    while read -r job circ np cout; do wait_complete "$job" 120; done <"$T/expect"
     snap_journal
     snap_files
     sort -u "$T/journal.all" >"$T/journal.uniq"
     while read -r job circ np cout; do
-        wait_complete "$job" 120 || continue
         p=0
         while [ $p -lt "$np" ]; do
             d=$T/out/$job/$p

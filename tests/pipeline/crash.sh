@@ -1,0 +1,125 @@
+#!/bin/sh
+# crash.sh — kill -9 one daemon at several moments while jobs run, restart it
+# (or, for a synth, let the other one carry on), and check that every accepted
+# job completes exactly once: each partition's proof.json exists, verifies
+# with snarkjs and equals what the waiting client received, it was written
+# once (finalizer log; inode + mtime unchanged until the end), its DONE was
+# journaled once, its ACCEPT once.
+#
+# Moments are fault-injection points (CZK_FAULT=<point>:kill, a real SIGKILL
+# at an exact place in the code) and timed kill -9 from outside.  Each round
+# submits three jobs with fixed request ids: a 3-partition multi job (--wait
+# --out), a 2-partition linear job (fire and forget) and a 2-partition
+# poseidon job (high priority, --wait --out).  A client whose submission died
+# with gpud resubmits with the same request id: gpud's journal decides whether
+# that is the same job (ACCEPT journaled) or a new one (it was not).
+#
+# usage: crash.sh CZK GPUD SYNTH FIN TOOL SRC finalizer|synth|gpud quick|full
+. "$(dirname "$0")/lib.sh"
+WHO=$7 MODE=$8
+require_snarkjs
+
+case "$WHO.$MODE" in
+finalizer.quick) ROUNDS="finalizer.before_rename:kill finalizer.after_done_sent:kill timed:0.5" ;;
+finalizer.full) ROUNDS="finalizer.before_rename:kill finalizer.after_write:kill finalizer.after_done_sent:kill
+                        finalizer.before_rename:kill@3 finalizer.after_done_sent:kill@4 timed:0.1 timed:0.4
+                        timed:0.9 timed:1.6" ;;
+synth.quick) ROUNDS="synth.mid_fill:kill synth.after_publish:kill timed:0.3" ;;
+synth.full) ROUNDS="synth.before_fill:kill synth.mid_fill:kill synth.after_publish:kill synth.mid_fill:kill@2
+                    synth.after_publish:kill@3 timed:0.1 timed:0.3 timed:0.7 timed:1.2" ;;
+gpud.quick) ROUNDS="gpud.after_accept_journal:kill gpud.mid_compute:kill gpud.after_result_sent:kill
+                    gpud.after_done_journal:kill timed:0.6" ;;
+gpud.full) ROUNDS="gpud.before_accept_journal:kill gpud.after_accept_journal:kill gpud.after_accepted_sent:kill
+                   gpud.after_assign:kill gpud.after_ready:kill gpud.mid_compute:kill gpud.after_release:kill
+                   gpud.after_result_sent:kill gpud.before_done:kill gpud.before_done_journal:kill
+                   gpud.after_done_journal:kill gpud.after_result_sent:kill@4 timed:0.2 timed:0.5 timed:1.0
+                   timed:1.8" ;;
+*) echo "usage: crash.sh ... finalizer|synth|gpud quick|full" >&2; exit 2 ;;
+esac
+
+write_config </dev/null
+start_gpud; start_synth 0; start_synth 1; start_fin
+wait_up 2 || exit 1
+
+pid_of() { case $WHO in gpud) echo "$GPUD_PID" ;; finalizer) echo "$FIN_PID" ;; synth) echo "$SYNTH1_PID" ;; esac; }
+start_victim() { # [FAULT]
+    case $WHO in
+    gpud) start_gpud "${1:-}" ;;
+    finalizer) start_fin "${1:-}" ;;
+    synth) start_synth 1 "${1:-}" ;;
+    esac
+}
+
+# one job of a round: NAME CIRCUIT NPARTS PRIO WAIT(1/0)
+JOBS="a:multi:3:normal:1 b:linear:2:low:0 c:poseidon:2:high:1"
+submit_round_job() { # ROUND SPEC
+    IFS=: read -r n c np pr w <<EOF
+$2
+EOF
+    if [ "$w" = 1 ]; then
+        submit "$1$n" "$c" "$np" "$pr" --request-id "crash-$1-$n" --wait --out "$T/client/$1$n"
+    else
+        submit "$1$n" "$c" "$np" "$pr" --request-id "crash-$1-$n"
+    fi
+}
+
+r=0
+for spec in $ROUNDS; do
+    r=$((r + 1))
+    log "round $r: $WHO dies at $spec"
+    # the victim runs with this round's fault (timed rounds: without one)
+    old=$(pid_of)
+    kill -TERM "$old" 2>/dev/null; wait_exit "$old" 20 >/dev/null || kill9 "$old"
+    case $spec in timed:*) start_victim ;; *) start_victim "$spec" ;; esac
+    wait_up 2 || exit 1
+    victim=$(pid_of)
+    pids=""
+    for j in $JOBS; do
+        submit_round_job "$r" "$j" & pids="$pids $!"
+        sleep 0.05
+    done
+    case $spec in
+    timed:*)
+        sleep "${spec#timed:}"
+        kill9 "$victim"
+        ;;
+    *)
+        wait_exit "$victim" 60; rc=$?
+        [ $rc = 137 ] || bad "round $r: $WHO did not die at $spec (exit $rc)"
+        ;;
+    esac
+    # gpud and the finalizer come back; a dead synth stays dead until the next
+    # round: the surviving synth must finish the work alone
+    case $WHO in
+    gpud) start_gpud; wait_up 1 ;;
+    finalizer) start_fin; wait_up 1 ;;
+    esac
+    for p in $pids; do wait_exit "$p" 240 >/dev/null; done
+    for j in $JOBS; do
+        IFS=: read -r n c np pr w <<EOF
+$j
+EOF
+        if ! grep -q "^job [0-9]* accepted" "$T/sub.$r$n"; then
+            # the submission died with gpud: the same request id again
+            log "round $r job $n: not acknowledged ($(tail -n 1 "$T/sub.$r$n")): resubmitting"
+            cp "$T/sub.$r$n" "$T/sub.$r$n.first"
+            submit_round_job "$r" "$j"
+        fi
+        job=$(job_of "$T/sub.$r$n")
+        [ -n "$job" ] || { bad "round $r job $n was never accepted: $(cat "$T/sub.$r$n")"; continue; }
+        if [ "$w" = 1 ]; then
+            grep -q "^job $job done: $np partitions proved" "$T/sub.$r$n" ||
+                { bad "round $r job $n: the waiting client did not see the job done:"; cat "$T/sub.$r$n" >&2; }
+            expect_job "$job" "$c" "$np" "$T/client/$r$n"
+        else
+            expect_job "$job" "$c" "$np"
+        fi
+    done
+    snap_files
+done
+[ "$WHO" = synth ] && { start_synth 1; wait_up 2; }
+log "checks over all rounds"
+check_all
+grep -h "fault" "$T"/logs/*.log | grep -v "^$" | head -n 20
+[ "$fail" = 0 ] && echo "ok"
+exit $fail
