@@ -8,8 +8,8 @@
  *   finalize   pi_a = alpha + A·w + r delta, pi_b = beta + B2·w + s delta,
  *              pi_c = C·w + H·h + s pi_a + r (beta1 + B1·w + s delta1) - rs delta1.
  * Each stage only reads its inputs and writes its outputs, so the pipeline can
- * run them in different processes; nothing here allocates except
- * czk_groth16_prove.
+ * run them in different processes.  The stages allocate only small scratch
+ * (build_abc's chunk table, the MSM plans); czk_groth16_prove allocates a, b, c.
  */
 #include "common/groth16.h"
 

@@ -75,7 +75,7 @@ static int want_string(const json_t *v, const char **s, const char *name, const 
 
 static int get_fp(czk_fp *out, const json_t *v, const char *name, const jpath *p, czk_error *e)
 {
-    const char *s;
+    const char *s = NULL;
     int rc = want_string(v, &s, name, p, e);
     if (rc < 0)
         return rc;
@@ -103,7 +103,7 @@ static int get_fp2(czk_fp2 *out, const json_t *v, const char *name, const jpath 
 
 static int get_fr_std(czk_fr *out, const json_t *v, const char *name, const jpath *p, czk_error *e)
 {
-    const char *s;
+    const char *s = NULL;
     czk_fr m;
     int rc = want_string(v, &s, name, p, e);
     if (rc < 0)

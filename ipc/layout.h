@@ -181,7 +181,9 @@ _Static_assert(CZK_POOL_HEADER_SIZE + (size_t)CZK_POOL_MAX_SLOTS * CZK_SLOT_HEAD
  * section starting on a CZK_SLOT_SECTION_ALIGN boundary for DMA.
  * czk_slot_payload_layout() in pool.h computes the offsets.
  */
-#define CZK_FR_BYTES 32u
+#ifndef CZK_FR_BYTES
+#define CZK_FR_BYTES 32
+#endif
 #define CZK_SLOT_SECTION_ALIGN 4096u
 
 /* ------------------------------------------------------------- journal --- */

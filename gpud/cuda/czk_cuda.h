@@ -24,12 +24,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/curve.h"
-#include "common/field.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#include "common/curve.h"
+#include "common/field.h"
 
 typedef struct czk_cuda_ctx czk_cuda_ctx;
 typedef struct czk_cuda_bases czk_cuda_bases;

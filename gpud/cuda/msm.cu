@@ -29,9 +29,6 @@
 
 #include "gpud/cuda/internal.cuh"
 
-extern "C" {
-#include "common/curve.h"
-}
 
 #define SENT 0xffffffffu
 #define L0_MIN 128u /* mixed additions per task at level 0 */

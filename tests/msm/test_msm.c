@@ -10,6 +10,8 @@
  * (lambda = z^2 - 1, 2^128); bases include infinity (all-zero bytes),
  * repeated points and negated pairs (so buckets hit P + P and P + (-P)).
  * Every case runs with 1, 2 and 8 threads and must equal the oracle.
+ * --quick skips the slowest G2 cases (the default ctest run; the full run is
+ * the "long"-labelled msm_test_msm_full).
  * Exit 0 pass, 1 fail.  CZK_TEST_SEED replays a run.
  */
 #include <stdint.h>

@@ -12,7 +12,7 @@
 #   protocol has no path gpud could open), a pipe / a directory / a 64 GiB
 #   sparse file as witness, a client that hangs up right after SUBMIT, a
 #   client that never says anything
-#   ownership: another user may not cancel or watch a job (when run as root)
+#   ownership: another user may not cancel a job (when run as root)
 # usage: bad_input.sh CZK GPUD SYNTH FIN TOOL SRC
 . "$(dirname "$0")/lib.sh"
 require_snarkjs
@@ -24,6 +24,8 @@ W=$FIX/multi/witness.wtns
 
 # a long job that runs while all the bad input arrives: it must not notice
 submit bg multi 4 low --wait --out "$T/client/bg" & pbg=$!
+for _ in $(seq 1 100); do [ -n "$(job_of "$T/sub.bg" 2>/dev/null)" ] && break; sleep 0.05; done
+[ -n "$(job_of "$T/sub.bg")" ] || { bad "the background job was not accepted: $(cat "$T/sub.bg")"; exit 1; }
 
 n_good=0
 good_job() { # a job that must succeed after each bad case
@@ -95,7 +97,7 @@ done
 grep -q "malformed\|closed" "$T/logs/gpud.log" || bad "gpud logged no reason for closing the malformed clients"
 good_job "raw protocol abuse"
 if [ "$(id -u)" = 0 ] && getent group nogroup >/dev/null; then
-    log "another user may not cancel or watch our job"
+    log "another user may not cancel our job"
     stop_all
     CZK_EXTRA="client_group = nogroup" write_config </dev/null
     start_gpud; start_synth 0; start_fin

@@ -40,6 +40,7 @@ esac
 write_config </dev/null
 start_gpud; start_synth 0; start_synth 1; start_fin
 wait_up 2 || exit 1
+start_sampler
 
 pid_of() { case $WHO in gpud) echo "$GPUD_PID" ;; finalizer) echo "$FIN_PID" ;; synth) echo "$SYNTH1_PID" ;; esac; }
 start_victim() { # [FAULT]

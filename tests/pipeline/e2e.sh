@@ -14,6 +14,7 @@ require_snarkjs
 SLOTS=3 write_config </dev/null
 start_gpud; start_synth 0; start_synth 1; start_fin
 wait_up 2 || exit 1
+start_sampler
 
 log "submitting 6 jobs at once (multi, linear, poseidon, range; 1-3 partitions; high/normal/low)"
 submit a multi 3 high --wait --out "$T/client/a" & pa=$!
@@ -27,6 +28,7 @@ for x in "a $pa" "b $pb" "c $pc" "d $pd" "e $pe" "f $pf"; do
     wait_exit "$2" 180; rc=$?
     [ $rc = 0 ] || { bad "czk submit ($1) exited $rc:"; cat "$T/sub.$1" >&2; }
 done
+wait_complete "$(job_of "$T/sub.e")" 120 # the fire-and-forget one
 expect_job "$(job_of "$T/sub.a")" multi 3 "$T/client/a"
 expect_job "$(job_of "$T/sub.b")" linear 2 "$T/client/b"
 expect_job "$(job_of "$T/sub.c")" poseidon 2 "$T/client/c"
