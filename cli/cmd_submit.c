@@ -374,9 +374,7 @@ static int reconnect(submit_ctx *s)
     czk_msg m;
 
     czk_client_close(&cl);
-    if (s->tty && s->drawn) {
-        s->drawn = 0; /* keep the block; messages go below it */
-    }
+    s->drawn = 0; /* a terminal keeps the old block; the messages and a new block go below it */
     fprintf(stderr, "czk %s: lost the connection to czk-gpud; job %llu is journaled, reconnecting (up to %d s)\n",
             s->cmd, (unsigned long long)s->job, s->reconnect_s);
     while (!interrupted) {
@@ -586,19 +584,30 @@ int czk_cmd_submit(int argc, char **argv)
     m.u.submit.n_fds = (uint32_t)nfds;
     m.u.submit.flags = wait ? CZK_SUBMIT_F_WAIT : 0;
     s.t0 = mono_ns();
-    if (czk_client_send(&cl, &m, fds, nfds, &e) < 0) {
-        czk_cli_failf(cmd, "could not send the job to czk-gpud: %s", e.msg);
-        goto out_fds;
-    }
-    for (;;) {
-        r = czk_client_recv(&cl, &m, ACCEPT_TIMEOUT_MS, &e);
-        if (r < 0) {
-            czk_cli_failf(cmd, "no answer from czk-gpud: %s (if it restarted, resubmit with --request-id %s: a "
-                          "job it journaled is not run twice)", e.msg, req);
+    for (int attempt = 0;; attempt++) {
+        czk_msg sub = m;
+        if (czk_client_send(&cl, &sub, fds, nfds, &e) < 0) {
+            czk_cli_failf(cmd, "could not send the job to czk-gpud: %s", e.msg);
             goto out_fds;
         }
-        if (m.type == CZK_MSG_ACCEPTED || m.type == CZK_MSG_REJECTED || m.type == CZK_MSG_ERROR)
-            break;
+        for (;;) {
+            r = czk_client_recv(&cl, &sub, ACCEPT_TIMEOUT_MS, &e);
+            if (r < 0) {
+                czk_cli_failf(cmd, "no answer from czk-gpud: %s (if it restarted, resubmit with --request-id %s: "
+                              "a job it journaled is not run twice)", e.msg, req);
+                goto out_fds;
+            }
+            if (sub.type == CZK_MSG_ACCEPTED || sub.type == CZK_MSG_REJECTED || sub.type == CZK_MSG_ERROR)
+                break;
+        }
+        /* the same request id is still being spooled (an earlier attempt of
+         * ours that lost its connection): ask again until that one is decided */
+        if (sub.type == CZK_MSG_REJECTED && sub.u.rejected.code == -EAGAIN && attempt < 120 && !interrupted) {
+            usleep(250000);
+            continue;
+        }
+        m = sub;
+        break;
     }
     s.nparts = (uint32_t)nfds;
     for (int i = 0; i < nfds; i++)

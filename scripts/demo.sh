@@ -66,18 +66,21 @@ done
 [ -n "$up" ] || { echo "demo.sh: the daemons did not come up; logs:" >&2; tail -n 20 "$D"/logs/*.log >&2; exit 1; }
 
 say "submitting three jobs (one partition per witness) and waiting for them"
-set -x
+# two in the background (their progress goes to a file), the third in the foreground
 "$CZK" submit --config "$D/czk.conf" --circuit multi --priority normal --wait --out "$D/client/multi" \
-    "$FIX/multi/witness.wtns" "$FIX/multi/witness.wtns" "$FIX/multi/witness.wtns" &
+    "$FIX/multi/witness.wtns" "$FIX/multi/witness.wtns" "$FIX/multi/witness.wtns" >"$D/logs/submit-multi.txt" 2>&1 &
 j1=$!
 "$CZK" submit --config "$D/czk.conf" --circuit poseidon --priority high --wait --out "$D/client/poseidon" \
-    "$FIX/poseidon/witness.wtns" "$FIX/poseidon/witness.wtns" &
+    "$FIX/poseidon/witness.wtns" "$FIX/poseidon/witness.wtns" >"$D/logs/submit-poseidon.txt" 2>&1 &
 j2=$!
+echo "\$ czk submit --circuit range --priority low --wait --out $D/client/range range/witness.wtns"
 "$CZK" submit --config "$D/czk.conf" --circuit range --priority low --wait --out "$D/client/range" \
     "$FIX/range/witness.wtns"
-set +x
-wait $j1
-wait $j2
+rc=0
+wait $j1 || rc=1
+wait $j2 || rc=1
+for c in multi poseidon; do echo "\$ czk submit --circuit $c ... (background)"; cat "$D/logs/submit-$c.txt"; done
+[ $rc = 0 ] || { echo "demo.sh: a job failed" >&2; exit 1; }
 
 say "czk status"
 "$CZK" status --config "$D/czk.conf"
@@ -86,6 +89,7 @@ say "checking every proof with snarkjs groth16 verify"
 n=0
 for c in multi poseidon range; do
     for p in "$D/client/$c"/*/; do
+        p=${p%/}
         "$SNARKJS" groth16 verify "$FIX/$c/verification_key.json" "$p/public.json" "$p/proof.json" |
             grep -q "OK" || { echo "demo.sh: snarkjs rejects $p/proof.json" >&2; exit 1; }
         echo "snarkjs: OK  $p/proof.json"

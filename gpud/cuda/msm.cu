@@ -49,22 +49,20 @@ static unsigned bitlen(size_t x)
     return b;
 }
 
-/* window bits for an n of bit length k: minimise additions n*nwin plus a
- * weighted bucket-reduction cost 3*nwin*2^(c-1) at n = 1.5 * 2^(k-1) */
+/* Window bits for an n of bit length k: aim at about 2^9 points per bucket.
+ * Measured on the H200 (docs/bench-gpu.md): at 2^24, c=16 (17 windows, 512
+ * points per bucket) took 236 ms against 359 ms for c=20 (13 windows, 32 per
+ * bucket, the "minimise additions" choice): with short buckets the per-thread
+ * bucket loops diverge and the many small tasks cost more than the extra
+ * window's additions.  At 2^20, c=13 beat c=17 (29 against 47 ms). */
 static unsigned c_for_bitlen(unsigned k)
 {
-    double n = k ? 1.5 * (double)((size_t)1 << (k - 1)) : 1.0;
-    unsigned best = 4;
-    double best_cost = 1e300;
-    for (unsigned c = 4; c <= 22; c++) {
-        unsigned nw = (257 + c - 1) / c;
-        double cost = n * nw + 3.0 * nw * (double)((size_t)1 << (c - 1));
-        if (cost < best_cost) {
-            best_cost = cost;
-            best = c;
-        }
-    }
-    return best;
+    int c = (int)k - 9;
+    if (c < 8)
+        c = 8;
+    if (c > 22)
+        c = 22;
+    return (unsigned)c;
 }
 
 /* CZK_CUDA_MSM_C forces the window size (benchmarks; read once per process) */

@@ -2,7 +2,7 @@
  * test_cuda_ntt.c — device NTT, inverse NTT, odd-coset step and the whole h
  * computation against the CPU (common/ntt.h) on random inputs, plus a naive
  * O(n^2) DFT with snarkjs's root at 2^10 as an independent oracle.
- * Sizes 2^10..2^CZK_CUDA_TEST_MAX_LOG (default 16; scripts/gpu-run.sh raises it).
+ * Sizes 2^10..2^CZK_CUDA_TEST_MAX_LOG (default 20; scripts/gpu-run.sh raises it to 24).
  * Exit 77 without a GPU.
  */
 #include "common/ntt.h"
@@ -23,7 +23,7 @@ static void check_eq(const czk_fr *x, const czk_fr *y, size_t n, const char *wha
 int main(void)
 {
     tu_seed();
-    unsigned max_log = tu_env_uint("CZK_CUDA_TEST_MAX_LOG", 16);
+    unsigned max_log = tu_env_uint("CZK_CUDA_TEST_MAX_LOG", 20);
     czk_cuda_ctx *ctx = tu_ctx(max_log, 1024, 0);
     size_t nmax = (size_t)1 << max_log;
     czk_fr *a = malloc(nmax * sizeof *a), *g = malloc(nmax * sizeof *g), *c = malloc(nmax * sizeof *c);
