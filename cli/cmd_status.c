@@ -1,6 +1,6 @@
 /*
  * cmd_status.c — `czk status [--json] [--job JOB]`: asks czk-gpud for its
- * STATUS_REPLY (a msgpack map, keys listed in docs/pipeline.md "Status") and
+ * STATUS_REPLY (a msgpack map, keys listed in docs/daemons.md, "STATUS_REPLY body") and
  * prints it as a table for people or, with --json, as one JSON object for
  * programs (the same keys, converted one to one).
  *

@@ -31,8 +31,13 @@ int czk_cuda_errf_(int code, const char *fmt, ...) __attribute__((format(printf,
             return czk_cuda_fail_(#expr, __FILE__, __LINE__, czk_e_);         \
     } while (0)
 
-/* after a kernel launch: launch-configuration errors */
-#define CZK_CU_LAUNCH(what) CZK_CU(cudaGetLastError())
+/* after a kernel launch: launch-configuration errors, logged with the kernel's name */
+#define CZK_CU_LAUNCH(what)                                                   \
+    do {                                                                      \
+        cudaError_t czk_e_ = cudaGetLastError();                              \
+        if (czk_e_ != cudaSuccess)                                            \
+            return czk_cuda_fail_("launch of " what, __FILE__, __LINE__, czk_e_); \
+    } while (0)
 
 #define CZK_CUDA_NSTREAMS 3
 
@@ -87,7 +92,5 @@ int czk_cuda_ntt_init_(czk_cuda_ctx *ctx);
 /* msm.cu */
 int czk_cuda_msm_init_(czk_cuda_ctx *ctx);
 void czk_cuda_msm_free_(czk_cuda_ctx *ctx);
-
-static inline int czk_cuda_use_(czk_cuda_ctx *ctx) { return cudaSetDevice(ctx->device) == cudaSuccess ? 0 : -EIO; }
 
 #endif

@@ -3,13 +3,16 @@
 # priority jobs is submitted, then normal ones, then one high priority job;
 # the high job finishes before the low jobs that were still queued when it
 # arrived, and the normal jobs before the queued low ones (completion times
-# from the finalizer's summary.json).  One slot, so the queue is real.
+# from the finalizer's summary.json).  One slot, and a synth slowed to 150 ms a
+# fill, so the queue is real.
 # usage: priority.sh CZK GPUD SYNTH FIN TOOL SRC
 . "$(dirname "$0")/lib.sh"
 require_snarkjs
 
 SLOTS=1 write_config </dev/null
-start_gpud; start_synth 0; start_fin
+# every fill takes at least 150 ms (fault point sleep): the queue stays real
+# however fast the machine proves, so the order is decided by the lanes
+start_gpud; start_synth 0 synth.before_fill:sleep=150; start_fin
 wait_up 1 || exit 1
 
 NLOW=6
