@@ -1,6 +1,10 @@
 /*
  * cmd_prove.c — the single-process, snarkjs-compatible commands:
- *   czk prove ZKEY WTNS PROOF_JSON PUBLIC_JSON
+ *   czk prove [--backend cpu|cuda|auto] ZKEY WTNS PROOF_JSON PUBLIC_JSON
+ *       cpu: all three stages on the CPU (czk_groth16_prove); cuda: the
+ *       staged path of czk-gpud in-process (build a, b, c, then the backend's
+ *       copy_in + compute, then finalize); auto (default): cuda when a GPU is
+ *       usable, else cpu.  CZK_TEST_RS="r,s" fixes the blinding (tests only).
  *   czk verify VKEY_JSON PUBLIC_JSON PROOF_JSON   (0 valid, 1 invalid, 2 error)
  *   czk vkey ZKEY                                 (verification_key.json on stdout)
  * No daemons involved: proving runs all three Groth16 stages in this process.
@@ -16,6 +20,7 @@
 #include "common/json.h"
 #include "common/log.h"
 #include "common/verify.h"
+#include "gpud/backend.h"
 
 static double now_s(void)
 {
@@ -25,24 +30,165 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/*
+ * CZK_TEST_RS="r,s" (decimal, each < r the group order): fixed blinding
+ * scalars, TEST ONLY -- a proof with known r, s reveals the witness.  Lets the
+ * tests compare `--backend cuda` with `--backend cpu` proof for proof
+ * (docs/tracing.md, tests/backend).  Returns 1 when set (r, s in Montgomery
+ * form), 0 when unset, -EINVAL with e set when malformed.
+ */
+static int test_rs(czk_fr *r, czk_fr *s, czk_error *e)
+{
+    const char *v = getenv("CZK_TEST_RS");
+    char buf[2 * CZK_FR_DEC_MAX + 2], *comma;
+    czk_fr rs, ss;
+
+    if (!v || !v[0])
+        return 0;
+    if (strlen(v) >= sizeof(buf) || !(comma = strchr(strcpy(buf, v), ',')))
+        return czk_errorf(e, -EINVAL, "CZK_TEST_RS must be \"r,s\" (two decimal scalars), not \"%s\"", v);
+    *comma = 0;
+    if (czk_fr_from_dec(&rs, buf) < 0 || czk_fr_from_dec(&ss, comma + 1) < 0)
+        return czk_errorf(e, -EINVAL, "CZK_TEST_RS: \"%s\" is not two decimal scalars below the group order", v);
+    czk_fr_to_mont(r, &rs);
+    czk_fr_to_mont(s, &ss);
+    fprintf(stderr, "czk prove: WARNING: CZK_TEST_RS is set: fixed blinding r, s (test only; such a proof is "
+                    "not zero-knowledge)\n");
+    return 1;
+}
+
+/*
+ * The staged path gpud runs, in this process: build a, b, c (the synth's
+ * stage) into one slot-like buffer, hand it to the backend (copy_in, compute),
+ * then finalize.  *ran_cpu is set instead when the backend that opened is the
+ * cpu one (auto without a GPU): the caller then proves as before.
+ */
+static int prove_staged(const char *backend, const czk_zkey *z, const char *zkey_name, const czk_wtns *w,
+                        const char *wtns_name, const czk_fr *r, const czk_fr *s, czk_groth16_proof *proof,
+                        czk_fr *pub, int *ran_cpu, czk_error *e)
+{
+    size_t n = z->domain_size, nv = z->n_vars;
+    size_t bytes = (3 * n + nv) * sizeof(czk_fr);
+    const czk_backend_ops *ops = NULL;
+    czk_backend *b = NULL;
+    czk_backend_config bc;
+    czk_backend_region reg;
+    czk_backend_input in;
+    czk_groth16_msm_out m;
+    czk_groth16_params p;
+    czk_fr *buf = NULL;
+    double t0 = now_s(), t1, t2;
+    int rc;
+
+    *ran_cpu = 0;
+    if ((rc = czk_groth16_check_witness(z, zkey_name, w, wtns_name, e)))
+        return rc;
+    buf = aligned_alloc(4096, (bytes + 4095) & ~(size_t)4095);
+    if (!buf)
+        return czk_errorf(e, -ENOMEM, "proving with \"%s\": cannot allocate %zu MiB for a, b, c, w", zkey_name,
+                          bytes >> 20);
+    memset(&bc, 0, sizeof(bc));
+    bc.n_circuits = 1;
+    bc.zkeys = &z;
+    bc.threads = czk_cli_threads;
+    bc.contexts = 1;
+    reg.base = buf;
+    reg.len = (bytes + 4095) & ~(size_t)4095;
+    bc.regions = &reg;
+    bc.n_regions = 1;
+    if (!strcmp(backend, "auto")) {
+        /* the preferred backend built in; without a usable GPU, quietly the cpu path */
+        ops = czk_backend_find("auto", e);
+        if (ops == &czk_backend_cpu_ops) {
+            *ran_cpu = 1;
+            goto out;
+        }
+        if ((rc = ops->create(&b, &bc, e)) == -ENODEV || rc == -ENOMEM) {
+            if (rc == -ENOMEM)
+                czk_warn("%s: proving on the cpu", e->msg);
+            memset(e, 0, sizeof(*e));
+            *ran_cpu = 1;
+            rc = 0;
+            goto out;
+        }
+        if (rc < 0)
+            goto out;
+    } else if ((rc = czk_backend_open(backend, 0, &bc, &ops, &b, e)) < 0) {
+        goto out;
+    }
+    t1 = now_s();
+    rc = czk_groth16_build_abc(z, w->w, buf, buf + n, buf + 2 * n, czk_cli_threads);
+    if (rc) {
+        czk_errorf(e, rc, "proving with \"%s\": building a, b, c failed: %s", zkey_name, strerror(-rc));
+        goto out;
+    }
+    memcpy(buf + 3 * n, w->w, nv * sizeof(czk_fr));
+    memset(&in, 0, sizeof(in));
+    in.a = (const uint8_t *)buf;
+    in.b = (const uint8_t *)(buf + n);
+    in.c = (const uint8_t *)(buf + 2 * n);
+    in.w = (const uint8_t *)(buf + 3 * n);
+    in.domain_size = n;
+    in.n_vars = nv;
+    t2 = now_s();
+    if ((rc = ops->copy_in(b, 0, 0, &in, e)) < 0 || (rc = ops->compute(b, 0, 0, &m, pub, e)) < 0)
+        goto out;
+    czk_info("prove: %s backend: set-up %.3f s, build_abc %.3f s, copy + h + msm %.3f s", ops->name, t1 - t0,
+             t2 - t1, now_s() - t2);
+    czk_groth16_params_from_zkey(&p, z);
+    if (r && s) {
+        czk_groth16_finalize(&p, &m, r, s, proof);
+    } else if ((rc = czk_groth16_finalize_random(&p, &m, proof))) {
+        czk_errorf(e, rc, "cannot draw blinding scalars from getrandom: %s", strerror(-rc));
+        goto out;
+    }
+out:
+    if (b)
+        ops->destroy(b);
+    /* a, b, c and w are functions of the private witness */
+    explicit_bzero(buf, bytes);
+    free(buf);
+    return rc;
+}
+
 int czk_cmd_prove(int argc, char **argv)
 {
-    const char *zkey_path, *wtns_path, *proof_path, *public_path;
+    const char *zkey_path, *wtns_path, *proof_path, *public_path, *backend = "auto";
+    const char *pos[4];
+    int npos = 0, fixed, ran_cpu = 1;
     czk_zkey z;
     czk_wtns w;
     czk_groth16_vk vk = { 0 };
     czk_groth16_proof proof;
-    czk_fr *pub = NULL;
+    czk_fr *pub = NULL, r_fix, s_fix;
     czk_error e = { 0 };
     double t0 = now_s();
     int rc = CZK_EXIT_ERROR;
 
-    if (argc != 5)
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--backend") && i + 1 < argc)
+            backend = argv[++i];
+        else if (!strncmp(argv[i], "--backend=", 10))
+            backend = argv[i] + 10;
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            czk_cli_failf(argv[0], "unknown option \"%s\" (usage: czk prove [--backend cpu|cuda|auto] ZKEY WTNS "
+                          "PROOF_JSON PUBLIC_JSON)", argv[i]);
+            return CZK_EXIT_ERROR;
+        } else if (npos < 4)
+            pos[npos++] = argv[i];
+        else
+            return czk_cli_usage(argv[0]);
+    }
+    if (npos != 4)
         return czk_cli_usage(argv[0]);
-    zkey_path = argv[1];
-    wtns_path = argv[2];
-    proof_path = argv[3];
-    public_path = argv[4];
+    if (strcmp(backend, "cpu") && strcmp(backend, "cuda") && strcmp(backend, "auto"))
+        return czk_cli_failf(argv[0], "--backend must be cpu, cuda or auto, not \"%s\"", backend);
+    zkey_path = pos[0];
+    wtns_path = pos[1];
+    proof_path = pos[2];
+    public_path = pos[3];
+    if ((fixed = test_rs(&r_fix, &s_fix, &e)) < 0)
+        return czk_cli_fail(argv[0], &e);
 
     if (czk_zkey_open(&z, zkey_path, &e))
         return czk_cli_fail(argv[0], &e);
@@ -55,13 +201,22 @@ int czk_cmd_prove(int argc, char **argv)
         czk_cli_failf(argv[0], "out of memory for %u public signals", z.n_public);
         goto out;
     }
-    czk_info("prove: \"%s\" (domain 2^%u, %u vars, %u public) with \"%s\"", zkey_path,
-             z.log_domain, z.n_vars, z.n_public, wtns_path);
-    if (czk_groth16_prove(&z, zkey_path, &w, wtns_path, NULL, NULL, &proof, pub, czk_cli_threads,
-                          &e)) {
+    czk_info("prove: \"%s\" (domain 2^%u, %u vars, %u public) with \"%s\", backend %s", zkey_path,
+             z.log_domain, z.n_vars, z.n_public, wtns_path, backend);
+    /* cuda (or auto with a usable GPU): the staged path gpud runs; cpu: all in one */
+    if (strcmp(backend, "cpu") &&
+        prove_staged(backend, &z, zkey_path, &w, wtns_path, fixed ? &r_fix : NULL, fixed ? &s_fix : NULL, &proof,
+                     pub, &ran_cpu, &e)) {
         czk_cli_fail(argv[0], &e);
         goto out;
     }
+    if (ran_cpu && czk_groth16_prove(&z, zkey_path, &w, wtns_path, fixed ? &r_fix : NULL, fixed ? &s_fix : NULL,
+                                     &proof, pub, czk_cli_threads, &e)) {
+        czk_cli_fail(argv[0], &e);
+        goto out;
+    }
+    explicit_bzero(&r_fix, sizeof(r_fix));
+    explicit_bzero(&s_fix, sizeof(s_fix));
     czk_info("prove: proof computed in %.3f s", now_s() - t0);
     /* check before release, as the finalizer does: a wrong proof is never written */
     if (czk_groth16_vk_from_zkey(&vk, &z, &e)) {

@@ -3,7 +3,7 @@
  *
  * Each process keeps one fixed-size ring of fixed-size binary records (job,
  * partition, stage, begin/end CLOCK_MONOTONIC ns, pid, tid).  Any thread
- * appends with czk_trace_rec() (lock-free, no allocation, no system call but
+ * appends with czk_trace_add() (lock-free, no allocation, no system call but
  * gettid once per thread); one thread (a daemon's event loop, from a timer)
  * calls czk_trace_flush(), which appends what is buffered to
  * state_dir/trace/<prog>-<pid>.trace with one write().  When the ring is full
@@ -23,8 +23,8 @@
  * gpu_busy_pct and gpu_max_gap_ms (czk_trace_busy over a czk_trace_hist of
  * compute spans), a pure function so it can be tested on synthetic spans.
  */
-#ifndef CZK_TRACE_H
-#define CZK_TRACE_H
+#ifndef CZK_COMMON_TRACE_H
+#define CZK_COMMON_TRACE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -104,7 +104,7 @@ void czk_trace_close(void);
 int czk_trace_enabled(void);
 
 /* Any thread: buffer one record (instants: end == begin). */
-void czk_trace_rec(uint64_t job, uint32_t partition, unsigned stage, uint64_t begin_ns, uint64_t end_ns);
+void czk_trace_add(uint64_t job, uint32_t partition, unsigned stage, uint64_t begin_ns, uint64_t end_ns);
 
 /* One thread at a time (the loop): append buffered records to the file.
  * Returns the number written or -errno (the records are then lost, the

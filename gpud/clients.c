@@ -6,7 +6,8 @@
  *
  * Replies:  SUBMIT -> ACCEPTED | REJECTED;  STATUS -> STATUS_REPLY (msgpack
  * map, docs/pipeline.md lists its keys);  CANCEL -> EVENT(job, CANCELLED) or
- * ERROR;  WATCH -> EVENT with the job's current stage, then its EVENTs.
+ * ERROR;  WATCH -> EVENT with the job's current stage, then its EVENTs (a
+ * duplicate SUBMIT with CZK_SUBMIT_F_WAIT: ACCEPTED(dup), then the same).
  */
 #include <errno.h>
 #include <msgpack.h>
@@ -16,6 +17,7 @@
 
 #include "common/daemon.h"
 #include "common/log.h"
+#include "common/trace.h"
 #include "gpud/gpud.h"
 
 #define EVENT_TEXT_MAX (CZK_MSG_MAX_RECORD - 2048) /* proof + public text that still fits one record */
@@ -96,20 +98,11 @@ void gpud_event(gpud *g, gpud_job *j, uint32_t part, uint32_t stage, int32_t sta
     }
 }
 
-static void on_watch(gpud *g, czk_conn *c, uint64_t job_id)
+void gpud_watch_job(gpud *g, gpud_job *j, czk_conn *c)
 {
-    gpud_job *j = gpud_job_find(g, job_id);
     uint32_t stage = CZK_STAGE_QUEUED;
     czk_msg m;
 
-    if (!j) {
-        gpud_reply_error(c, -ENOENT, "job %llu is not known", (unsigned long long)job_id);
-        return;
-    }
-    if (j->uid != (uint32_t)czk_conn_cred(c)->uid && czk_conn_cred(c)->uid != 0) {
-        gpud_reply_error(c, -EPERM, "job %llu belongs to another user", (unsigned long long)job_id);
-        return;
-    }
     switch (j->state) {
     case J_COMPLETE: stage = CZK_STAGE_DONE; break;
     case J_FAILED: stage = CZK_STAGE_FAILED; break;
@@ -128,6 +121,21 @@ static void on_watch(gpud *g, czk_conn *c, uint64_t job_id)
     m.u.event.status = j->state == J_FAILED ? -EIO : 0;
     m.u.event.time_ns = czk_real_ns();
     czk_conn_send(c, &m, NULL, 0);
+}
+
+static void on_watch(gpud *g, czk_conn *c, uint64_t job_id)
+{
+    gpud_job *j = gpud_job_find(g, job_id);
+
+    if (!j) {
+        gpud_reply_error(c, -ENOENT, "job %llu is not known", (unsigned long long)job_id);
+        return;
+    }
+    if (j->uid != (uint32_t)czk_conn_cred(c)->uid && czk_conn_cred(c)->uid != 0) {
+        gpud_reply_error(c, -EPERM, "job %llu belongs to another user", (unsigned long long)job_id);
+        return;
+    }
+    gpud_watch_job(g, j, c);
 }
 
 /* ------------------------------------------------------------- status --- */
@@ -183,6 +191,26 @@ static uint64_t status_job_id(const czk_msg_status *s)
     return id;
 }
 
+/* gpu_busy_pct / gpu_max_gap_ms over the last minute, from the compute spans
+ * of the workers (finished ones from g->compute_hist, running ones up to now) */
+static void pack_busy(gpud *g, msgpack_packer *pk, uint64_t now)
+{
+    czk_trace_span run[64];
+    size_t nrun = 0;
+    double pct = 0;
+    uint64_t gap = 0, t0 = now > 60000000000ull ? now - 60000000000ull : 0;
+
+    for (unsigned i = 0; i < g->n_workers && nrun < 64; i++)
+        if (g->workers[i].t_compute0) {
+            run[nrun].begin_ns = g->workers[i].t_compute0;
+            run[nrun++].end_ns = now;
+        }
+    if (czk_trace_busy(&g->compute_hist, run, nrun, t0, now, &pct, &gap) < 0)
+        gap = now - t0;
+    kv_d(pk, "gpu_busy_pct", pct);
+    kv_u(pk, "gpu_max_gap_ms", gap / 1000000u);
+}
+
 static void on_status(gpud *g, czk_conn *c, const czk_msg_status *req)
 {
     static const char *stage_names[ST_COUNT] = {"queue", "synth", "gpu", "finalize"};
@@ -203,7 +231,7 @@ static void on_status(gpud *g, czk_conn *c, const czk_msg_status *req)
             recent++;
     msgpack_sbuffer_init(&sb);
     msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-    msgpack_pack_map(&pk, wj ? 13 : 12);
+    msgpack_pack_map(&pk, wj ? 15 : 14);
     kv_s(&pk, "daemon", "czk-gpud");
     kv_s(&pk, "backend", g->bops->name);
     pk_str(&pk, "jobs");
@@ -235,6 +263,7 @@ static void on_status(gpud *g, czk_conn *c, const czk_msg_status *req)
     for (int s = 0; s < ST_COUNT; s++)
         kv_d(&pk, stage_names[s], g->stage[s].n ? g->stage[s].sum_s / (double)g->stage[s].n : 0.0);
     kv_u(&pk, "proofs_per_minute", recent);
+    pack_busy(g, &pk, now);
     kv_u(&pk, "proofs_total", g->proofs_total);
     kv_u(&pk, "failures_total", g->failures_total);
     kv_u(&pk, "synths", gpud_synth_count(g));

@@ -22,6 +22,7 @@
 #include "common/formats.h"
 #include "common/groth16.h"
 #include "common/metrics.h"
+#include "common/trace.h"
 #include "gpud/backend.h"
 #include "ipc/journal.h"
 #include "ipc/loop.h"
@@ -120,6 +121,7 @@ typedef struct gpud_work {
     gpud *g;
     unsigned ctx;
     int busy; /* loop thread: an item is out */
+    uint64_t t_compute0; /* loop thread: compute began (on_copied), 0 when not computing */
     /* input, written by the loop before start */
     gpud_part *part;
     unsigned circuit;
@@ -192,6 +194,7 @@ struct gpud {
     uint64_t done_ring[GPUD_RATE_WINDOW]; /* CLOCK_MONOTONIC of recent proofs */
     unsigned done_ring_pos;
     gpud_stage_stat stage[ST_COUNT];
+    czk_trace_hist compute_hist; /* recent compute spans: STATUS gpu_busy_pct / gpu_max_gap_ms */
     /* intake thread (intake.c): spools witnesses off the loop thread */
     pthread_t intake_th;
     pthread_mutex_t intake_mu;
@@ -259,6 +262,9 @@ extern const czk_conn_ops gpud_daemon_ops;
 void gpud_event(gpud *g, gpud_job *j, uint32_t part, uint32_t stage, int32_t status, const char *reason,
                 const czk_bytes *proof, const czk_bytes *pub);
 void gpud_watch_add(gpud *g, gpud_job *j, czk_conn *c);
+/* WATCH's answer (also a duplicate SUBMIT's with CZK_SUBMIT_F_WAIT): EVENT
+ * with the job's current stage, and c follows a job that is still active */
+void gpud_watch_job(gpud *g, gpud_job *j, czk_conn *c);
 void gpud_reply_error(czk_conn *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void gpud_stage_observe(gpud *g, int stage, uint64_t ns);
 

@@ -19,8 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/binfile.h"
 #include "common/daemon.h"
 #include "common/fault.h"
+#include "common/field.h"
 #include "common/log.h"
 #include "gpud/gpud.h"
 
@@ -35,6 +37,77 @@ static int fsync_dir(const char *dir)
     return r;
 }
 
+/* the name the witness readers put in front of their messages; stripped,
+ * since the reason names the partition instead */
+#define WTNS_NAME "witness"
+
+static const char *strip_name(const char *msg)
+{
+    size_t k = strlen(WTNS_NAME);
+    return !strncmp(msg, WTNS_NAME ": ", k + 2) ? msg + k + 2 : msg;
+}
+
+/* is the witness over another field?  Then say which one (the container and
+ * everything else are checked by czk_wtns_open_fd); 1 with *why set, else 0 */
+static int foreign_prime(const uint8_t *map, size_t size, uint32_t part, char *why, size_t n)
+{
+    const czk_binfile_section *s1;
+    czk_binfile bf;
+    czk_error e = {0};
+    const uint8_t *p;
+    char what[64];
+    uint32_t n8;
+
+    if (czk_binfile_parse(&bf, map, size, WTNS_NAME, "wtns", 2, &e) < 0 || !(s1 = czk_binfile_find(&bf, 1)) ||
+        s1->size < 4)
+        return 0;
+    p = czk_binfile_payload(&bf, s1);
+    n8 = czk_le32(p);
+    if (s1->size < 4 + (uint64_t)n8 || (n8 == CZK_FR_BYTES && !memcmp(p + 4, &CZK_FR_MOD, CZK_FR_BYTES)))
+        return 0;
+    czk_binfile_describe_prime(what, sizeof(what), p + 4, n8);
+    snprintf(why, n, "partition %u: not a BLS12-381 witness (prime is %s)", part, what);
+    return 1;
+}
+
+/* validates the spooled copy.  Reasons name the partition and what is wrong,
+ * never the spool path (the client knows its files by partition index) */
+static int check_spooled(const gpud_circuit *circ, uint32_t part, const char *path, char *why, size_t n)
+{
+    const uint8_t *map = NULL;
+    size_t size = 0;
+    czk_wtns w;
+    czk_error e = {0};
+    int fd, r;
+
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+        r = -errno;
+        snprintf(why, n, "partition %u: could not reopen the spooled witness: %s", part, strerror(errno));
+        return r;
+    }
+    if (czk_binfile_map_fd(&map, &size, fd, WTNS_NAME, &e) == 0) {
+        r = map ? foreign_prime(map, size, part, why, n) : 0;
+        czk_binfile_unmap(map, size);
+        if (r) {
+            close(fd);
+            return -EINVAL;
+        }
+    }
+    r = czk_wtns_open_fd(&w, fd, WTNS_NAME, &e);
+    close(fd);
+    if (r < 0) {
+        snprintf(why, n, "partition %u: not a valid witness: %s", part, strip_name(e.msg));
+        return r;
+    }
+    if (w.n_witness != circ->zkey.n_vars) {
+        snprintf(why, n, "partition %u: witness has %u values but circuit \"%s\" has %u variables (a witness of "
+                 "another circuit?)", part, w.n_witness, circ->name, circ->zkey.n_vars);
+        r = -EINVAL;
+    }
+    czk_wtns_close(&w);
+    return r;
+}
+
 /* copies the client's witness (an open fd, never a path) into the spool and
  * validates the copy, so what is checked is what will be proved */
 static int spool_one(gpud *g, const gpud_circuit *circ, uint64_t job, uint32_t part, int fd, char *why, size_t n)
@@ -43,8 +116,6 @@ static int spool_one(gpud *g, const gpud_circuit *circ, uint64_t job, uint32_t p
     uint64_t cap = (uint64_t)circ->zkey.n_vars * 32 + 4096, off = 0;
     static uint8_t buf[1 << 16];
     struct stat st;
-    czk_wtns w;
-    czk_error e = {0};
     int out, r = 0;
 
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -100,15 +171,7 @@ static int spool_one(gpud *g, const gpud_circuit *circ, uint64_t job, uint32_t p
         unlink(tmp);
         return r;
     }
-    if ((r = czk_wtns_open(&w, path, &e)) < 0) {
-        snprintf(why, n, "partition %u: not a valid witness: %s", part, e.msg);
-        return r;
-    }
-    r = czk_groth16_check_witness(&circ->zkey, circ->name, &w, "witness", &e);
-    czk_wtns_close(&w);
-    if (r < 0)
-        snprintf(why, n, "partition %u: %s", part, e.msg);
-    return r;
+    return check_spooled(circ, part, path, why, n);
 }
 
 static void spool_job(gpud *g, gpud_submit_req *r)

@@ -518,8 +518,11 @@ void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, int *fds, int nf
         m.u.accepted.job_id = j->id;
         m.u.accepted.duplicate = 1;
         czk_conn_send(c, &m, NULL, 0);
+        /* the job's past events are gone: answer as WATCH does, so a client
+         * that only waits for events learns where the job is (and the end of
+         * a job that is over) */
         if (s->flags & CZK_SUBMIT_F_WAIT)
-            gpud_watch_add(g, j, c);
+            gpud_watch_job(g, j, c);
         return;
     }
     if (pending_find(g, uid, s->request_id))

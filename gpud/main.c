@@ -14,6 +14,7 @@
 
 #include "common/daemon.h"
 #include "common/log.h"
+#include "common/trace.h"
 #include "gpud/gpud.h"
 #include "ipc/peer.h"
 
@@ -39,6 +40,13 @@ static void watchdog_tick(czk_timer *t, void *ctx)
     (void)t;
     (void)ctx;
     czk_daemon_watchdog();
+}
+
+static void trace_tick(czk_timer *t, void *ctx)
+{
+    (void)t;
+    (void)ctx;
+    czk_trace_flush();
 }
 
 static void status_tick(czk_timer *t, void *ctx)
@@ -158,6 +166,8 @@ int main(int argc, char **argv)
     czk_daemon_args args;
     czk_backend_config bc;
     const czk_zkey **zkeys = NULL;
+    czk_backend_region *regions = NULL;
+    char trace_dir[CZK_CONFIG_PATH_MAX + 8];
     czk_loop_config lc;
     czk_error e = {0};
     uint64_t wd;
@@ -177,6 +187,11 @@ int main(int argc, char **argv)
         goto fail;
     if ((r = czk_daemon_mkdirs(g->cfg.state_dir, 0750, &e)) < 0)
         goto fail;
+    czk_trace_dir(g->cfg.state_dir, trace_dir, sizeof(trace_dir));
+    if (czk_trace_open(trace_dir, "czk-gpud", 0, &e) < 0) {
+        czk_warn("%s: running without a trace", e.msg);
+        memset(&e, 0, sizeof(e));
+    }
     memset(&lc, 0, sizeof(lc));
     lc.out_queue_cap = 1024;
     if ((r = czk_loop_create(&g->loop, &lc, &e)) < 0)
@@ -185,12 +200,9 @@ int main(int argc, char **argv)
         goto fail;
     if ((r = gpud_pools_open(g, &e)) < 0)
         goto fail;
-    if (!(g->bops = czk_backend_find(g->cfg.backend, &e))) {
-        r = e.code;
-        goto fail;
-    }
     zkeys = calloc(g->n_circuits, sizeof(*zkeys));
-    if (!zkeys) {
+    regions = calloc(g->n_pools ? g->n_pools : 1, sizeof(*regions));
+    if (!zkeys || !regions) {
         r = czk_errorf(&e, -ENOMEM, "out of memory");
         goto fail;
     }
@@ -200,7 +212,14 @@ int main(int argc, char **argv)
     bc.n_circuits = g->n_circuits;
     bc.zkeys = zkeys;
     bc.threads = g->cfg.gpud_threads;
-    if ((r = g->bops->create(&g->backend, &bc, &e)) < 0)
+    for (unsigned i = 0; i < g->n_pools; i++) {
+        regions[i].base = g->pools[i].pool.base; /* the backend may page-lock the pools for DMA */
+        regions[i].len = g->pools[i].pool.size;
+    }
+    bc.regions = regions;
+    bc.n_regions = g->n_pools;
+    /* a configured cuda backend without a GPU (or too little device memory) falls back to cpu */
+    if ((r = czk_backend_open(g->cfg.backend, 1, &bc, &g->bops, &g->backend, &e)) < 0)
         goto fail;
     if ((r = gpud_workers_start(g, &e)) < 0 || (r = gpud_intake_start(g, &e)) < 0)
         goto fail;
@@ -213,6 +232,7 @@ int main(int argc, char **argv)
     if ((wd = czk_daemon_watchdog_interval_ms(g->cfg.watchdog_ms)) > 0)
         czk_loop_timer(g->loop, wd, wd, watchdog_tick, g);
     czk_loop_timer(g->loop, 1000, 2000, status_tick, g);
+    czk_loop_timer(g->loop, 250, 250, trace_tick, g);
     czk_info("ready: %u circuits, %u pools of %d slots, backend %s, sockets in %s", g->n_circuits, g->n_pools,
              g->cfg.slots_per_pool, g->bops->name, g->cfg.runtime_dir);
     czk_daemon_ready("accepting jobs");
@@ -232,7 +252,9 @@ int main(int argc, char **argv)
     if (g->metrics)
         czk_metrics_free(g->metrics);
     free(zkeys);
+    free(regions);
     free(g->circuits);
+    czk_trace_close();
     czk_info("stopped");
     return r < 0 ? 1 : 0;
 fail:

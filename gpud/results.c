@@ -16,6 +16,7 @@
 #include "common/fault.h"
 #include "common/field.h"
 #include "common/log.h"
+#include "common/trace.h"
 #include "gpud/gpud.h"
 
 #define RESULT_QUEUE_LIMIT 128 /* records queued to the finalizer before we hold back */
@@ -54,6 +55,7 @@ static int send_result(gpud *g, gpud_part *p)
     if ((r = czk_conn_send(g->finalizer, &m, NULL, 0)) < 0)
         return r;
     p->sent = 1;
+    czk_trace_add(p->job->id, p->index, CZK_TRACE_RESULT, czk_trace_now(), czk_trace_now());
     gpud_event(g, p->job, p->index, CZK_STAGE_FINALIZE, 0, NULL, NULL, NULL);
     czk_fault("gpud.after_result_sent");
     return 0;

@@ -23,6 +23,7 @@
 #include "common/daemon.h"
 #include "common/fault.h"
 #include "common/log.h"
+#include "common/trace.h"
 #include "gpud/gpud.h"
 
 /* -------------------------------------------------------------- lanes --- */
@@ -559,6 +560,7 @@ static void on_ready(gpud *g, gpud_synth *s, const czk_msg_ready *r)
     p->synth_ns += now - p->t_assign;
     gpud_stage_observe(g, ST_SYNTH, now - p->t_assign);
     p->t_ready = now;
+    czk_trace_add(p->job->id, p->index, CZK_TRACE_READY, now, now);
     gpud_part_set_state(g, p, P_READY);
     ready_push(g, p);
     czk_fault("gpud.after_ready");

@@ -18,6 +18,7 @@
 #include "common/daemon.h"
 #include "common/fault.h"
 #include "common/log.h"
+#include "common/trace.h"
 #include "gpud/gpud.h"
 
 static void *worker_main(void *arg)
@@ -38,16 +39,20 @@ static void *worker_main(void *arg)
 
         memset(&w->err, 0, sizeof(w->err));
         w->rc_compute = -ECANCELED;
+        uint64_t t0 = czk_mono_ns();
         w->rc_copy = czk_slot_verify(w->pool, w->slot, &w->err);
         if (w->rc_copy == 0)
             w->rc_copy = g->bops->copy_in(g->backend, w->ctx, w->circuit, &w->in, &w->err);
         w->t_copied = czk_mono_ns();
+        czk_trace_add(w->in.job, w->in.partition, CZK_TRACE_COPY, t0, w->t_copied);
         czk_loop_post(g->loop, &w->copied_task);
         if (w->rc_copy == 0) {
             czk_fault("gpud.mid_compute");
             w->rc_compute = g->bops->compute(g->backend, w->ctx, w->circuit, &w->out, w->pub, &w->err);
         }
         w->t_computed = czk_mono_ns();
+        if (w->rc_copy == 0)
+            czk_trace_add(w->in.job, w->in.partition, CZK_TRACE_COMPUTE, w->t_copied, w->t_computed);
         czk_loop_post(g->loop, &w->computed_task);
     }
 }
@@ -60,6 +65,8 @@ static void on_copied(czk_loop_task *t, void *ctx)
     gpud_part *p = w->part;
     (void)t;
 
+    if (w->rc_copy == 0)
+        w->t_compute0 = w->t_copied; /* STATUS counts a running compute as busy */
     gpud_slot_free(g, p, 1);
     czk_fault("gpud.after_release");
     gpud_schedule(g);
@@ -76,6 +83,9 @@ static void on_computed(czk_loop_task *t, void *ctx)
 
     w->busy = 0;
     w->part = NULL;
+    if (w->t_compute0)
+        czk_trace_hist_add(&g->compute_hist, w->t_compute0, w->t_computed);
+    w->t_compute0 = 0;
     if (p->discard) {
         p->discard = 0;
         gpud_job_maybe_release(g, p->job);
@@ -200,6 +210,8 @@ void gpud_work_start(gpud *g, gpud_work *w, gpud_part *p)
     w->in.w = data + l.off_w;
     w->in.domain_size = h->domain_size;
     w->in.n_vars = h->n_vars;
+    w->in.job = p->job->id;
+    w->in.partition = p->index;
     w->pool = &gp->pool;
     w->slot = p->slot;
     w->busy = 1;

@@ -4,14 +4,19 @@
  */
 #include "ipc/peer.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -55,6 +60,147 @@ static int make_addr(struct sockaddr_un *sa, const char *path, czk_error *err)
     return 0;
 }
 
+/*
+ * Is a socket file that refused bind() (EADDRINUSE) still served?
+ *
+ * Connecting to it is not enough: a daemon that exits with a multishot
+ * accept armed in its io_uring keeps its listening socket alive (and
+ * accepting) until the kernel has torn the ring down, asynchronously, some
+ * milliseconds after the process is gone — a daemon restarted inside that
+ * window would refuse to start.  So when the probe connects, SO_PEERCRED
+ * names the process that called listen(), and the socket counts as stale
+ * when that process is gone, a zombie, or already exiting (PF_EXITING), or is
+ * this very process without a listening socket on the path (what an exec()
+ * leaves behind).  czk's daemons listen in the process that serves the
+ * socket (no hand-over to a child), which is what makes the pid meaningful.
+ * When the pid says nothing (0: a listener in a pid namespace we cannot see;
+ * /proc unreadable; a zombie thread-group leader whose other threads still
+ * run) the probe is repeated for up to STALE_PROBE_MS before the socket is
+ * declared in use.
+ */
+#define STALE_PROBE_MS 200
+#define STALE_PROBE_STEP_MS 10
+#define PF_EXITING_FLAG 0x00000004u /* include/linux/sched.h: getting shut down */
+
+enum { LISTENER_GONE, LISTENER_RUNNING, LISTENER_UNKNOWN };
+
+/* does this process hold a listening socket bound to path? 1, 0, or -1 (cannot tell) */
+static int self_listens_on(const char *path)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *de;
+    int found = 0;
+
+    if (!d)
+        return -1;
+    while ((de = readdir(d)) && !found) {
+        struct sockaddr_un sa;
+        socklen_t len = sizeof(sa);
+        int fd, acc = 0;
+        socklen_t alen = sizeof(acc);
+        char *end;
+
+        fd = (int)strtol(de->d_name, &end, 10);
+        if (de->d_name[0] == '.' || *end || fd == dirfd(d))
+            continue;
+        memset(&sa, 0, sizeof(sa));
+        if (getsockname(fd, (struct sockaddr *)&sa, &len) < 0 || sa.sun_family != AF_UNIX)
+            continue;
+        if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &alen) < 0 || !acc)
+            continue;
+        found = len > offsetof(struct sockaddr_un, sun_path) && sa.sun_path[0] &&
+                !strncmp(sa.sun_path, path, sizeof(sa.sun_path));
+    }
+    closedir(d);
+    return found;
+}
+
+/* what is left of the process that called listen() on the socket at path */
+static int listener_state(pid_t pid, const char *path)
+{
+    char fn[64], buf[1024], state;
+    unsigned long flags;
+    const char *p;
+    ssize_t n;
+    int fd;
+
+    if (pid <= 0)
+        return LISTENER_UNKNOWN;
+    if (pid == getpid()) {
+        int r = self_listens_on(path);
+        return r < 0 ? LISTENER_UNKNOWN : r ? LISTENER_RUNNING : LISTENER_GONE;
+    }
+    if (kill(pid, 0) < 0 && errno == ESRCH)
+        return LISTENER_GONE;
+    snprintf(fn, sizeof(fn), "/proc/%d/stat", (int)pid);
+    if ((fd = open(fn, O_RDONLY | O_CLOEXEC)) < 0)
+        return errno == ENOENT || errno == ESRCH ? LISTENER_GONE : LISTENER_UNKNOWN;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return n < 0 && errno == ESRCH ? LISTENER_GONE : LISTENER_UNKNOWN;
+    buf[n] = 0;
+    /* "pid (comm) state ppid pgrp session tty_nr tpgid flags ...": comm may hold ')' */
+    if (!(p = strrchr(buf, ')')) || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+        return LISTENER_UNKNOWN;
+    if (state == 'X' || state == 'x' || (flags & PF_EXITING_FLAG))
+        return LISTENER_GONE;
+    if (state == 'Z') {
+        /* a zombie leader: gone unless other threads of it still run */
+        struct dirent *de;
+        DIR *d;
+        int tasks = 0;
+        snprintf(fn, sizeof(fn), "/proc/%d/task", (int)pid);
+        if (!(d = opendir(fn)))
+            return errno == ENOENT ? LISTENER_GONE : LISTENER_UNKNOWN;
+        while ((de = readdir(d)))
+            tasks += de->d_name[0] != '.';
+        closedir(d);
+        return tasks <= 1 ? LISTENER_GONE : LISTENER_UNKNOWN;
+    }
+    return LISTENER_RUNNING;
+}
+
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* 0: stale (nobody serves it); 1: in use, *pid_out = the listener's pid (0 if unknown) */
+static int socket_in_use(const struct sockaddr_un *sa, const char *path, pid_t *pid_out)
+{
+    uint64_t deadline = mono_ms() + STALE_PROBE_MS;
+
+    for (;;) {
+        int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), state;
+        struct ucred uc = {0};
+        socklen_t len = sizeof(uc);
+
+        if (probe < 0) { /* cannot tell: do not remove what may be a live socket */
+            *pid_out = 0;
+            return 1;
+        }
+        if (connect(probe, (const struct sockaddr *)sa, sizeof(*sa)) < 0) {
+            close(probe);
+            return 0;
+        }
+        if (getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
+            uc.pid = 0;
+        close(probe);
+        *pid_out = uc.pid;
+        state = listener_state(uc.pid, path);
+        if (state == LISTENER_GONE) {
+            czk_info("socket \"%s\" still answers, but its listener pid %d is gone: stale", path, (int)uc.pid);
+            return 0;
+        }
+        if (state == LISTENER_RUNNING || mono_ms() >= deadline)
+            return 1;
+        usleep(STALE_PROBE_STEP_MS * 1000);
+    }
+}
+
 int czk_peer_listen(const char *dir, const char *name, gid_t group, int *fd_out, czk_error *err)
 {
     struct sockaddr_un sa;
@@ -70,17 +216,20 @@ int czk_peer_listen(const char *dir, const char *name, gid_t group, int *fd_out,
     if (fd < 0)
         return czk_errorf(err, -errno, "could not create socket: %s", strerror(errno));
     if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-        int probe, live;
+        pid_t pid = 0;
         if (errno != EADDRINUSE)
             goto bind_fail;
-        /* a socket file exists: stale if nobody answers on it */
-        probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-        live = probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-        if (probe >= 0)
-            close(probe);
-        if (live) {
+        if (socket_in_use(&sa, path, &pid)) {
             close(fd);
-            return czk_errorf(err, -EADDRINUSE, "socket \"%s\" is in use by a running process", path);
+            if (pid > 0)
+                return czk_errorf(err, -EADDRINUSE,
+                                  "socket \"%s\" is in use by a running process (pid %d): is another instance "
+                                  "running?",
+                                  path, (int)pid);
+            return czk_errorf(err, -EADDRINUSE,
+                              "socket \"%s\" is in use by a running process (it still answered after %d ms): is "
+                              "another instance running?",
+                              path, STALE_PROBE_MS);
         }
         czk_info("removing stale socket \"%s\"", path);
         unlink(path);

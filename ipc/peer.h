@@ -7,8 +7,10 @@
  *   int lfd;
  *   czk_peer_listen("/run/czk", "gpud.sock", group_or_minus1, &lfd, &err);
  *       creates the runtime directory (0750) if needed, removes a stale
- *       socket file (only when nothing answers on it), binds, sets mode 0660
- *       (and the group when given), listens.  Then hand lfd to
+ *       socket file (when nothing answers on it, or when what answers is
+ *       the socket of a process that is gone or exiting: SO_PEERCRED pid,
+ *       see peer.c), binds, sets mode 0660 (and the group when given),
+ *       listens.  A socket that is really served fails with -EADDRINUSE.  Then hand lfd to
  *       czk_loop_listen() (loop.h), which checks every peer with
  *       czk_peer_check_cred() and runs the HELLO handshake.
  *

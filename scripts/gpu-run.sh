@@ -35,7 +35,7 @@ nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm,driver_version 
 
 if [ -z "$BIN" ]; then
   export PATH="$PATH:/usr/local/cuda/bin"
-  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=90 >"$LOG/cmake.log" 2>&1 \
+  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZK_CUDA_ARCH=90 >"$LOG/cmake.log" 2>&1 \
     || { tail -30 "$LOG/cmake.log"; exit 1; }
   cmake --build build-gpu --target test_cuda_field test_cuda_ntt test_cuda_msm bench_cuda >"$LOG/build.log" 2>&1 \
     || { grep -E "error" "$LOG/build.log" | head -30; exit 1; }

@@ -120,7 +120,7 @@ int main(void)
 {
     int ndev;
     if (czk_cuda_device_count(&ndev) != 0) {
-        printf("no cuda device: %s\n", czk_cuda_last_error());
+        printf("bench_cuda: %s: skipping\n", czk_cuda_last_error());
         return 77;
     }
     czk_cuda_dev_info di;

@@ -65,11 +65,10 @@ CONF
 
 # start_* accept an optional fault spec (CZK_FAULT) for that process only
 # (each start first snapshots the journal: gpud compacts it at start-up).
-# The pause: a dead gpud's listening socket keeps answering for ~10 ms after
-# the process is gone (io_uring tears the ring down asynchronously), and a
-# gpud started inside that window refuses to start ("socket ... is in use by
-# a running process"): reported as a czk_peer_listen bug.
-start_gpud() { snap_journal; [ -S "$RT/gpud.sock" ] && sleep 0.2; CZK_FAULT=${1:-} "$GPUD" --config "$CONF" >>"$T/logs/gpud.log" 2>&1 & GPUD_PID=$!; }
+# gpud is started again at once after the previous one exited, with no pause:
+# its socket may still answer for a few ms (io_uring tears the ring down
+# asynchronously) and czk_peer_listen must see that it is stale.
+start_gpud() { snap_journal; CZK_FAULT=${1:-} "$GPUD" --config "$CONF" >>"$T/logs/gpud.log" 2>&1 & GPUD_PID=$!; }
 start_fin() { CZK_FAULT=${1:-} "$FIN" --config "$CONF" >>"$T/logs/fin.log" 2>&1 & FIN_PID=$!; }
 start_synth() { # INDEX [FAULT]
     CZK_FAULT=${2:-} "$SYNTH" --config "$CONF" --numa-node 0 >>"$T/logs/synth$1.log" 2>&1 &
