@@ -21,3 +21,4 @@ CZK_CLI_CMD("gen-circuit", gen_circuit,
 CZK_CLI_CMD("submit", submit, "--circuit NAME [--priority high|normal|low] [--request-id ID] [--wait] [--out DIR] WTNS...", "hand a job (one partition per witness) to czk-gpud; --wait follows it")
 CZK_CLI_CMD("status", status, "[--json] [--job JOB] [--config FILE] [--runtime-dir DIR]", "jobs and partitions per stage, pool slots, stage latency, proofs per minute")
 CZK_CLI_CMD("cancel", cancel, "JOB... [--config FILE] [--runtime-dir DIR]", "cancel your own jobs; their pool slots are freed at once")
+CZK_CLI_CMD("trace", trace, "[--since SECONDS] [--out FILE] [--config FILE] [--state-dir DIR]", "merge the daemons' per-partition stage traces (state_dir/trace) into one Chrome/Perfetto JSON trace")

@@ -7,11 +7,16 @@ cd "$(dirname "$0")/.."
 PKGS="build-essential cmake ninja-build pkg-config git ca-certificates
       liburing-dev libnuma-dev libmsgpack-dev libinih-dev libjansson-dev
       libsystemd-dev libmicrohttpd-dev libgmp-dev zlib1g-dev
-      clang libclang-rt-14-dev nodejs npm systemd curl"
+      clang libclang-rt-14-dev systemd curl python3 util-linux"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
+# Node.js: any install that provides node and npm will do (nodesource's nodejs
+# bundles npm, and Debian's npm package would conflict with it)
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    missing="$missing nodejs npm"
+fi
 if [ -n "$missing" ]; then
     SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
     $SUDO apt-get update -qq
