@@ -22,6 +22,7 @@
 #include "common/json.h"
 #include "common/log.h"
 #include "common/verify.h"
+#include "common/trace.h"
 #include "finalizer/finalizer.h"
 #include "ipc/loop.h"
 #include "ipc/peer.h"
@@ -188,9 +189,11 @@ static void conn_msg(czk_conn *c, const czk_msg *m, int *fds, int nfds, void *ct
     (void)c;
     (void)fds;
     (void)nfds;
-    if (m->type == CZK_MSG_RESULT)
+    if (m->type == CZK_MSG_RESULT) {
+        uint64_t t0 = czk_trace_now();
         on_result(f, &m->u.result);
-    else if (m->type == CZK_MSG_ERROR)
+        czk_trace_add(m->u.result.job_id, m->u.result.partition, CZK_TRACE_FINALIZE, t0, czk_trace_now());
+    } else if (m->type == CZK_MSG_ERROR)
         czk_warn("gpud says: %s", m->u.error.message);
 }
 
@@ -286,6 +289,13 @@ static void on_wake(void *ctx)
     }
 }
 
+static void trace_tick(czk_timer *t, void *ctx)
+{
+    (void)t;
+    (void)ctx;
+    czk_trace_flush();
+}
+
 static void watchdog_tick(czk_timer *t, void *ctx)
 {
     (void)t;
@@ -341,6 +351,14 @@ int main(int argc, char **argv)
         czk_err("%s", e.msg);
         return 1;
     }
+    {
+        char dir[CZK_CONFIG_PATH_MAX + 8];
+        czk_trace_dir(f->cfg.state_dir, dir, sizeof(dir));
+        if (czk_trace_open(dir, "czk-finalizer", 0, &e) < 0)
+            czk_warn("%s: running without a trace", e.msg);
+        memset(&e, 0, sizeof(e));
+    }
+    czk_loop_timer(f->loop, 250, 250, trace_tick, f);
     if (!f->cfg.finalizer_verify)
         czk_warn("finalizer.verify is off: proofs are written without a pairing check");
     czk_loop_set_wake_fn(f->loop, on_wake, f);
@@ -357,6 +375,7 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < f->n_circuits; i++)
         czk_groth16_vk_free(&f->circuits[i].vk);
     free(f->circuits);
+    czk_trace_close();
     czk_info("stopped: %llu proofs written, %llu answered from existing files, %llu failed verification",
              (unsigned long long)f->written, (unsigned long long)f->resent, (unsigned long long)f->failed);
     return r < 0 ? 1 : 0;

@@ -16,6 +16,7 @@
 #include "common/fault.h"
 #include "common/groth16.h"
 #include "common/log.h"
+#include "common/trace.h"
 #include "synth/synth.h"
 
 static int do_fill(synth *s, fill *f)
@@ -25,6 +26,7 @@ static int do_fill(synth *s, fill *f)
     czk_wtns w;
     czk_error e = {0};
     uint8_t *data;
+    uint64_t t0 = czk_trace_now();
     int r;
 
     if (__atomic_load_n(&f->cancel, __ATOMIC_ACQUIRE))
@@ -68,6 +70,7 @@ static int do_fill(synth *s, fill *f)
         snprintf(f->reason, sizeof(f->reason), "%s", e.msg);
         return r;
     }
+    czk_trace_add(f->job, f->partition, CZK_TRACE_SYNTH, t0, czk_trace_now());
     czk_fault("synth.after_publish");
     return 0;
 }

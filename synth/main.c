@@ -19,6 +19,7 @@
 #include "common/daemon.h"
 #include "common/log.h"
 #include "common/par.h"
+#include "common/trace.h"
 #include "ipc/peer.h"
 #include "synth/synth.h"
 
@@ -314,6 +315,13 @@ static void on_wake(void *ctx)
     }
 }
 
+static void trace_tick(czk_timer *t, void *ctx)
+{
+    (void)t;
+    (void)ctx;
+    czk_trace_flush();
+}
+
 static void watchdog_tick(czk_timer *t, void *ctx)
 {
     (void)t;
@@ -361,6 +369,13 @@ int main(int argc, char **argv)
         czk_err("%s", e.msg);
         return 1;
     }
+    {
+        char dir[CZK_CONFIG_PATH_MAX + 8];
+        czk_trace_dir(s->cfg.state_dir, dir, sizeof(dir));
+        if (czk_trace_open(dir, "czk-synth", 0, &e) < 0)
+            czk_warn("%s: running without a trace", e.msg);
+        memset(&e, 0, sizeof(e));
+    }
     if (synth_fill_start(s) < 0) {
         czk_err("could not start the fill thread");
         return 1;
@@ -371,6 +386,7 @@ int main(int argc, char **argv)
         czk_loop_timer(s->loop, wd, wd, watchdog_tick, s);
     czk_info("ready: node %d, %u circuits, %d threads, gpud at %s/gpud.sock", s->node, s->n_circuits, s->threads,
              s->cfg.runtime_dir);
+    czk_loop_timer(s->loop, 250, 250, trace_tick, s);
     czk_daemon_ready("waiting for czk-gpud");
     try_connect(s);
     r = czk_loop_run(s->loop);
@@ -384,6 +400,7 @@ int main(int argc, char **argv)
         czk_zkey_close(&s->zkeys[i]);
     free(s->zkeys);
     free(s->held);
+    czk_trace_close();
     czk_info("stopped: %llu fills, %llu failed", (unsigned long long)s->fills_ok,
              (unsigned long long)s->fills_failed);
     return r < 0 ? 1 : 0;

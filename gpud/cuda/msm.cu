@@ -27,6 +27,7 @@
 
 #include <cub/cub.cuh>
 
+#include "gpud/cuda/ec_pair.cuh"
 #include "gpud/cuda/internal.cuh"
 
 
@@ -200,6 +201,49 @@ __global__ void __launch_bounds__(128) k_acc_aff(const uint32_t *vals, const aff
     }
     out_keys[t] = run_keys[r];
     st_global(out + t, acc);
+}
+
+/* G2 level 0 with a lane pair per task (ec_pair.cuh): thread 2t+c sums component
+ * c of task t.  MINB blocks of 128 per SM: the register cap is 65536/(128 MINB). */
+template <int MINB>
+__global__ void __launch_bounds__(128, MINB)
+    k_acc_aff_g2p(const uint32_t *vals, const aff_t<fp2_t> *bases, const uint32_t *run_keys, const uint32_t *run_cnt,
+                  const uint32_t *run_start, const uint32_t *task_off, const uint32_t *counters, uint32_t L,
+                  uint32_t *out_keys, xyzz_t<fp2_t> *out)
+{
+    uint32_t gt = blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t t = gt >> 1;
+    if (t >= counters[1]) /* both lanes of a pair leave together */
+        return;
+    const p2ctx k = p2_ctx();
+    uint32_t r = find_run(task_off, counters[0], t);
+    uint32_t st = run_start[r] + (t - task_off[r]) * L;
+    uint32_t end = run_start[r] + run_cnt[r];
+    if (end - st > L)
+        end = st + L;
+    /* an affine G2 point is 4 Fp words: x.c0 x.c1 y.c0 y.c1 */
+    const fp_t *B = reinterpret_cast<const fp_t *>(bases);
+    xyzz_t<fp_t> acc;
+    xyzz_set_inf(acc);
+    for (uint32_t e = st; e < end; e++) {
+        uint32_t v = vals[e];
+        aff_t<fp_t> p;
+        p.x = ld_global(B + 4 * (size_t)(v >> 1) + k.c);
+        p.y = ld_global(B + 4 * (size_t)(v >> 1) + 2 + k.c);
+        unsigned z = (is_zero(p.x) && is_zero(p.y)) ? 1u : 0u;
+        if (z & __shfl_xor_sync(k.mask, z, 1))
+            continue; /* infinity base (all four words zero) */
+        if (v & 1)
+            neg(p.y, p.y);
+        p2_xyzz_add_aff(k, acc, p);
+    }
+    if (k.c == 0)
+        out_keys[t] = run_keys[r];
+    fp_t *O = reinterpret_cast<fp_t *>(out + t);
+    st_global(O + k.c, acc.x);
+    st_global(O + 2 + k.c, acc.y);
+    st_global(O + 4 + k.c, acc.zz);
+    st_global(O + 6 + k.c, acc.zzz);
 }
 
 template <class F>
@@ -434,6 +478,9 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
     cudaStream_t s = ctx->st[0];
     jac_t<F> *res = (jac_t<F> *)ws->result;
     static const int prof = getenv("CZK_CUDA_MSM_PROFILE") != NULL;
+    /* G2 level-0 kernel: lane pairs with 2, 3 (default) or 4 blocks per SM, or
+     * 0 for the one-thread-per-task kernel (CZK_CUDA_MSM_G2P, for comparisons) */
+    static const unsigned g2p = env_uint("CZK_CUDA_MSM_G2P", 3);
     double t_prev = prof ? prof_ms() : 0;
     if (n == 0) {
         if (g2)
@@ -493,7 +540,20 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
             return czk_cuda_errf_(-ENOMEM, "msm: %u tasks at level %d exceed %zu", tasks, level, ws->cap_parts);
         xyzz_t<F> *out = (xyzz_t<F> *)ws->parts[cur];
         if (tasks) {
-            if (level == 0)
+            if (level == 0 && g2 && g2p) {
+                const aff_t<fp2_t> *b2 = (const aff_t<fp2_t> *)bases;
+                xyzz_t<fp2_t> *o2 = (xyzz_t<fp2_t> *)out;
+                unsigned gr = grid_for((size_t)tasks * 2, 128);
+                if (g2p == 2)
+                    k_acc_aff_g2p<2><<<gr, 128, 0, s>>>(ws->vals[1], b2, ws->run_keys, ws->run_cnt, ws->run_start,
+                                                        ws->task_off, ws->counters, L, ws->lvl_keys[cur], o2);
+                else if (g2p == 4)
+                    k_acc_aff_g2p<4><<<gr, 128, 0, s>>>(ws->vals[1], b2, ws->run_keys, ws->run_cnt, ws->run_start,
+                                                        ws->task_off, ws->counters, L, ws->lvl_keys[cur], o2);
+                else
+                    k_acc_aff_g2p<3><<<gr, 128, 0, s>>>(ws->vals[1], b2, ws->run_keys, ws->run_cnt, ws->run_start,
+                                                        ws->task_off, ws->counters, L, ws->lvl_keys[cur], o2);
+            } else if (level == 0)
                 k_acc_aff<F><<<grid_for(tasks, 128), 128, 0, s>>>(ws->vals[1], bases, ws->run_keys, ws->run_cnt,
                                                                   ws->run_start, ws->task_off, ws->counters, L,
                                                                   ws->lvl_keys[cur], out);

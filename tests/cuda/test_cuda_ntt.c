@@ -57,7 +57,9 @@ int main(void)
         printf("ntt 2^10 = naive DFT\n");
     }
 
-    for (unsigned lg = 10; lg <= max_log; lg += (lg < 16 ? 1 : 2)) {
+    /* every size from 2^1: single passes of every width (k = 1..10: the
+     * radix-2 kernel below k = 4, the radix-4 one from 4 up, odd and even k) */
+    for (unsigned lg = 1; lg <= max_log; lg += (lg < 16 ? 1 : 2)) {
         size_t n = (size_t)1 << lg;
         rand_vec(a, n);
         /* forward */

@@ -45,6 +45,8 @@ rejected() {
         echo "ok: $case -> $(head -n 1 "$T/bad.out")"
     fi
     grep -q "^job .* accepted" "$T/bad.out" && bad "$case: a job was accepted"
+    # gpud's reasons name the partition, never its spool
+    grep -q "/spool/" "$T/bad.out" && bad "$case: the message shows gpud's spool path: $(cat "$T/bad.out")"
     ls "$T/state/spool" 2>/dev/null | grep -q -v "^$(job_of "$T/sub.bg")\$" && {
         # the background job's own spool is fine; anything else was left behind
         for d in "$T"/state/spool/*; do
@@ -74,9 +76,9 @@ rejected "bad priority" "priority must be" --circuit multi --priority urgent "$W
 
 log "gpud rejections"
 rejected "unknown circuit" 'rejected: unknown circuit "nosuch"' --circuit nosuch "$W"
-rejected "wrong length" "partition 1: .*47 values.*nVars = 1005.*partition 1 is \"$FIX/linear/witness.wtns\"" \
+rejected "wrong length" "partition 1: witness has 47 values but circuit \"multi\" has 1005 variables.*partition 1 is \"$FIX/linear/witness.wtns\"" \
     --circuit multi "$W" "$FIX/linear/witness.wtns"
-rejected "wrong curve" "partition 0: .*bn128" --circuit multi "$FIX/tiny_bn128/witness.wtns"
+rejected "wrong curve" "partition 0: not a BLS12-381 witness (prime is bn128's" --circuit multi "$FIX/tiny_bn128/witness.wtns"
 head -c 5000 "$W" >"$T/trunc.wtns"
 rejected "truncated" "partition 0: not a valid witness.*truncated" --circuit multi "$T/trunc.wtns"
 head -c 30000 /dev/urandom >"$T/garbage.wtns"

@@ -1,0 +1,165 @@
+/*
+ * ec_pair.cuh — G2 bucket additions with each Fp2 value spread over the two
+ * threads of a lane pair (lane 2k holds component c0, lane 2k+1 holds c1).
+ *
+ * One thread holding a whole XYZZ G2 point needs more than the 255 registers
+ * a thread can have (4 Fp2 coordinates, the affine input and the Karatsuba
+ * temporaries), so the one-thread G2 kernels spill and run at 8 warps per SM.
+ * Split over a pair, each thread holds G1-sized state.  A product costs each
+ * thread two Fp multiplications (schoolbook: c0 = a0 b0 - a1 b1 on lane 0,
+ * c1 = a1 b0 + a0 b1 on lane 1) after exchanging operands with __shfl_xor; a
+ * square costs one ((a0+a1)(a0-a1) on lane 0, 2 a0 a1 on lane 1).  Branch
+ * conditions (is zero) are combined over the pair, so both threads of a pair
+ * always take the same path; shuffles use the pair's two-lane mask, so pairs
+ * in one warp may diverge from each other.
+ */
+#ifndef CZK_CUDA_EC_PAIR_CUH
+#define CZK_CUDA_EC_PAIR_CUH
+
+#include "gpud/cuda/ec.cuh"
+
+struct p2ctx {
+    unsigned mask; /* the two lanes of this pair */
+    unsigned c;    /* component held by this thread: 0 or 1 */
+};
+
+FF_DEV p2ctx p2_ctx()
+{
+    p2ctx x;
+    unsigned lane = threadIdx.x & 31;
+    x.mask = 3u << (lane & 30u);
+    x.c = lane & 1u;
+    return x;
+}
+
+FF_DEV fp_t p2_other(const p2ctx &k, const fp_t &a)
+{
+    fp_t r;
+#pragma unroll
+    for (int j = 0; j < 12; j++)
+        r.v[j] = __shfl_xor_sync(k.mask, a.v[j], 1);
+    return r;
+}
+
+FF_DEV fp_t p2_sel(bool s, const fp_t &a, const fp_t &b)
+{
+    fp_t r;
+#pragma unroll
+    for (int j = 0; j < 12; j++)
+        r.v[j] = s ? a.v[j] : b.v[j];
+    return r;
+}
+
+/* both components zero */
+FF_DEV bool p2_is_zero(const p2ctx &k, const fp_t &a)
+{
+    unsigned z = is_zero(a) ? 1u : 0u;
+    return (z & __shfl_xor_sync(k.mask, z, 1)) != 0;
+}
+
+/* r = a * b in Fp2 (r may alias a or b): both lanes take b0 and b1 from the
+ * pair, then lane c computes a_c b0 and a_(1-c) b1 */
+FF_DEV void p2_mul(const p2ctx &k, fp_t &r, const fp_t &a, const fp_t &b)
+{
+    const unsigned base = (threadIdx.x & 31) & ~1u;
+    fp_t b0, b1;
+#pragma unroll
+    for (int j = 0; j < 12; j++) {
+        b0.v[j] = __shfl_sync(k.mask, b.v[j], base);
+        b1.v[j] = __shfl_sync(k.mask, b.v[j], base + 1);
+    }
+    fp_t x, y;
+    mul(x, a, b0);                 /* lane 0: a0 b0, lane 1: a1 b0 */
+    mul(y, p2_other(k, a), b1);    /* lane 0: a1 b1, lane 1: a0 b1 */
+    fp_t s, d;
+    add(s, x, y);
+    sub(d, x, y);
+    r = p2_sel(k.c != 0, s, d);
+}
+
+/* r = a^2 in Fp2: lane 0 (a0+a1)(a0-a1), lane 1 2 a0 a1 */
+FF_DEV void p2_sqr(const p2ctx &k, fp_t &r, const fp_t &a)
+{
+    const bool one = k.c != 0;
+    fp_t ao = p2_other(k, a);
+    fp_t s, d;
+    add(s, a, ao);
+    sub(d, a, ao);
+    fp_t x;
+    mul(x, p2_sel(one, a, s), p2_sel(one, ao, d));
+    fp_t x2;
+    dbl(x2, x);
+    r = p2_sel(one, x2, x);
+}
+
+/* the Montgomery one of Fp2, this thread's component */
+FF_DEV void p2_set_one(const p2ctx &k, fp_t &r)
+{
+    set_one(r);
+    if (k.c)
+        set_zero(r);
+}
+
+/* mdbl-2008-s-1 from an affine point: p <- 2q */
+FF_DEV void p2_xyzz_dbl_aff(const p2ctx &k, xyzz_t<fp_t> &p, const aff_t<fp_t> &q)
+{
+    fp_t u, v, w, s, m, t;
+    dbl(u, q.y);
+    p2_sqr(k, v, u);
+    p2_mul(k, w, u, v);
+    p2_mul(k, s, q.x, v);
+    p2_sqr(k, m, q.x);
+    dbl(t, m);
+    add(m, m, t);
+    p2_sqr(k, t, m);
+    sub(t, t, s);
+    sub(t, t, s);
+    sub(s, s, t);
+    p2_mul(k, s, m, s);
+    p2_mul(k, u, w, q.y);
+    sub(p.y, s, u);
+    p.x = t;
+    p.zz = v;
+    p.zzz = w;
+}
+
+/* madd-2008-s: p <- p + q, q affine and not infinity (same steps as
+ * xyzz_add_aff_impl, with X1 overwritten by Q = X1 PP to save a temporary) */
+FF_DEV void p2_xyzz_add_aff(const p2ctx &k, xyzz_t<fp_t> &p, const aff_t<fp_t> &q)
+{
+    if (p2_is_zero(k, p.zz)) {
+        p.x = q.x;
+        p.y = q.y;
+        p2_set_one(k, p.zz);
+        p2_set_one(k, p.zzz);
+        return;
+    }
+    fp_t pp, r, t, ppp;
+    p2_mul(k, pp, q.x, p.zz);
+    sub(pp, pp, p.x);       /* P = U2 - X1 */
+    p2_mul(k, r, q.y, p.zzz);
+    sub(r, r, p.y);         /* R = S2 - Y1 */
+    if (p2_is_zero(k, pp)) {
+        if (p2_is_zero(k, r))
+            p2_xyzz_dbl_aff(k, p, q);
+        else
+            xyzz_set_inf(p);
+        return;
+    }
+    p2_sqr(k, t, pp);       /* PP */
+    p2_mul(k, ppp, pp, t);  /* PPP */
+    p2_mul(k, p.x, p.x, t); /* Q = X1 PP */
+    p2_mul(k, p.zz, p.zz, t);
+    p2_mul(k, p.zzz, p.zzz, ppp);
+    p2_sqr(k, t, r);
+    sub(t, t, ppp);
+    sub(t, t, p.x);
+    sub(t, t, p.x);         /* X3 = R^2 - PPP - 2Q */
+    sub(pp, p.x, t);
+    p2_mul(k, pp, r, pp);   /* R (Q - X3) */
+    p2_mul(k, r, p.y, ppp); /* Y1 PPP */
+    sub(p.y, pp, r);
+    p.x = t;
+}
+
+#endif

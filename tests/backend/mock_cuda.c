@@ -1,0 +1,247 @@
+/*
+ * mock_cuda.c — a host-memory stand-in for gpud/cuda (czk_cuda.h), for
+ * testing gpud/backend_cuda.c's use of the interface on machines without a
+ * GPU: "device" buffers are host arrays, h and the MSMs are the CPU code of
+ * common/, and completion callbacks run on another thread (as CUDA's do).
+ * It follows the interface's documented semantics (buffer roles, standard
+ * vs Montgomery form, offsets, bases as affine points) and checks its
+ * arguments, so a wrong buffer, offset or length in backend_cuda.c shows up
+ * as a wrong result or a failure.  It says nothing about the kernels.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/groth16.h"
+#include "common/msm.h"
+#include "gpud/cuda/czk_cuda.h"
+
+struct czk_cuda_ctx {
+    czk_cuda_cfg cfg;
+    czk_fr *buf[4];
+    size_t len[4];
+    pthread_t cb_th;
+    int cb_pending;
+};
+
+struct czk_cuda_bases {
+    int g2;
+    size_t n;
+    void *pts;
+};
+
+static __thread char lasterr[256];
+int mock_cuda_devices = 1;           /* tests set 0 for "no GPU" */
+size_t mock_cuda_mem_free = (size_t)8 << 30;
+unsigned long mock_cuda_registered;  /* bytes currently registered */
+unsigned long mock_cuda_callbacks;   /* completion callbacks run */
+
+static int fail(int code, const char *what)
+{
+    snprintf(lasterr, sizeof(lasterr), "mock: %s", what);
+    return code;
+}
+
+const char *czk_cuda_last_error(void) { return lasterr; }
+
+int czk_cuda_device_count(int *count)
+{
+    *count = mock_cuda_devices;
+    return mock_cuda_devices ? 0 : fail(-ENODEV, "no cuda device");
+}
+
+int czk_cuda_device_info(int device, czk_cuda_dev_info *info)
+{
+    memset(info, 0, sizeof(*info));
+    if (device < 0 || device >= mock_cuda_devices)
+        return fail(-ENODEV, "bad device");
+    snprintf(info->name, sizeof(info->name), "mock");
+    info->mem_free = mock_cuda_mem_free;
+    info->mem_total = mock_cuda_mem_free * 2;
+    return 0;
+}
+
+int czk_cuda_ctx_new(czk_cuda_ctx **out, const czk_cuda_cfg *cfg)
+{
+    czk_cuda_ctx *c = calloc(1, sizeof(*c));
+    if (!c)
+        return -ENOMEM;
+    if (cfg->device < 0 || cfg->device >= mock_cuda_devices || cfg->max_log_n < 1 ||
+        cfg->max_log_n > CZK_CUDA_MAX_LOG_N) {
+        free(c);
+        return fail(-EINVAL, "bad cfg");
+    }
+    c->cfg = *cfg;
+    for (int i = 0; i < 4; i++) {
+        c->len[i] = (size_t)1 << cfg->max_log_n;
+        if (i == CZK_CUDA_BUF_W && cfg->max_msm_n > c->len[i])
+            c->len[i] = cfg->max_msm_n;
+        c->buf[i] = calloc(c->len[i], sizeof(czk_fr));
+        if (!c->buf[i]) {
+            czk_cuda_ctx_free(c);
+            return -ENOMEM;
+        }
+    }
+    *out = c;
+    return 0;
+}
+
+static void wait_cb(czk_cuda_ctx *c)
+{
+    if (c->cb_pending) {
+        pthread_join(c->cb_th, NULL);
+        c->cb_pending = 0;
+    }
+}
+
+void czk_cuda_ctx_free(czk_cuda_ctx *c)
+{
+    if (!c)
+        return;
+    wait_cb(c);
+    for (int i = 0; i < 4; i++)
+        free(c->buf[i]);
+    free(c);
+}
+
+int czk_cuda_sync(czk_cuda_ctx *c)
+{
+    wait_cb(c);
+    return 0;
+}
+
+size_t czk_cuda_buf_len(const czk_cuda_ctx *c, int buf) { return buf >= 0 && buf < 4 ? c->len[buf] : 0; }
+
+typedef struct {
+    czk_cuda_done_fn cb;
+    void *arg;
+} cb_job;
+
+static void *cb_main(void *p)
+{
+    cb_job j = *(cb_job *)p;
+    free(p);
+    __atomic_add_fetch(&mock_cuda_callbacks, 1, __ATOMIC_RELAXED);
+    j.cb(j.arg);
+    return NULL;
+}
+
+int czk_cuda_upload_async(czk_cuda_ctx *c, int buf, size_t off, const czk_fr *host, size_t n, czk_cuda_done_fn cb,
+                          void *arg)
+{
+    if (buf < 0 || buf > 3 || off > c->len[buf] || n > c->len[buf] - off)
+        return fail(-EINVAL, "upload out of range");
+    memcpy(c->buf[buf] + off, host, n * sizeof(czk_fr));
+    if (cb) {
+        cb_job *j = malloc(sizeof(*j));
+        if (!j)
+            return -ENOMEM;
+        j->cb = cb;
+        j->arg = arg;
+        wait_cb(c);
+        if (pthread_create(&c->cb_th, NULL, cb_main, j)) {
+            free(j);
+            return fail(-EIO, "pthread_create");
+        }
+        c->cb_pending = 1;
+    }
+    return 0;
+}
+
+int czk_cuda_download(czk_cuda_ctx *c, int buf, size_t off, czk_fr *host, size_t n)
+{
+    if (buf < 0 || buf > 3 || off > c->len[buf] || n > c->len[buf] - off)
+        return fail(-EINVAL, "download out of range");
+    memcpy(host, c->buf[buf] + off, n * sizeof(czk_fr));
+    return 0;
+}
+
+int czk_cuda_host_register(void *p, size_t len, size_t chunk)
+{
+    (void)p;
+    (void)chunk;
+    mock_cuda_registered += len;
+    return 0;
+}
+
+int czk_cuda_host_unregister(void *p, size_t len, size_t chunk)
+{
+    (void)p;
+    (void)chunk;
+    mock_cuda_registered -= len;
+    return 0;
+}
+
+int czk_cuda_compute_h_dev(czk_cuda_ctx *c, unsigned log_n)
+{
+    if (log_n > c->cfg.max_log_n)
+        return fail(-EINVAL, "log_n too large");
+    wait_cb(c); /* "compute waits for the copies" */
+    return czk_groth16_compute_h(c->buf[0], c->buf[1], c->buf[2], c->buf[0], log_n, 1);
+}
+
+static int bases_up(czk_cuda_bases **b, const void *pts, size_t n, size_t sz, int g2)
+{
+    czk_cuda_bases *x = calloc(1, sizeof(*x));
+    if (!x || !(x->pts = malloc((n ? n : 1) * sz))) {
+        free(x);
+        return -ENOMEM;
+    }
+    memcpy(x->pts, pts, n * sz);
+    x->n = n;
+    x->g2 = g2;
+    *b = x;
+    return 0;
+}
+
+int czk_cuda_bases_upload_g1(czk_cuda_ctx *c, czk_cuda_bases **b, const czk_g1_aff *pts, size_t n)
+{
+    (void)c;
+    return bases_up(b, pts, n, sizeof(czk_g1_aff), 0);
+}
+
+int czk_cuda_bases_upload_g2(czk_cuda_ctx *c, czk_cuda_bases **b, const czk_g2_aff *pts, size_t n)
+{
+    (void)c;
+    return bases_up(b, pts, n, sizeof(czk_g2_aff), 1);
+}
+
+void czk_cuda_bases_free(czk_cuda_bases *b)
+{
+    if (b)
+        free(b->pts);
+    free(b);
+}
+
+size_t czk_cuda_bases_len(const czk_cuda_bases *b) { return b->n; }
+
+static int msm_check(czk_cuda_ctx *c, const czk_cuda_bases *b, int g2, size_t base_off, int sbuf, size_t soff,
+                     size_t n)
+{
+    if (b->g2 != g2)
+        return fail(-EINVAL, "G1/G2 bases mixed up");
+    if (base_off > b->n || n > b->n - base_off)
+        return fail(-EINVAL, "more terms than bases");
+    if (sbuf < 0 || sbuf > 3 || soff > c->len[sbuf] || n > c->len[sbuf] - soff)
+        return fail(-EINVAL, "scalars out of range");
+    if (n > c->cfg.max_msm_n || (g2 && !c->cfg.enable_g2))
+        return fail(-ENOMEM, "msm larger than the context");
+    wait_cb(c);
+    return 0;
+}
+
+int czk_cuda_msm_g1(czk_cuda_ctx *c, const czk_cuda_bases *b, size_t base_off, int sbuf, size_t soff, size_t n,
+                    czk_g1 *r)
+{
+    int rc = msm_check(c, b, 0, base_off, sbuf, soff, n);
+    return rc ? rc : czk_msm_g1(r, (const czk_g1_aff *)b->pts + base_off, c->buf[sbuf] + soff, n, 1);
+}
+
+int czk_cuda_msm_g2(czk_cuda_ctx *c, const czk_cuda_bases *b, size_t base_off, int sbuf, size_t soff, size_t n,
+                    czk_g2 *r)
+{
+    int rc = msm_check(c, b, 1, base_off, sbuf, soff, n);
+    return rc ? rc : czk_msm_g2(r, (const czk_g2_aff *)b->pts + base_off, c->buf[sbuf] + soff, n, 1);
+}

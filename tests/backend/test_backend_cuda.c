@@ -1,0 +1,350 @@
+/*
+ * test_backend_cuda.c — the cuda backend (gpud/backend_cuda.c) against the
+ * cpu backend (gpud/cpu/backend_cpu.c, itself checked against GMP and
+ * snarkjs in tests/groth16), through the backend.h interface gpud uses.
+ *
+ *   test_backend_cuda open
+ *       czk_backend_open without a GPU: "cuda" alone fails with -ENODEV and a
+ *       message, "cuda" with fallback and "auto" give the cpu backend.  With a
+ *       GPU: "cuda" and "auto" open the cuda backend.  Runs everywhere.
+ *   test_backend_cuda probe
+ *       exit 0 when a GPU is usable, 77 otherwise (for the shell tests).
+ *   test_backend_cuda compare ZKEY WTNS [ZKEY WTNS ...]
+ *       exit 77 without a GPU.  For each key: a, b, c built from the witness
+ *       (the synth's stage) into a registered slot-like buffer; the cpu
+ *       backend and both contexts of a 2-context cuda backend must give the
+ *       same czk_groth16_msm_out and public signals -- with context 1 copying
+ *       in while context 0 computes (the double-buffered path) -- and again
+ *       for random (unsatisfying) a, b, c, w, which the MSMs do not care about.
+ *   test_backend_cuda mock   (only in the build against tests/backend/mock_cuda.c)
+ *       the cuda backend's use of czk_cuda.h on a host stand-in: -ENOMEM when
+ *       the keys do not fit (and the fallback to cpu), pools registered once at
+ *       create and unregistered at destroy, one completion callback per copy.
+ *
+ * Built twice: test_backend_cuda (the real czkcuda, GPU tests skip without a
+ * GPU) and test_backend_cuda_mock (CZK_TEST_MOCK_CUDA: backend_cuda.c over
+ * mock_cuda.c, so `compare` runs everywhere and checks the orchestration --
+ * buffers, offsets, forms, callbacks -- against the cpu backend).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/curve.h"
+#include "common/formats.h"
+#include "common/groth16.h"
+#include "gpud/backend.h"
+#ifdef CZK_HAVE_CUDA_BACKEND
+#include "gpud/cuda/czk_cuda.h"
+#endif
+
+#define CHECK(cond, ...)                                                      \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);              \
+            fprintf(stderr, __VA_ARGS__);                                     \
+            fprintf(stderr, "\n");                                            \
+            exit(1);                                                          \
+        }                                                                     \
+    } while (0)
+
+static int have_gpu(void)
+{
+#ifdef CZK_HAVE_CUDA_BACKEND
+    int n = 0;
+    return czk_cuda_device_count(&n) == 0 && n > 0;
+#else
+    return 0;
+#endif
+}
+
+static uint64_t rng;
+
+#ifdef CZK_HAVE_CUDA_BACKEND
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* a canonical element (< r: the top limb of r is 0x73eda753...) */
+static void rnd_fr(czk_fr *x)
+{
+    for (int i = 0; i < CZK_FR_LIMBS; i++)
+        x->l[i] = rnd();
+    x->l[CZK_FR_LIMBS - 1] &= 0x3fffffffffffffffull;
+}
+#endif
+
+static int test_open(void)
+{
+    czk_backend_config bc;
+    czk_zkey z;
+    const czk_zkey *zp = &z;
+    const czk_backend_ops *ops;
+    czk_backend *b;
+    czk_error e = {0};
+    int r;
+
+    /* a tiny real key so create has a circuit to size for */
+    const char *zk = getenv("CZK_TEST_ZKEY");
+    CHECK(zk, "CZK_TEST_ZKEY not set");
+    CHECK(czk_zkey_open(&z, zk, &e) == 0, "%s", e.msg);
+    memset(&bc, 0, sizeof(bc));
+    bc.n_circuits = 1;
+    bc.zkeys = &zp;
+    bc.threads = 1;
+    bc.contexts = 1;
+
+    CHECK(czk_backend_find("nosuch", &e) == NULL && e.code == -ENOTSUP && strstr(e.msg, "nosuch"),
+          "unknown backend: %s", e.msg);
+    r = czk_backend_open("cpu", 0, &bc, &ops, &b, &e);
+    CHECK(r == 0 && ops == &czk_backend_cpu_ops && b, "cpu: %d %s", r, e.msg);
+    ops->destroy(b);
+#ifdef CZK_HAVE_CUDA_BACKEND
+    if (!have_gpu()) {
+        memset(&e, 0, sizeof(e));
+        r = czk_backend_open("cuda", 0, &bc, &ops, &b, &e);
+        CHECK(r == -ENODEV && !b && strstr(e.msg, "GPU"), "cuda without a GPU: %d \"%s\"", r, e.msg);
+        r = czk_backend_open("cuda", 1, &bc, &ops, &b, &e);
+        CHECK(r == 0 && ops == &czk_backend_cpu_ops && b, "cuda with fallback: %d %s", r, e.msg);
+        ops->destroy(b);
+        r = czk_backend_open("auto", 0, &bc, &ops, &b, &e);
+        CHECK(r == 0 && ops == &czk_backend_cpu_ops && b, "auto without a GPU: %d %s", r, e.msg);
+        ops->destroy(b);
+        fprintf(stderr, "no GPU: cuda fails with -ENODEV, falls back to cpu when allowed\n");
+    } else {
+        r = czk_backend_open("cuda", 0, &bc, &ops, &b, &e);
+        CHECK(r == 0 && ops == &czk_backend_cuda_ops && b, "cuda with a GPU: %d %s", r, e.msg);
+        CHECK(ops->contexts(b) == 1, "contexts %u", ops->contexts(b));
+        ops->destroy(b);
+        r = czk_backend_open("auto", 0, &bc, &ops, &b, &e);
+        CHECK(r == 0 && ops == &czk_backend_cuda_ops, "auto with a GPU: %d %s", r, e.msg);
+        ops->destroy(b);
+        fprintf(stderr, "GPU present: cuda and auto open the cuda backend\n");
+    }
+#else
+    r = czk_backend_open("cuda", 1, &bc, &ops, &b, &e);
+    CHECK(r == -ENOTSUP, "cuda not built: %d", r);
+#endif
+    czk_zkey_close(&z);
+    return 0;
+}
+
+#ifdef CZK_HAVE_CUDA_BACKEND
+typedef struct {
+    const czk_backend_ops *ops;
+    czk_backend *b;
+    unsigned ctx;
+    czk_groth16_msm_out out;
+    czk_fr *pub;
+    czk_error e;
+    int rc;
+} compute_job;
+
+static void *compute_thread(void *arg)
+{
+    compute_job *j = arg;
+    j->rc = j->ops->compute(j->b, j->ctx, 0, &j->out, j->pub, &j->e);
+    return NULL;
+}
+
+static void same_out(const czk_groth16_msm_out *x, const czk_groth16_msm_out *y, const czk_fr *px, const czk_fr *py,
+                     uint32_t npub, const char *what)
+{
+    CHECK(czk_g1_aff_eq(&x->a, &y->a), "%s: A·w differs", what);
+    CHECK(czk_g1_aff_eq(&x->b1, &y->b1), "%s: B1·w differs", what);
+    CHECK(czk_g2_aff_eq(&x->b2, &y->b2), "%s: B2·w differs", what);
+    CHECK(czk_g1_aff_eq(&x->c, &y->c), "%s: C·w + H·h differs", what);
+    CHECK(!memcmp(x, y, sizeof(*x)), "%s: the points are equal but their bytes differ", what);
+    CHECK(!memcmp(px, py, npub * sizeof(czk_fr)), "%s: public signals differ", what);
+}
+
+static void compare_one(const char *zkey_path, const char *wtns_path)
+{
+    czk_zkey z;
+    czk_wtns w;
+    const czk_zkey *zp = &z;
+    czk_error e = {0};
+    czk_backend_config bc;
+    czk_backend_region reg;
+    czk_backend *cpu = NULL, *cuda = NULL;
+    const czk_backend_ops *cuda_ops;
+    czk_backend_input in;
+    czk_groth16_msm_out ocpu;
+    size_t n, nv, bytes;
+    czk_fr *buf, *pcpu;
+    compute_job j0;
+    pthread_t th;
+
+    CHECK(czk_zkey_open(&z, zkey_path, &e) == 0, "%s", e.msg);
+    CHECK(czk_wtns_open(&w, wtns_path, &e) == 0, "%s", e.msg);
+    CHECK(czk_groth16_check_witness(&z, zkey_path, &w, wtns_path, &e) == 0, "%s", e.msg);
+    n = z.domain_size;
+    nv = z.n_vars;
+    bytes = ((3 * n + nv) * sizeof(czk_fr) + 4095) & ~(size_t)4095;
+    buf = aligned_alloc(4096, bytes);
+    pcpu = calloc(z.n_public + 1, sizeof(czk_fr));
+    j0.pub = calloc(z.n_public + 1, sizeof(czk_fr));
+    czk_fr *p1 = calloc(z.n_public + 1, sizeof(czk_fr));
+    CHECK(buf && pcpu && j0.pub && p1, "oom");
+
+    memset(&bc, 0, sizeof(bc));
+    bc.n_circuits = 1;
+    bc.zkeys = &zp;
+    bc.threads = 2;
+    bc.contexts = 1;
+    CHECK(czk_backend_cpu_ops.create(&cpu, &bc, &e) == 0, "cpu create: %s", e.msg);
+    bc.contexts = 2;
+    reg.base = buf;
+    reg.len = bytes;
+    bc.regions = &reg;
+    bc.n_regions = 1;
+    CHECK(czk_backend_open("cuda", 0, &bc, &cuda_ops, &cuda, &e) == 0 && cuda_ops == &czk_backend_cuda_ops,
+          "cuda create: %s", e.msg);
+    CHECK(cuda_ops->contexts(cuda) == 2, "2 contexts");
+
+    memset(&in, 0, sizeof(in));
+    in.a = (const uint8_t *)buf;
+    in.b = (const uint8_t *)(buf + n);
+    in.c = (const uint8_t *)(buf + 2 * n);
+    in.w = (const uint8_t *)(buf + 3 * n);
+    in.domain_size = n;
+    in.n_vars = nv;
+
+    for (int round = 0; round < 2; round++) {
+        const char *what = round == 0 ? "witness" : "random vectors";
+        if (round == 0) {
+            CHECK(czk_groth16_build_abc(&z, w.w, buf, buf + n, buf + 2 * n, 2) == 0, "build_abc");
+            memcpy(buf + 3 * n, w.w, nv * sizeof(czk_fr));
+        } else {
+            for (size_t i = 0; i < 3 * n + nv; i++)
+                rnd_fr(&buf[i]);
+        }
+        in.job = 100 + (uint64_t)round;
+        CHECK(czk_backend_cpu_ops.copy_in(cpu, 0, 0, &in, &e) == 0, "cpu copy_in: %s", e.msg);
+        CHECK(czk_backend_cpu_ops.compute(cpu, 0, 0, &ocpu, pcpu, &e) == 0, "cpu compute: %s", e.msg);
+
+        /* context 0 computes while context 1 copies the same slot in */
+        CHECK(cuda_ops->copy_in(cuda, 0, 0, &in, &e) == 0, "cuda copy_in ctx 0: %s", e.msg);
+        j0.ops = cuda_ops;
+        j0.b = cuda;
+        j0.ctx = 0;
+        memset(&j0.e, 0, sizeof(j0.e));
+        CHECK(pthread_create(&th, NULL, compute_thread, &j0) == 0, "pthread_create");
+        CHECK(cuda_ops->copy_in(cuda, 1, 0, &in, &e) == 0, "cuda copy_in ctx 1: %s", e.msg);
+        pthread_join(th, NULL);
+        CHECK(j0.rc == 0, "cuda compute ctx 0: %s", j0.e.msg);
+        czk_groth16_msm_out o1;
+        CHECK(cuda_ops->compute(cuda, 1, 0, &o1, p1, &e) == 0, "cuda compute ctx 1: %s", e.msg);
+        same_out(&j0.out, &ocpu, j0.pub, pcpu, z.n_public, what);
+        same_out(&o1, &ocpu, p1, pcpu, z.n_public, what);
+        /* a context computes what it holds once: h overwrote its a */
+        CHECK(cuda_ops->compute(cuda, 1, 0, &o1, p1, &e) == -EINVAL, "second compute without copy_in");
+        fprintf(stderr, "%s (domain %zu, %zu vars): cuda == cpu on the %s\n", zkey_path, n, nv, what);
+    }
+    cuda_ops->destroy(cuda);
+    czk_backend_cpu_ops.destroy(cpu);
+    free(buf);
+    free(pcpu);
+    free(j0.pub);
+    free(p1);
+    czk_wtns_close(&w);
+    czk_zkey_close(&z);
+}
+#endif
+
+#ifdef CZK_TEST_MOCK_CUDA
+extern int mock_cuda_devices;
+extern size_t mock_cuda_mem_free;
+extern unsigned long mock_cuda_registered, mock_cuda_callbacks;
+
+static int test_mock(const char *zkey_path, const char *wtns_path)
+{
+    czk_zkey z;
+    const czk_zkey *zp = &z;
+    czk_error e = {0};
+    czk_backend_config bc;
+    czk_backend_region reg[2];
+    const czk_backend_ops *ops;
+    czk_backend *b;
+    static char pool0[1 << 16], pool1[3 << 12];
+    int r;
+
+    CHECK(czk_zkey_open(&z, zkey_path, &e) == 0, "%s", e.msg);
+    memset(&bc, 0, sizeof(bc));
+    bc.n_circuits = 1;
+    bc.zkeys = &zp;
+    bc.threads = 1;
+    reg[0].base = pool0;
+    reg[0].len = sizeof(pool0);
+    reg[1].base = pool1;
+    reg[1].len = sizeof(pool1);
+    bc.regions = reg;
+    bc.n_regions = 2;
+    /* default contexts: two per GPU, pools registered once */
+    mock_cuda_devices = 2;
+    r = czk_backend_open("cuda", 0, &bc, &ops, &b, &e);
+    CHECK(r == 0 && ops == &czk_backend_cuda_ops && ops->contexts(b) == 4, "2 GPUs: %d %s", r, e.msg);
+    CHECK(mock_cuda_registered == sizeof(pool0) + sizeof(pool1), "registered %lu bytes", mock_cuda_registered);
+    ops->destroy(b);
+    CHECK(mock_cuda_registered == 0, "still registered after destroy: %lu", mock_cuda_registered);
+    mock_cuda_devices = 1;
+    /* keys that do not fit: -ENOMEM naming the sizes, or the cpu backend with fallback */
+    mock_cuda_mem_free = (size_t)1 << 20;
+    r = czk_backend_open("cuda", 0, &bc, &ops, &b, &e);
+    CHECK(r == -ENOMEM && !b && strstr(e.msg, "MiB") && strstr(e.msg, "free"), "too small: %d %s", r, e.msg);
+    CHECK(mock_cuda_registered == 0, "a failed create left %lu bytes registered", mock_cuda_registered);
+    r = czk_backend_open("cuda", 1, &bc, &ops, &b, &e);
+    CHECK(r == 0 && ops == &czk_backend_cpu_ops, "fallback on -ENOMEM: %d %s", r, e.msg);
+    ops->destroy(b);
+    mock_cuda_mem_free = (size_t)8 << 30;
+    /* no GPU */
+    mock_cuda_devices = 0;
+    r = czk_backend_open("auto", 0, &bc, &ops, &b, &e);
+    CHECK(r == 0 && ops == &czk_backend_cpu_ops, "auto without GPU: %d %s", r, e.msg);
+    ops->destroy(b);
+    mock_cuda_devices = 1;
+    czk_zkey_close(&z);
+    /* the real comparison, counting callbacks: one per copy_in */
+    unsigned long before = mock_cuda_callbacks;
+    compare_one(zkey_path, wtns_path);
+    CHECK(mock_cuda_callbacks - before == 4, "%lu completion callbacks for 4 copies", mock_cuda_callbacks - before);
+    fprintf(stderr, "mock: ok\n");
+    return 0;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    rng = getenv("CZK_TEST_SEED") ? strtoull(getenv("CZK_TEST_SEED"), NULL, 0) : (uint64_t)time(NULL) | 1;
+    if (argc >= 2 && !strcmp(argv[1], "open"))
+        return test_open();
+#ifdef CZK_TEST_MOCK_CUDA
+    if (argc == 4 && !strcmp(argv[1], "mock"))
+        return test_mock(argv[2], argv[3]);
+#endif
+    if (argc >= 2 && !strcmp(argv[1], "probe"))
+        return have_gpu() ? 0 : 77;
+    if (argc >= 4 && !strcmp(argv[1], "compare") && argc % 2 == 0) {
+        if (!have_gpu()) {
+            fprintf(stderr, "no GPU: skipped\n");
+            return 77;
+        }
+#ifdef CZK_HAVE_CUDA_BACKEND
+        fprintf(stderr, "seed %llu (set CZK_TEST_SEED to repeat)\n", (unsigned long long)rng);
+        for (int i = 2; i + 1 < argc; i += 2)
+            compare_one(argv[i], argv[i + 1]);
+        fprintf(stderr, "ok\n");
+        return 0;
+#endif
+    }
+    fprintf(stderr, "usage: test_backend_cuda open | probe | compare ZKEY WTNS [ZKEY WTNS ...]\n");
+    return 2;
+}
