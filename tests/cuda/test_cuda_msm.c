@@ -62,6 +62,12 @@ static void make_g1(czk_g1_aff *out, size_t n)
         czk_g1_add(&p, &p, &q[i & 3]);
         jac[i] = p;
     }
+    /* doubling and P + (-P) inside one bucket task: with all-one scalars the
+     * first task sums bases 0, 2, 3, ... in order, so acc = P0, then P0 again
+     * (acc == q: the doubling branch), then -2 P0 (acc == -q: infinity) */
+    jac[2] = jac[0];
+    czk_g1_dbl(&jac[3], &jac[0]);
+    czk_g1_neg(&jac[3], &jac[3]);
     czk_g1_batch_to_aff(out, jac, n, scratch);
     /* infinity bases and a repeated base */
     memset(&out[1], 0, sizeof out[1]);
@@ -89,6 +95,12 @@ static void make_g2(czk_g2_aff *out, size_t n)
         czk_g2_add(&p, &p, &q[i & 3]);
         jac[i] = p;
     }
+    /* doubling and P + (-P) inside one bucket task: with all-one scalars the
+     * first task sums bases 0, 2, 3, ... in order, so acc = P0, then P0 again
+     * (acc == q: the doubling branch), then -2 P0 (acc == -q: infinity) */
+    jac[2] = jac[0];
+    czk_g2_dbl(&jac[3], &jac[0]);
+    czk_g2_neg(&jac[3], &jac[3]);
     czk_g2_batch_to_aff(out, jac, n, scratch);
     memset(&out[1], 0, sizeof out[1]);
     memset(&out[n / 2], 0, sizeof out[0]);

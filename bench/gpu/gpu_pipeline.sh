@@ -1,0 +1,80 @@
+#!/bin/bash
+# gpu_pipeline.sh — the whole pipeline on a GPU machine: a gen-circuit circuit of
+# domain 2^LOG with a `czk setup` key, NPART partitions through czk-gpud (cuda
+# backend) + czk-synth + czk-finalizer, against `czk prove --backend cuda` run
+# sequentially on a few of the same witnesses.  Prints proofs/min, GPU busy %,
+# the largest idle gap, per-stage latency and host-to-device rate (from the
+# trace), and checks every proof with `czk verify`.
+# usage: gpu_pipeline.sh BINDIR WORKDIR [LOG] [NPART]
+set -u
+BIN=$1 W=$2 LOG=${3:-20} NPART=${4:-24}
+CZK=$BIN/czk
+mkdir -p "$W" && cd "$W" || exit 2
+T=$W/p$LOG; rm -rf "$T"; mkdir -p "$T"/{run,state,out,logs,wit}
+N=$(( (1 << LOG) - 16 ))
+now() { date +%s.%N; }
+
+if [ ! -f c$LOG.zkey ]; then
+    t0=$(now)
+    "$CZK" gen-circuit --constraints $N --publics 2 --bits 0.5 --seed 7 c$LOG.r1cs w0.wtns || exit 2
+    "$CZK" setup c$LOG.r1cs c$LOG.zkey 2>setup.log || { cat setup.log; exit 2; }
+    echo "setup of 2^$LOG: $(echo "$(now) - $t0" | bc) s"
+fi
+for i in $(seq 0 $((NPART - 1))); do
+    # gen-circuit makes one witness per circuit: the partitions share it (proofs
+    # still differ by their blinding); the work per partition is the same
+    [ -f wit$i.wtns ] || cp w0.wtns wit$i.wtns
+done
+
+cat >"$T/czk.conf" <<CONF
+[czk]
+runtime_dir = $T/run
+state_dir = $T/state
+output_dir = $T/out
+[gpud]
+backend = cuda
+slots_per_pool = ${SLOTS:-6}
+metrics_port = 0
+[synth]
+threads = 0
+[circuit.c$LOG]
+zkey = $W/c$LOG.zkey
+CONF
+"$BIN/czk-gpud" --config "$T/czk.conf" >"$T/logs/gpud.log" 2>&1 & G=$!
+sleep 1
+for s in $(seq 1 ${NSYNTH:-2}); do
+    "$BIN/czk-synth" --config "$T/czk.conf" --numa-node 0 >"$T/logs/synth$s.log" 2>&1 &
+done
+"$BIN/czk-finalizer" --config "$T/czk.conf" >"$T/logs/fin.log" 2>&1 &
+for i in $(seq 1 300); do "$CZK" status --config "$T/czk.conf" >/dev/null 2>&1 && break; sleep 0.2; done
+sleep 2
+grep -E "backend|uploaded|register" "$T/logs/gpud.log" | head -8
+
+t0=$(now)
+args=(); for i in $(seq 0 $((NPART - 1))); do args+=("$W/wit$i.wtns"); done
+"$CZK" submit --config "$T/czk.conf" --circuit c$LOG --wait --out "$T/client" "${args[@]}" >"$T/submit.log" 2>&1
+rc=$?
+t1=$(now)
+el=$(echo "$t1 - $t0" | bc)
+echo "pipeline: $NPART partitions of 2^$LOG in $el s (submit rc=$rc): $(echo "60 * $NPART / $el" | bc -l | cut -c1-6) proofs/min"
+"$CZK" status --config "$T/czk.conf" --json > "$T/status.json" 2>&1
+grep -E '"gpu_busy_pct"|"gpu_max_gap_ms"|"proofs_per_minute"' "$T/status.json"
+sed -n '/latency_s/,/}/p' "$T/status.json" | head -12
+"$CZK" trace --config "$T/czk.conf" --out "$T/trace.json" >/dev/null 2>&1 && echo "trace: $(wc -c < "$T/trace.json") bytes"
+"$CZK" vkey c$LOG.zkey > vk.json
+ok=0; for p in $(seq 0 $((NPART - 1))); do
+    "$CZK" verify vk.json "$T/client/$p/public.json" "$T/client/$p/proof.json" >/dev/null 2>&1 && ok=$((ok + 1))
+done
+echo "verified: $ok / $NPART proofs"
+kill $(jobs -p) 2>/dev/null; wait 2>/dev/null
+
+# sequential baseline on the same machine, same run
+NS=${NSEQ:-4}; t0=$(now)
+for i in $(seq 0 $((NS - 1))); do
+    "$CZK" prove --backend cuda c$LOG.zkey wit$i.wtns "$T/seq.proof.json" "$T/seq.public.json" 2>>"$T/seq.log" || echo "seq prove failed"
+done
+t1=$(now); el=$(echo "$t1 - $t0" | bc)
+echo "sequential czk prove --backend cuda: $NS in $el s: $(echo "60 * $NS / $el" | bc -l | cut -c1-6) proofs/min"
+[ -n "${OUT:-}" ] && cp "$T/trace.json" "$T/status.json" "$OUT/" 2>/dev/null
+tail -3 "$T/logs/gpud.log"
+exit 0
