@@ -7,7 +7,7 @@
  * returning the process exit status.  Adding a subcommand = one line here
  * plus its file (cli/CMakeLists.txt globs the .c files of cli/).
  */
-CZK_CLI_CMD("prove", prove, "ZKEY WTNS PROOF_JSON PUBLIC_JSON",
+CZK_CLI_CMD("prove", prove, "[--backend cpu|cuda|auto] ZKEY WTNS PROOF_JSON PUBLIC_JSON",
             "prove one witness in-process (snarkjs-compatible output)")
 CZK_CLI_CMD("verify", verify, "VKEY_JSON PUBLIC_JSON PROOF_JSON",
             "verify a proof: exit 0 valid, 1 invalid, 2 error")
