@@ -14,7 +14,9 @@
  *     (negating y for negative digits, skipping all-zero infinity bases).  If a
  *     bucket needed several tasks, the partial sums go through the same step
  *     again (full XYZZ additions) until each bucket has one sum; those are
- *     scattered into a dense bucket array.
+ *     scattered into a dense bucket array.  G2's first level runs each task on a
+ *     lane pair, one Fp2 component per thread (ec_pair.cuh, k_acc_aff_g2p): a
+ *     whole G2 point per thread needs more registers than a thread has.
  *  4. per window, sum_b (b+1)*B_b by running sums over segments of buckets in
  *     parallel (segment j adds j*SEG*S_j by double-and-add), then a tree of
  *     group sums; the nwin window sums go to the host, which runs Horner over

@@ -16,8 +16,6 @@
  * 2^max_log_n (2 * 2^max_log_n elements, independent of the transform size);
  * inverse twiddles are w_{2h}^-j = -tw[2h - j] (j > 0), so one table serves both.
  */
-#include <stdlib.h>
-
 #include "gpud/cuda/internal.cuh"
 
 #define NTT_KMAX 10
@@ -153,146 +151,6 @@ template <bool DIT, bool INV> __global__ void __launch_bounds__(512) k_ntt_pass(
         st_global(a + base + ((size_t)j << lo), sh_load(sh, S, j));
 }
 
-/* The same pass, radix 4: the pass's 2^k - 1 twiddles are first staged in
- * shared memory (stw[hl + j] = the twiddle of local half-size hl, local index
- * j, read once per block instead of once per butterfly), then each thread runs
- * two stages at a time on 4 elements held in registers (half the shared-memory
- * round trips and barriers of k_ntt_pass).  blockDim = 2^k / 4, k >= 2; for
- * odd k the largest stage (last for DIT, first for DIF) runs alone, two
- * butterflies per thread.  Shared memory: 2 x 2^k elements. */
-template <bool DIT> FF_DEV void bfly2(uint32_t *sh, const uint32_t *sw, unsigned S, unsigned m, unsigned u)
-{
-    const unsigned hl = 1u << m, jl = u & (hl - 1);
-    const unsigned i0 = ((u >> m) << (m + 1)) | jl, i1 = i0 + hl;
-    fr_t w = sh_load(sw, S, hl + jl);
-    fr_t x0 = sh_load(sh, S, i0), x1 = sh_load(sh, S, i1), y0, y1;
-    if (DIT) {
-        mul(x1, x1, w);
-        add(y0, x0, x1);
-        sub(y1, x0, x1);
-    } else {
-        add(y0, x0, x1);
-        sub(y1, x0, x1);
-        mul(y1, y1, w);
-    }
-    sh_store(sh, S, i0, y0);
-    sh_store(sh, S, i1, y1);
-}
-
-/* DIT: stages m then m+1; DIF: stages m+1 then m (hl = 2^m) */
-template <bool DIT> FF_DEV void bfly4(uint32_t *sh, const uint32_t *sw, unsigned S, unsigned m, unsigned t)
-{
-    const unsigned hl = 1u << m, jl = t & (hl - 1);
-    const unsigned i = ((t >> m) << (m + 2)) | jl;
-    fr_t x0 = sh_load(sh, S, i), x1 = sh_load(sh, S, i + hl), x2 = sh_load(sh, S, i + 2 * hl),
-         x3 = sh_load(sh, S, i + 3 * hl);
-    fr_t wa = sh_load(sw, S, hl + jl), y0, y1, y2, y3;
-    if (DIT) {
-        mul(x1, x1, wa);
-        mul(x3, x3, wa);
-        add(y0, x0, x1);
-        sub(y1, x0, x1);
-        add(y2, x2, x3);
-        sub(y3, x2, x3);
-        fr_t wb = sh_load(sw, S, 2 * hl + jl);
-        mul(y2, y2, wb);
-        fr_t wc = sh_load(sw, S, 3 * hl + jl);
-        mul(y3, y3, wc);
-        add(x0, y0, y2);
-        sub(x2, y0, y2);
-        add(x1, y1, y3);
-        sub(x3, y1, y3);
-    } else {
-        fr_t wb = sh_load(sw, S, 2 * hl + jl), wc = sh_load(sw, S, 3 * hl + jl);
-        add(y0, x0, x2);
-        sub(y2, x0, x2);
-        mul(y2, y2, wb);
-        add(y1, x1, x3);
-        sub(y3, x1, x3);
-        mul(y3, y3, wc);
-        add(x0, y0, y1);
-        sub(x1, y0, y1);
-        mul(x1, x1, wa);
-        add(x2, y2, y3);
-        sub(x3, y2, y3);
-        mul(x3, x3, wa);
-    }
-    sh_store(sh, S, i, x0);
-    sh_store(sh, S, i + hl, x1);
-    sh_store(sh, S, i + 2 * hl, x2);
-    sh_store(sh, S, i + 3 * hl, x3);
-}
-
-template <bool DIT, bool INV, int MINB>
-__global__ void __launch_bounds__(256, MINB) k_ntt_pass4(fr_t *a, const fr_t *tw, unsigned lo, unsigned k)
-{
-    extern __shared__ uint32_t sh[];
-    const unsigned S = 1u << k, T = S >> 2;
-    uint32_t *sw = sh + 8 * S;
-    const size_t b = blockIdx.x;
-    const size_t lowmask = ((size_t)1 << lo) - 1;
-    const size_t base = (b & lowmask) | ((b >> lo) << (lo + k));
-    for (unsigned j = threadIdx.x; j < S; j += T)
-        sh_store(sh, S, j, ld_global(a + base + ((size_t)j << lo)));
-    for (unsigned j = threadIdx.x; j < S; j += T) {
-        if (j == 0)
-            continue;
-        const unsigned m = 31 - __clz(j), hl = 1u << m;
-        fr_t w = twiddle<INV>(tw, (size_t)hl << lo, ((size_t)(j - hl) << lo) | (b & lowmask));
-        sh_store(sw, S, j, w);
-    }
-    __syncthreads();
-    const unsigned t = threadIdx.x;
-    if (DIT) {
-        unsigned m = 0;
-        for (; m + 1 < k; m += 2) {
-            bfly4<true>(sh, sw, S, m, t);
-            __syncthreads();
-        }
-        if (m < k) {
-            bfly2<true>(sh, sw, S, m, t);
-            bfly2<true>(sh, sw, S, m, t + T);
-            __syncthreads();
-        }
-    } else {
-        int m = (int)k - 2;
-        if (k & 1) {
-            bfly2<false>(sh, sw, S, k - 1, t);
-            bfly2<false>(sh, sw, S, k - 1, t + T);
-            __syncthreads();
-            m = (int)k - 3;
-        }
-        for (; m >= 0; m -= 2) {
-            bfly4<false>(sh, sw, S, (unsigned)m, t);
-            __syncthreads();
-        }
-    }
-    for (unsigned j = threadIdx.x; j < S; j += T)
-        st_global(a + base + ((size_t)j << lo), sh_load(sh, S, j));
-}
-
-/* CZK_CUDA_NTT_RADIX=2 selects the radix-2 passes (comparisons); default 4 */
-static unsigned ntt_radix(void)
-{
-    static unsigned r = 0;
-    if (!r) {
-        const char *e = getenv("CZK_CUDA_NTT_RADIX");
-        r = (e && *e && atoi(e) == 2) ? 2 : 4;
-    }
-    return r;
-}
-
-/* CZK_CUDA_NTT_MINB=3 caps k_ntt_pass4 at 85 registers (3 blocks of 256 per SM) */
-static int ntt_minb(void)
-{
-    static int r = -1;
-    if (r < 0) {
-        const char *e = getenv("CZK_CUDA_NTT_MINB");
-        r = (e && *e && atoi(e) == 3) ? 3 : 1;
-    }
-    return r;
-}
-
 /* split log_n stages into passes of at most NTT_KMAX; ks[] from the low bits up */
 static int ntt_split(unsigned log_n, unsigned ks[8])
 {
@@ -317,20 +175,6 @@ template <bool DIT, bool INV> static int ntt_passes(fr_t *a, const fr_t *tw, uns
         unsigned threads = 1u << (k - 1);
         size_t blocks = ((size_t)1 << log_n) >> k;
         size_t shm = ((size_t)8 << k) * sizeof(uint32_t);
-        if (k >= 4 && ntt_radix() == 4) {
-            /* data + twiddles: 64 KB at k = 10, above the default 48 KB limit */
-            if (ntt_minb() == 3) {
-                CZK_CU(cudaFuncSetAttribute(k_ntt_pass4<DIT, INV, 3>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            (int)(2 * shm)));
-                k_ntt_pass4<DIT, INV, 3><<<(unsigned)blocks, threads / 2, 2 * shm, s>>>(a, tw, los[i], k);
-            } else {
-                CZK_CU(cudaFuncSetAttribute(k_ntt_pass4<DIT, INV, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            (int)(2 * shm)));
-                k_ntt_pass4<DIT, INV, 1><<<(unsigned)blocks, threads / 2, 2 * shm, s>>>(a, tw, los[i], k);
-            }
-            CZK_CU_LAUNCH("k_ntt_pass4");
-            continue;
-        }
         k_ntt_pass<DIT, INV><<<(unsigned)blocks, threads, shm, s>>>(a, tw, los[i], k);
         CZK_CU_LAUNCH("k_ntt_pass");
     }
