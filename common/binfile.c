@@ -188,6 +188,37 @@ void czk_binfile_describe_prime(char *out, size_t out_size, const uint8_t *p, ui
         snprintf(out, out_size, "an unknown %u-byte prime", n8);
 }
 
+int czk_binfile_check_field_header(const czk_binfile *bf, const czk_binfile_section *s,
+                                   uint64_t header_bytes, const void *prime, uint32_t prime_bytes,
+                                   const char *prime_name, const char *hint, const uint8_t **rest,
+                                   czk_error *e)
+{
+    const uint8_t *p = czk_binfile_payload(bf, s);
+    uint32_t n8;
+
+    if (s->size < 4)
+        return czk_errorf(e, -EINVAL, "%s: section %u (header): %llu bytes, too short for n8",
+                          bf->name, s->id, (unsigned long long)s->size);
+    n8 = czk_le32(p);
+    if (n8 != prime_bytes)
+        return czk_errorf(e, -EINVAL,
+                          "%s: section %u (header): prime is not %s (found a %u-byte field, "
+                          "n8=%u; expected n8=%u)",
+                          bf->name, s->id, prime_name, n8, n8, prime_bytes);
+    if (s->size != header_bytes)
+        return czk_errorf(e, -EINVAL, "%s: section %u (header): %llu bytes, expected %llu",
+                          bf->name, s->id, (unsigned long long)s->size,
+                          (unsigned long long)header_bytes);
+    if (memcmp(p + 4, prime, prime_bytes) != 0) {
+        char what[64];
+        czk_binfile_describe_prime(what, sizeof(what), p + 4, n8);
+        return czk_errorf(e, -EINVAL, "%s: section %u (header): prime is not %s (found %s%s%s)",
+                          bf->name, s->id, prime_name, what, hint ? "; " : "", hint ? hint : "");
+    }
+    *rest = p + 4 + prime_bytes;
+    return 0;
+}
+
 /* ---- writing ---- */
 
 #define WBUF_SIZE (1u << 20)

@@ -80,6 +80,18 @@ static inline const uint8_t *czk_binfile_payload(const czk_binfile *bf, const cz
  * "bn128's r" or "an unknown 48-byte prime"; out is always NUL-terminated */
 void czk_binfile_describe_prime(char *out, size_t out_size, const uint8_t *p, uint32_t n8);
 
+/* The field header that .r1cs and .wtns start their header section s with:
+ * u32 n8 | prime[n8] LE | the format's fields, header_bytes in all.  Checks
+ * that n8 fits in s, that n8 == prime_bytes, that s is exactly header_bytes
+ * long and that the prime equals prime[0..prime_bytes); prime_name names it
+ * in messages ("BLS12-381's r"), hint (or NULL) is appended to the message
+ * for a different prime of the right size.  *rest: the bytes after the
+ * prime.  0 or -EINVAL with e naming the file, the section and the field. */
+int czk_binfile_check_field_header(const czk_binfile *bf, const czk_binfile_section *s,
+                                   uint64_t header_bytes, const void *prime, uint32_t prime_bytes,
+                                   const char *prime_name, const char *hint, const uint8_t **rest,
+                                   czk_error *e);
+
 /* Streamed writing of a container to a temp file that is renamed over the
  * target when done (temp in the same directory, fsync file, rename, fsync
  * directory).  Writes are buffered; any failure is kept and reported by

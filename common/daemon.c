@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/trace.h"
 
 static void usage(const char *prog, int allow_numa)
 {
@@ -91,6 +92,32 @@ int czk_daemon_parse(int argc, char **argv, const char *prog, int allow_numa, cz
         }
     }
     return 0;
+}
+
+int czk_daemon_start(int argc, char **argv, const char *prog, int allow_numa, czk_config *cfg,
+                     czk_daemon_args *out)
+{
+    czk_error e = {0};
+    int r;
+
+    czk_log_init(prog, CZK_LOG_INFO);
+    r = czk_daemon_parse(argc, argv, prog, allow_numa, cfg, out, &e);
+    if (r < 0)
+        czk_err("%s", e.msg);
+    if (r != 0)
+        return r;
+    czk_log_init(prog, cfg->log_level);
+    return 0;
+}
+
+void czk_daemon_trace_open(const char *state_dir, const char *prog)
+{
+    char dir[CZK_CONFIG_PATH_MAX + 8];
+    czk_error e = {0};
+
+    czk_trace_dir(state_dir, dir, sizeof(dir));
+    if (czk_trace_open(dir, prog, 0, &e) < 0)
+        czk_warn("%s: running without a trace", e.msg);
 }
 
 void czk_daemon_ready(const char *status)

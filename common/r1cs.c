@@ -77,7 +77,6 @@ static int r1cs_validate(czk_r1cs *r, const char *name, czk_error *e)
     const czk_binfile_section *s1, *s2, *s3;
     const uint8_t *p;
     uint64_t pos, n_io;
-    uint32_t n8;
     int rc;
 
     rc = czk_binfile_parse(&bf, r->map, r->map_size, name, "r1cs", 1, e);
@@ -86,28 +85,10 @@ static int r1cs_validate(czk_r1cs *r, const char *name, czk_error *e)
     if ((rc = czk_binfile_require(&bf, 1, "header", &s1, e)) ||
         (rc = czk_binfile_require(&bf, 2, "constraints", &s2, e)))
         return rc;
-    p = czk_binfile_payload(&bf, s1);
-    if (s1->size < 4)
-        return czk_errorf(e, -EINVAL, "%s: section 1 (header): %llu bytes, too short for n8",
-                          name, (unsigned long long)s1->size);
-    n8 = czk_le32(p);
-    if (n8 != CZK_FR_BYTES)
-        return czk_errorf(e, -EINVAL,
-                          "%s: section 1 (header): prime is not BLS12-381's r (found a %u-byte "
-                          "field, n8=%u; expected n8=32)",
-                          name, n8, n8);
-    if (s1->size != R1CS_HEADER_BYTES)
-        return czk_errorf(e, -EINVAL, "%s: section 1 (header): %llu bytes, expected %d", name,
-                          (unsigned long long)s1->size, R1CS_HEADER_BYTES);
-    if (memcmp(p + 4, &CZK_FR_MOD, CZK_FR_BYTES) != 0) {
-        char what[64];
-        czk_binfile_describe_prime(what, sizeof(what), p + 4, n8);
-        return czk_errorf(e, -EINVAL,
-                          "%s: section 1 (header): prime is not BLS12-381's r (found %s; compile "
-                          "with circom -p bls12381)",
-                          name, what);
-    }
-    p += 4 + CZK_FR_BYTES;
+    if ((rc = czk_binfile_check_field_header(&bf, s1, R1CS_HEADER_BYTES, &CZK_FR_MOD, CZK_FR_BYTES,
+                                             "BLS12-381's r", "compile with circom -p bls12381", &p,
+                                             e)))
+        return rc;
     r->n_wires = czk_le32(p);
     r->n_pub_out = czk_le32(p + 4);
     r->n_pub_in = czk_le32(p + 8);

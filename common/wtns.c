@@ -27,7 +27,7 @@ static int wtns_validate(czk_wtns *w, const char *name, czk_error *e)
     czk_binfile bf;
     const czk_binfile_section *s1, *s2;
     const uint8_t *p;
-    uint32_t n8, n;
+    uint32_t n;
     int rc;
 
     rc = czk_binfile_parse(&bf, w->map, w->map_size, name, "wtns", 2, e);
@@ -36,27 +36,10 @@ static int wtns_validate(czk_wtns *w, const char *name, czk_error *e)
     if ((rc = czk_binfile_require(&bf, 1, "header", &s1, e)) ||
         (rc = czk_binfile_require(&bf, 2, "witness", &s2, e)))
         return rc;
-    p = czk_binfile_payload(&bf, s1);
-    if (s1->size < 4)
-        return czk_errorf(e, -EINVAL, "%s: section 1 (header): %llu bytes, too short for n8",
-                          name, (unsigned long long)s1->size);
-    n8 = czk_le32(p);
-    if (n8 != CZK_FR_BYTES)
-        return czk_errorf(e, -EINVAL,
-                          "%s: section 1 (header): prime is not BLS12-381's r (found a %u-byte "
-                          "field, n8=%u; expected n8=32)",
-                          name, n8, n8);
-    if (s1->size != WTNS_HEADER_BYTES)
-        return czk_errorf(e, -EINVAL, "%s: section 1 (header): %llu bytes, expected %d", name,
-                          (unsigned long long)s1->size, WTNS_HEADER_BYTES);
-    if (memcmp(p + 4, &CZK_FR_MOD, CZK_FR_BYTES) != 0) {
-        char what[64];
-        czk_binfile_describe_prime(what, sizeof(what), p + 4, n8);
-        return czk_errorf(e, -EINVAL,
-                          "%s: section 1 (header): prime is not BLS12-381's r (found %s)", name,
-                          what);
-    }
-    n = czk_le32(p + 4 + CZK_FR_BYTES);
+    if ((rc = czk_binfile_check_field_header(&bf, s1, WTNS_HEADER_BYTES, &CZK_FR_MOD, CZK_FR_BYTES,
+                                             "BLS12-381's r", NULL, &p, e)))
+        return rc;
+    n = czk_le32(p);
     if (n == 0)
         return czk_errorf(e, -EINVAL,
                           "%s: section 1 (header): nWitness is 0, expected at least 1 (w[0] = 1)",

@@ -272,37 +272,6 @@ static void try_connect(fin *f)
 
 /* ---------------------------------------------------------------- main --- */
 
-static void on_signal_wake(void *ctx)
-{
-    fin *f = ctx;
-    if (f->loop)
-        czk_loop_wake(f->loop);
-}
-
-static void on_wake(void *ctx)
-{
-    fin *f = ctx;
-    if (czk_daemon_stop_requested() && !f->stopping) {
-        czk_info("stopping on signal");
-        f->stopping = 1;
-        czk_loop_stop(f->loop);
-    }
-}
-
-static void trace_tick(czk_timer *t, void *ctx)
-{
-    (void)t;
-    (void)ctx;
-    czk_trace_flush();
-}
-
-static void watchdog_tick(czk_timer *t, void *ctx)
-{
-    (void)t;
-    (void)ctx;
-    czk_daemon_watchdog();
-}
-
 static int open_circuits(fin *f, czk_error *e)
 {
     if (f->cfg.n_circuits == 0)
@@ -334,37 +303,20 @@ int main(int argc, char **argv)
     fin *f = &F;
     czk_daemon_args args;
     czk_error e = {0};
-    uint64_t wd;
     int r;
 
-    czk_log_init("czk-finalizer", CZK_LOG_INFO);
-    r = czk_daemon_parse(argc, argv, "czk-finalizer", 0, &f->cfg, &args, &e);
-    if (r != 0) {
-        if (r < 0)
-            czk_err("%s", e.msg);
+    if ((r = czk_daemon_start(argc, argv, "czk-finalizer", 0, &f->cfg, &args)) != 0)
         return r < 0 ? 2 : 0;
-    }
-    czk_log_init("czk-finalizer", f->cfg.log_level);
     f->backoff_ms = 100;
     if ((r = open_circuits(f, &e)) < 0 || (r = czk_daemon_mkdirs(f->cfg.output_dir, 0755, &e)) < 0 ||
         (r = czk_loop_create(&f->loop, NULL, &e)) < 0) {
         czk_err("%s", e.msg);
         return 1;
     }
-    {
-        char dir[CZK_CONFIG_PATH_MAX + 8];
-        czk_trace_dir(f->cfg.state_dir, dir, sizeof(dir));
-        if (czk_trace_open(dir, "czk-finalizer", 0, &e) < 0)
-            czk_warn("%s: running without a trace", e.msg);
-        memset(&e, 0, sizeof(e));
-    }
-    czk_loop_timer(f->loop, 250, 250, trace_tick, f);
+    czk_daemon_trace_open(f->cfg.state_dir, "czk-finalizer");
     if (!f->cfg.finalizer_verify)
         czk_warn("finalizer.verify is off: proofs are written without a pairing check");
-    czk_loop_set_wake_fn(f->loop, on_wake, f);
-    czk_daemon_signals(on_signal_wake, f);
-    if ((wd = czk_daemon_watchdog_interval_ms(0)) > 0)
-        czk_loop_timer(f->loop, wd, wd, watchdog_tick, f);
+    czk_daemon_attach_loop(&f->loop, &f->stopping, 0);
     czk_info("ready: %u circuits, output in %s", f->n_circuits, f->cfg.output_dir);
     czk_daemon_ready("waiting for czk-gpud");
     try_connect(f);

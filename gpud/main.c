@@ -18,37 +18,6 @@
 #include "gpud/gpud.h"
 #include "ipc/peer.h"
 
-static void on_signal_wake(void *ctx)
-{
-    gpud *g = ctx;
-    if (g->loop)
-        czk_loop_wake(g->loop);
-}
-
-static void on_wake(void *ctx)
-{
-    gpud *g = ctx;
-    if (czk_daemon_stop_requested() && !g->stopping) {
-        czk_info("stopping on signal");
-        g->stopping = 1;
-        czk_loop_stop(g->loop);
-    }
-}
-
-static void watchdog_tick(czk_timer *t, void *ctx)
-{
-    (void)t;
-    (void)ctx;
-    czk_daemon_watchdog();
-}
-
-static void trace_tick(czk_timer *t, void *ctx)
-{
-    (void)t;
-    (void)ctx;
-    czk_trace_flush();
-}
-
 static void status_tick(czk_timer *t, void *ctx)
 {
     gpud *g = ctx;
@@ -167,31 +136,19 @@ int main(int argc, char **argv)
     czk_backend_config bc;
     const czk_zkey **zkeys = NULL;
     czk_backend_region *regions = NULL;
-    char trace_dir[CZK_CONFIG_PATH_MAX + 8];
     czk_loop_config lc;
     czk_error e = {0};
-    uint64_t wd;
     int r;
 
-    czk_log_init("czk-gpud", CZK_LOG_INFO);
-    r = czk_daemon_parse(argc, argv, "czk-gpud", 0, &g->cfg, &args, &e);
-    if (r != 0) {
-        if (r < 0)
-            czk_err("%s", e.msg);
+    if ((r = czk_daemon_start(argc, argv, "czk-gpud", 0, &g->cfg, &args)) != 0)
         return r < 0 ? 2 : 0;
-    }
-    czk_log_init("czk-gpud", g->cfg.log_level);
     czk_info("starting: config %s, runtime %s, state %s", args.config_path ? args.config_path : "(defaults)",
              g->cfg.runtime_dir, g->cfg.state_dir);
     if ((r = open_circuits(g, &e)) < 0)
         goto fail;
     if ((r = czk_daemon_mkdirs(g->cfg.state_dir, 0750, &e)) < 0)
         goto fail;
-    czk_trace_dir(g->cfg.state_dir, trace_dir, sizeof(trace_dir));
-    if (czk_trace_open(trace_dir, "czk-gpud", 0, &e) < 0) {
-        czk_warn("%s: running without a trace", e.msg);
-        memset(&e, 0, sizeof(e));
-    }
+    czk_daemon_trace_open(g->cfg.state_dir, "czk-gpud");
     memset(&lc, 0, sizeof(lc));
     lc.out_queue_cap = 1024;
     if ((r = czk_loop_create(&g->loop, &lc, &e)) < 0)
@@ -227,12 +184,8 @@ int main(int argc, char **argv)
     gpud_jobs_requeue_all(g);
     if ((r = open_sockets(g, &e)) < 0)
         goto fail;
-    czk_loop_set_wake_fn(g->loop, on_wake, g);
-    czk_daemon_signals(on_signal_wake, g);
-    if ((wd = czk_daemon_watchdog_interval_ms(g->cfg.watchdog_ms)) > 0)
-        czk_loop_timer(g->loop, wd, wd, watchdog_tick, g);
+    czk_daemon_attach_loop(&g->loop, &g->stopping, g->cfg.watchdog_ms);
     czk_loop_timer(g->loop, 1000, 2000, status_tick, g);
-    czk_loop_timer(g->loop, 250, 250, trace_tick, g);
     czk_info("ready: %u circuits, %u pools of %d slots, backend %s, sockets in %s", g->n_circuits, g->n_pools,
              g->cfg.slots_per_pool, g->bops->name, g->cfg.runtime_dir);
     czk_daemon_ready("accepting jobs");

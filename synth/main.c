@@ -298,54 +298,16 @@ static void bind_node(int node)
     czk_info("threads and memory bound to NUMA node %d", node);
 }
 
-static void on_signal_wake(void *ctx)
-{
-    synth *s = ctx;
-    if (s->loop)
-        czk_loop_wake(s->loop);
-}
-
-static void on_wake(void *ctx)
-{
-    synth *s = ctx;
-    if (czk_daemon_stop_requested() && !s->stopping) {
-        czk_info("stopping on signal");
-        s->stopping = 1;
-        czk_loop_stop(s->loop);
-    }
-}
-
-static void trace_tick(czk_timer *t, void *ctx)
-{
-    (void)t;
-    (void)ctx;
-    czk_trace_flush();
-}
-
-static void watchdog_tick(czk_timer *t, void *ctx)
-{
-    (void)t;
-    (void)ctx;
-    czk_daemon_watchdog();
-}
-
 int main(int argc, char **argv)
 {
     static synth S;
     synth *s = &S;
     czk_daemon_args args;
     czk_error e = {0};
-    uint64_t wd;
     int r;
 
-    czk_log_init("czk-synth", CZK_LOG_INFO);
-    r = czk_daemon_parse(argc, argv, "czk-synth", 1, &s->cfg, &args, &e);
-    if (r != 0) {
-        if (r < 0)
-            czk_err("%s", e.msg);
+    if ((r = czk_daemon_start(argc, argv, "czk-synth", 1, &s->cfg, &args)) != 0)
         return r < 0 ? 2 : 0;
-    }
-    czk_log_init("czk-synth", s->cfg.log_level);
     s->node = args.numa_node;
     s->owner = (uint32_t)getpid() & 0xffffffu;
     s->threads = czk_par_threads(s->cfg.synth_threads);
@@ -369,24 +331,14 @@ int main(int argc, char **argv)
         czk_err("%s", e.msg);
         return 1;
     }
-    {
-        char dir[CZK_CONFIG_PATH_MAX + 8];
-        czk_trace_dir(s->cfg.state_dir, dir, sizeof(dir));
-        if (czk_trace_open(dir, "czk-synth", 0, &e) < 0)
-            czk_warn("%s: running without a trace", e.msg);
-        memset(&e, 0, sizeof(e));
-    }
+    czk_daemon_trace_open(s->cfg.state_dir, "czk-synth");
     if (synth_fill_start(s) < 0) {
         czk_err("could not start the fill thread");
         return 1;
     }
-    czk_loop_set_wake_fn(s->loop, on_wake, s);
-    czk_daemon_signals(on_signal_wake, s);
-    if ((wd = czk_daemon_watchdog_interval_ms(0)) > 0)
-        czk_loop_timer(s->loop, wd, wd, watchdog_tick, s);
+    czk_daemon_attach_loop(&s->loop, &s->stopping, 0);
     czk_info("ready: node %d, %u circuits, %d threads, gpud at %s/gpud.sock", s->node, s->n_circuits, s->threads,
              s->cfg.runtime_dir);
-    czk_loop_timer(s->loop, 250, 250, trace_tick, s);
     czk_daemon_ready("waiting for czk-gpud");
     try_connect(s);
     r = czk_loop_run(s->loop);

@@ -38,19 +38,10 @@
 #include "common/formats.h"
 #include "common/groth16.h"
 #include "gpud/backend.h"
+#include "tests/backend/bk_test.h"
 #ifdef CZK_HAVE_CUDA_BACKEND
 #include "gpud/cuda/czk_cuda.h"
 #endif
-
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);              \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fprintf(stderr, "\n");                                            \
-            exit(1);                                                          \
-        }                                                                     \
-    } while (0)
 
 static int have_gpu(void)
 {
@@ -62,17 +53,7 @@ static int have_gpu(void)
 #endif
 }
 
-static uint64_t rng;
-
 #ifdef CZK_HAVE_CUDA_BACKEND
-static uint64_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
 /* a canonical element (< r: the top limb of r is 0x73eda753...) */
 static void rnd_fr(czk_fr *x)
 {

@@ -2,6 +2,7 @@
 # a generated config, starting and stopping czk-gpud/czk-synth/czk-finalizer.
 # Sourced with: GPUD SYNTH FIN CLIENT SRC set.
 set -u
+. "$SRC/tests/lib/common.sh" # bad, wait_exit
 FIX=$SRC/tests/fixtures
 SNARKJS=${CZK_SNARKJS:-$SRC/interop/node_modules/.bin/snarkjs}
 T=$(mktemp -d /tmp/czk-daemons.XXXXXX)
@@ -9,7 +10,6 @@ RT=$T/run
 mkdir -p "$RT"
 export CZK_POOL_HUGEPAGES=never
 fail=0
-bad() { echo "FAIL: $*" >&2; fail=1; }
 GPUD_PID= SYNTH_PID= FIN_PID=
 
 write_config() { # extra lines on stdin are appended
@@ -46,14 +46,6 @@ wait_socket() { # wait until gpud's client socket answers STATUS
         sleep 0.1
     done
     bad "czk-gpud did not come up"; dump_logs; return 1
-}
-
-wait_exit() { # pid seconds -> exit status, or 124
-    for _ in $(seq 1 $(($2 * 10))); do
-        kill -0 "$1" 2>/dev/null || { wait "$1"; return $?; }
-        sleep 0.1
-    done
-    return 124
 }
 
 dump_logs() {

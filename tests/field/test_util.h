@@ -1,47 +1,15 @@
 /*
- * test_util.h — helpers shared by the field and curve tests: a seeded
- * splitmix64 generator, GMP <-> limb conversion, and a CHECK macro that
- * reports the failing expression and counts failures.
+ * test_util.h — helpers shared by the field and curve tests: GMP <-> limb
+ * conversion and random residues, on top of tests/common/test_util.h (the
+ * CHECK macro and the seeded splitmix64 generator).
  */
 #ifndef CZK_TEST_UTIL_H
 #define CZK_TEST_UTIL_H
 
 #include <gmp.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
 
-static int t_failures;
-
-#define CHECK(cond, ...)                                                          \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            if (t_failures++ < 20) {                                              \
-                fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-                fprintf(stderr, __VA_ARGS__);                                     \
-                fprintf(stderr, "\n");                                            \
-            }                                                                     \
-        }                                                                         \
-    } while (0)
-
-static uint64_t t_rng_state;
-
-static inline uint64_t t_rand64(void)
-{
-    uint64_t z = (t_rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* seed from CZK_TEST_SEED or the clock; printed so a failure can be replayed */
-static inline void t_seed(const char *name)
-{
-    const char *s = getenv("CZK_TEST_SEED");
-    t_rng_state = s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
-    printf("%s: seed 0x%llx (set CZK_TEST_SEED to replay)\n", name, (unsigned long long)t_rng_state);
-}
+#include "tests/common/test_util.h"
 
 static inline void t_limbs_to_mpz(mpz_t z, const uint64_t *l, int n)
 {

@@ -16,6 +16,7 @@
 
 #include "common/curve.h"
 #include "common/field.h"
+#include "common/formats.h"
 #include "common/pairing.h"
 
 static int g_failures;
@@ -99,6 +100,28 @@ static inline void g_rand_fr_std(czk_fr *a)
     mpz_mod(z, z, g_r);
     g_mpz_to_fr(a, z);
     mpz_clear(z);
+}
+
+/* out = sum of coef * w[wire] over the n terms of an r1cs linear combination, mod r
+ * (coefficients and w in standard form; the terms may be unaligned in the mapping) */
+static inline void g_lc_value(mpz_t out, const czk_r1cs_term *t, uint32_t n, const czk_fr *w)
+{
+    mpz_t c, v;
+
+    mpz_inits(c, v, NULL);
+    mpz_set_ui(out, 0);
+    for (uint32_t i = 0; i < n; i++) {
+        czk_r1cs_term term;
+        czk_fr coef;
+
+        memcpy(&term, &t[i], sizeof(term));
+        memcpy(&coef, &term.coef, sizeof(coef));
+        g_fr_to_mpz(c, &coef);
+        g_fr_to_mpz(v, &w[term.wire]);
+        mpz_addmul(out, c, v);
+    }
+    mpz_mod(out, out, g_r);
+    mpz_clears(c, v, NULL);
 }
 
 static inline void g_init_r(void)

@@ -33,33 +33,13 @@ static const char *fx(int slot, const char *dir, const char *file)
 /* GMP oracle for A_T / B_T rows */
 struct oracle { mpz_t *at, *bt; const czk_fr *w; };
 
-static void lc_value(mpz_t out, const czk_r1cs_term *t, uint32_t n, const czk_fr *w)
-{
-    mpz_t c, v;
-
-    mpz_inits(c, v, NULL);
-    mpz_set_ui(out, 0);
-    for (uint32_t i = 0; i < n; i++) {
-        czk_r1cs_term term;
-        czk_fr coef;
-
-        memcpy(&term, &t[i], sizeof(term));
-        memcpy(&coef, &term.coef, sizeof(coef));
-        g_fr_to_mpz(c, &coef);
-        g_fr_to_mpz(v, &w[term.wire]);
-        mpz_addmul(out, c, v);
-    }
-    mpz_mod(out, out, g_r);
-    mpz_clears(c, v, NULL);
-}
-
 static int oracle_row(void *ctx, uint32_t index, const czk_r1cs_term *a, uint32_t na,
                       const czk_r1cs_term *b, uint32_t nb, const czk_r1cs_term *c, uint32_t nc)
 {
     struct oracle *o = ctx;
 
-    lc_value(o->at[index], a, na, o->w);
-    lc_value(o->bt[index], b, nb, o->w);
+    g_lc_value(o->at[index], a, na, o->w);
+    g_lc_value(o->bt[index], b, nb, o->w);
     return 0;
 }
 

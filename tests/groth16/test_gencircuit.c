@@ -16,26 +16,6 @@
 
 struct sat { const czk_fr *w; size_t unsat, bad_terms; };
 
-static void lc(mpz_t out, const czk_r1cs_term *t, uint32_t n, const czk_fr *w)
-{
-    mpz_t c, v;
-
-    mpz_inits(c, v, NULL);
-    mpz_set_ui(out, 0);
-    for (uint32_t i = 0; i < n; i++) {
-        czk_r1cs_term term;
-        czk_fr coef;
-
-        memcpy(&term, &t[i], sizeof(term));
-        memcpy(&coef, &term.coef, sizeof(coef));
-        g_fr_to_mpz(c, &coef);
-        g_fr_to_mpz(v, &w[term.wire]);
-        mpz_addmul(out, c, v);
-    }
-    mpz_mod(out, out, g_r);
-    mpz_clears(c, v, NULL);
-}
-
 static int sat_row(void *ctx, uint32_t idx, const czk_r1cs_term *a, uint32_t na,
                    const czk_r1cs_term *b, uint32_t nb, const czk_r1cs_term *c, uint32_t nc)
 {
@@ -43,9 +23,9 @@ static int sat_row(void *ctx, uint32_t idx, const czk_r1cs_term *a, uint32_t na,
     mpz_t va, vb, vc;
 
     mpz_inits(va, vb, vc, NULL);
-    lc(va, a, na, s->w);
-    lc(vb, b, nb, s->w);
-    lc(vc, c, nc, s->w);
+    g_lc_value(va, a, na, s->w);
+    g_lc_value(vb, b, nb, s->w);
+    g_lc_value(vc, c, nc, s->w);
     mpz_mul(va, va, vb);
     mpz_mod(va, va, g_r);
     s->unsat += mpz_cmp(va, vc) != 0;

@@ -23,29 +23,7 @@
 #include "common/curve.h"
 #include "common/field.h"
 #include "common/msm.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                  \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            if (failures++ < 20) {                                                        \
-                fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);  \
-                fprintf(stderr, __VA_ARGS__);                                             \
-                fprintf(stderr, "\n");                                                    \
-            }                                                                             \
-        }                                                                                 \
-    } while (0)
-
-static uint64_t rng;
-
-static uint64_t rand64(void)
-{
-    uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+#include "tests/common/test_util.h"
 
 /* 256-bit integer compare / add / sub on czk_fr limbs (standard form) */
 static int u256_cmp(const czk_fr *a, const czk_fr *b)
@@ -71,7 +49,7 @@ static void rand_below_r(czk_fr *k)
 {
     do {
         for (int i = 0; i < 4; i++)
-            k->l[i] = rand64();
+            k->l[i] = t_rand64();
         k->l[3] &= 0x7fffffffffffffffULL;
     } while (u256_cmp(k, &CZK_FR_MOD) >= 0);
 }
@@ -94,7 +72,7 @@ static void make_scalars(czk_fr *k, size_t n, enum mix mix)
             rand_below_r(&k[i]);
             break;
         case MIX_BITS: {
-            unsigned p = (unsigned)(rand64() % 10);
+            unsigned p = (unsigned)(t_rand64() % 10);
             if (p < 5)
                 k[i].l[0] = 0;
             else if (p < 9)
@@ -112,24 +90,24 @@ static void make_scalars(czk_fr *k, size_t n, enum mix mix)
             k[i] = same;
             break;
         case MIX_SMALL: {
-            unsigned p = (unsigned)(rand64() % 4);
+            unsigned p = (unsigned)(t_rand64() % 4);
             if (p == 0)
-                k[i].l[0] = 2 + rand64() % 40;
+                k[i].l[0] = 2 + t_rand64() % 40;
             else if (p == 1)
-                k[i].l[rand64() % 4] = (uint64_t)1 << (rand64() % 64);
+                k[i].l[t_rand64() % 4] = (uint64_t)1 << (t_rand64() % 64);
             else if (p == 2)
-                k[i].l[0] = rand64();
+                k[i].l[0] = t_rand64();
             else
                 k[i].l[3] = (uint64_t)1 << 62;
             break;
         }
         case MIX_NEAR_R:
-            u256_add_small(&k[i], &CZK_FR_MOD, (int64_t)(rand64() % 5) - 3); /* r-3 .. r+1 */
+            u256_add_small(&k[i], &CZK_FR_MOD, (int64_t)(t_rand64() % 5) - 3); /* r-3 .. r+1 */
             break;
         case MIX_WIDE: {
-            unsigned p = (unsigned)(rand64() % 4);
+            unsigned p = (unsigned)(t_rand64() % 4);
             for (int j = 0; j < 4; j++)
-                k[i].l[j] = rand64();
+                k[i].l[j] = t_rand64();
             if (p == 0)
                 memset(&k[i], 0xff, sizeof(k[i])); /* 2^256 - 1 */
             else if (p == 1)
@@ -138,17 +116,17 @@ static void make_scalars(czk_fr *k, size_t n, enum mix mix)
         }
         case MIX_LAMBDA: {
             /* a * lambda + b with a, b small, at the 2^128 boundaries, or lambda^2 - 1 */
-            uint64_t a = rand64() % 4 == 0 ? ~(uint64_t)0 : rand64() % 5, b = rand64() % 3;
+            uint64_t a = t_rand64() % 4 == 0 ? ~(uint64_t)0 : t_rand64() % 5, b = t_rand64() % 3;
             unsigned __int128 p0 = (unsigned __int128)a * LAMBDA[0];
             unsigned __int128 p1 = (unsigned __int128)a * LAMBDA[1] + (uint64_t)(p0 >> 64);
             k[i].l[0] = (uint64_t)p0;
             k[i].l[1] = (uint64_t)p1;
             k[i].l[2] = (uint64_t)(p1 >> 64);
             u256_add_small(&k[i], &k[i], (int64_t)b - 1);
-            if (rand64() % 8 == 0) {
+            if (t_rand64() % 8 == 0) {
                 memset(&k[i], 0, sizeof(k[i]));
                 k[i].l[2] = 1; /* 2^128 */
-                u256_add_small(&k[i], &k[i], (int64_t)(rand64() % 3) - 1);
+                u256_add_small(&k[i], &k[i], (int64_t)(t_rand64() % 3) - 1);
             }
             break;
         }
@@ -172,13 +150,13 @@ static void make_g1_bases(czk_g1_aff *b, size_t n)
     rand_below_r(&k);
     czk_g1_mul_aff(&q, &CZK_G1_GEN, &k);
     for (size_t i = 0; i < n; i++) {
-        unsigned pick = (unsigned)(rand64() % 16);
+        unsigned pick = (unsigned)(t_rand64() % 16);
         if (i > 0 && pick == 0) {
             memset(&b[i], 0, sizeof(b[i])); /* infinity */
         } else if (i > 0 && pick == 1) {
-            b[i] = b[rand64() % i];
+            b[i] = b[t_rand64() % i];
         } else if (i > 0 && pick == 2) {
-            czk_g1_aff_neg(&b[i], &b[rand64() % i]);
+            czk_g1_aff_neg(&b[i], &b[t_rand64() % i]);
         } else {
             czk_g1_to_aff(&b[i], &p);
             czk_g1_add(&p, &p, &q);
@@ -230,13 +208,13 @@ static void make_g2_bases(czk_g2_aff *b, size_t n)
     rand_below_r(&k);
     czk_g2_mul_aff(&q, &CZK_G2_GEN, &k);
     for (size_t i = 0; i < n; i++) {
-        unsigned pick = (unsigned)(rand64() % 16);
+        unsigned pick = (unsigned)(t_rand64() % 16);
         if (i > 0 && pick == 0) {
             memset(&b[i], 0, sizeof(b[i]));
         } else if (i > 0 && pick == 1) {
-            b[i] = b[rand64() % i];
+            b[i] = b[t_rand64() % i];
         } else if (i > 0 && pick == 2) {
-            czk_g2_aff_neg(&b[i], &b[rand64() % i]);
+            czk_g2_aff_neg(&b[i], &b[t_rand64() % i]);
         } else {
             czk_g2_to_aff(&b[i], &p);
             czk_g2_add(&p, &p, &q);
@@ -315,13 +293,11 @@ static void test_fixed(void)
 
 int main(int argc, char **argv)
 {
-    const char *s = getenv("CZK_TEST_SEED");
     const size_t g1_sizes[] = {0, 1, 2, 3, 100, 1000, 5000};
     const size_t g2_sizes[] = {1, 2, 3, 100, 1000, 2500};
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
 
-    rng = s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
-    printf("test_msm: seed 0x%llx (set CZK_TEST_SEED to replay)\n", (unsigned long long)rng);
+    t_seed("test_msm");
 
     test_fixed();
     for (unsigned i = 0; i < sizeof(g1_sizes) / sizeof(g1_sizes[0]); i++)
@@ -341,8 +317,8 @@ int main(int argc, char **argv)
                 continue;
             test_g2(g2_sizes[i], (enum mix)m);
         }
-    if (failures) {
-        fprintf(stderr, "test_msm: %d check(s) failed\n", failures);
+    if (t_failures) {
+        fprintf(stderr, "test_msm: %d check(s) failed\n", t_failures);
         return 1;
     }
     printf("test_msm: all checks passed\n");

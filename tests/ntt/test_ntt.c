@@ -20,29 +20,7 @@
 
 #include "common/field.h"
 #include "common/ntt.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                  \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            if (failures++ < 20) {                                                        \
-                fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);  \
-                fprintf(stderr, __VA_ARGS__);                                             \
-                fprintf(stderr, "\n");                                                    \
-            }                                                                             \
-        }                                                                                 \
-    } while (0)
-
-static uint64_t rng;
-
-static uint64_t rand64(void)
-{
-    uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+#include "tests/common/test_util.h"
 
 static mpz_t R; /* the scalar field modulus r */
 
@@ -65,7 +43,7 @@ static void mpz_to_fr(czk_fr *mont, const mpz_t z)
 static void rand_fr(czk_fr *a)
 {
     mpz_t z;
-    uint64_t l[4] = {rand64(), rand64(), rand64(), rand64()};
+    uint64_t l[4] = {t_rand64(), t_rand64(), t_rand64(), t_rand64()};
     mpz_init(z);
     mpz_import(z, 4, -1, sizeof(uint64_t), 0, 0, l);
     mpz_mod(z, z, R);
@@ -239,7 +217,7 @@ static void test_large(void)
         /* sampled outputs against direct evaluation at w^j */
         gmp_root(w, log_n);
         for (int s = 0; s < 6; s++) {
-            size_t j = s == 0 ? 0 : s == 1 ? n - 1 : (size_t)(rand64() % n);
+            size_t j = s == 0 ? 0 : s == 1 ? n - 1 : (size_t)(t_rand64() % n);
             mpz_powm_ui(x, w, j, R);
             gmp_eval(v, in, n, x);
             fr_to_mpz(y, &a[j]);
@@ -302,7 +280,7 @@ static void test_odd_coset(void)
             mpz_t wi, t;
             mpz_inits(wi, t, NULL);
             for (int s = 0; s < 3; s++) {
-                size_t j = s == 0 ? 0 : s == 1 ? n - 1 : (size_t)(rand64() % n);
+                size_t j = s == 0 ? 0 : s == 1 ? n - 1 : (size_t)(t_rand64() % n);
                 mpz_powm_ui(x, w2, 2 * j + 1, R);
                 mpz_set_ui(v, 0);
                 mpz_set_ui(wi, 1);
@@ -375,9 +353,7 @@ static void test_errors(void)
 
 int main(void)
 {
-    const char *s = getenv("CZK_TEST_SEED");
-    rng = s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
-    printf("test_ntt: seed 0x%llx (set CZK_TEST_SEED to replay)\n", (unsigned long long)rng);
+    t_seed("test_ntt");
     mpz_init(R);
     mpz_import(R, 4, -1, sizeof(uint64_t), 0, 0, CZK_FR_MOD.l);
 
@@ -388,8 +364,8 @@ int main(void)
     test_scale();
     test_errors();
     mpz_clear(R);
-    if (failures) {
-        fprintf(stderr, "test_ntt: %d check(s) failed\n", failures);
+    if (t_failures) {
+        fprintf(stderr, "test_ntt: %d check(s) failed\n", t_failures);
         return 1;
     }
     printf("test_ntt: all checks passed\n");

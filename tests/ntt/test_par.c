@@ -11,19 +11,7 @@
 #include <unistd.h>
 
 #include "common/par.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                  \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            if (failures++ < 20) {                                                        \
-                fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);  \
-                fprintf(stderr, __VA_ARGS__);                                             \
-                fprintf(stderr, "\n");                                                    \
-            }                                                                             \
-        }                                                                                 \
-    } while (0)
+#include "tests/common/test_util.h"
 
 struct cov {
     atomic_int *hits;
@@ -77,8 +65,8 @@ int main(void)
             CHECK(!c.bad_worker, "n=%zu threads=%d: worker ids repeat or exceed the count", n, threads[ti]);
             free(c.hits);
         }
-    if (failures) {
-        fprintf(stderr, "test_par: %d check(s) failed\n", failures);
+    if (t_failures) {
+        fprintf(stderr, "test_par: %d check(s) failed\n", t_failures);
         return 1;
     }
     printf("test_par: all checks passed\n");

@@ -11,6 +11,7 @@
 # Sourced by a test run as: TEST.sh CZK GPUD SYNTH FIN TOOL SRC
 set -u
 CZK=$1 GPUD=$2 SYNTH=$3 FIN=$4 TOOL=$5 SRC=$6
+. "$SRC/tests/lib/common.sh" # bad, wait_exit
 FIX=$SRC/tests/fixtures
 SNARKJS_DIR=${CZK_SNARKJS_DIR:-$SRC/interop/node_modules/snarkjs}
 T=$(mktemp -d /tmp/czk-pipeline.XXXXXX)
@@ -31,7 +32,6 @@ require_snarkjs() {
     have_snarkjs || { echo "SKIP: snarkjs not installed ($SNARKJS_DIR): run scripts/setup-npm.sh"; exit 77; }
 }
 
-bad() { echo "FAIL: $*" >&2; fail=1; }
 log() { echo "== $*"; }
 
 write_config() { # extra lines on stdin are appended; $CZK_EXTRA / $GPUD_EXTRA go into [czk] / [gpud]
@@ -93,14 +93,6 @@ wait_up() {
         sleep 0.1
     done
     bad "the daemons did not come up ($1 synths + finalizer)"; dump_logs; return 1
-}
-
-wait_exit() { # PID SECONDS -> exit status, or 124
-    for _ in $(seq 1 $(($2 * 10))); do
-        kill -0 "$1" 2>/dev/null || { wait "$1"; return $?; }
-        sleep 0.1
-    done
-    return 124
 }
 
 kill9() { # PID...: SIGKILL and reap
