@@ -14,8 +14,8 @@
  *    worker per context, so with two per GPU the copy of partition k+1 into
  *    one context's buffers overlaps the compute of partition k in the other's
  *    (double buffering); nothing is allocated per partition;
- *  - gpud's pools are page-locked with czk_cuda_host_register (in 1 GiB
- *    chunks) so copies run at full PCIe speed straight from the slots.
+ *  - gpud's pools are page-locked with czk_cuda_host_register (one call
+ *    per slot, so no copy straddles two registrations) so copies run at full PCIe speed straight from the slots.
  *
  * copy_in queues four async H2D copies (a, b, c into A, B, C; w into W) on the
  * context's copy stream with a completion callback on the last one; the
@@ -50,6 +50,9 @@
 
 #define CUDA_CONTEXTS_PER_GPU 2
 #define HOST_REGISTER_CHUNK ((size_t)1 << 30)
+/* a single cudaHostRegister of 512 GiB or more fails (r580 drivers); stay well below */
+#define HOST_REGISTER_ONE_CALL_MAX ((size_t)256 << 30)
+#define HOST_REGISTER_STEP(len) ((len) <= HOST_REGISTER_ONE_CALL_MAX ? (len) : HOST_REGISTER_CHUNK)
 /* device memory left free after the key points: kernels' stacks, CUB, the driver */
 #define DEVICE_MEM_MARGIN ((size_t)256 << 20)
 
@@ -119,7 +122,7 @@ static void cuda_destroy(czk_backend *b)
         free(b->ctx[i].pub);
     }
     for (unsigned i = 0; i < b->n_regs; i++)
-        czk_cuda_host_unregister(b->regs[i].base, b->regs[i].len, HOST_REGISTER_CHUNK);
+        czk_cuda_host_unregister(b->regs[i].base, b->regs[i].len, HOST_REGISTER_STEP(b->regs[i].len));
     for (unsigned g = 0; b->gpus && g < b->n_gpus; g++)
         free(b->gpus[g].keys);
     free(b->regs);
@@ -270,7 +273,9 @@ static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_err
         const czk_backend_region *rg = &cfg->regions[i];
         if (!rg->base || !rg->len)
             continue;
-        if (czk_cuda_host_register(rg->base, rg->len, HOST_REGISTER_CHUNK) < 0) {
+        /* one registration per region (a copy must not straddle two), in
+         * chunks only past the driver's single-call limit */
+        if (czk_cuda_host_register(rg->base, rg->len, HOST_REGISTER_STEP(rg->len)) < 0) {
             czk_warn("cuda backend: could not page-lock host region %u (%zu MiB): %s; copies from it run at pageable "
                      "speed (check `ulimit -l` / LimitMEMLOCK=)",
                      i, rg->len >> 20, cuda_err());

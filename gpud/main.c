@@ -136,6 +136,7 @@ int main(int argc, char **argv)
     czk_backend_config bc;
     const czk_zkey **zkeys = NULL;
     czk_backend_region *regions = NULL;
+    unsigned n_regions;
     czk_loop_config lc;
     czk_error e = {0};
     int r;
@@ -158,7 +159,10 @@ int main(int argc, char **argv)
     if ((r = gpud_pools_open(g, &e)) < 0)
         goto fail;
     zkeys = calloc(g->n_circuits, sizeof(*zkeys));
-    regions = calloc(g->n_pools ? g->n_pools : 1, sizeof(*regions));
+    n_regions = 0;
+    for (unsigned i = 0; i < g->n_pools; i++)
+        n_regions += g->pools[i].pool.hdr->slot_count;
+    regions = calloc(n_regions ? n_regions : 1, sizeof(*regions));
     if (!zkeys || !regions) {
         r = czk_errorf(&e, -ENOMEM, "out of memory");
         goto fail;
@@ -169,12 +173,18 @@ int main(int argc, char **argv)
     bc.n_circuits = g->n_circuits;
     bc.zkeys = zkeys;
     bc.threads = g->cfg.gpud_threads;
-    for (unsigned i = 0; i < g->n_pools; i++) {
-        regions[i].base = g->pools[i].pool.base; /* the backend may page-lock the pools for DMA */
-        regions[i].len = g->pools[i].pool.size;
-    }
+    /* The backend may page-lock the pools for DMA.  One region per slot: CUDA
+     * refuses (cudaErrorInvalidValue) an async copy whose source straddles two
+     * separately registered ranges, and a copy never leaves its slot. */
+    n_regions = 0;
+    for (unsigned i = 0; i < g->n_pools; i++)
+        for (uint32_t s = 0; s < g->pools[i].pool.hdr->slot_count; s++) {
+            regions[n_regions].base = czk_slot_data(&g->pools[i].pool, s);
+            regions[n_regions].len = g->pools[i].pool.hdr->slot_stride;
+            n_regions++;
+        }
     bc.regions = regions;
-    bc.n_regions = g->n_pools;
+    bc.n_regions = n_regions;
     /* a configured cuda backend without a GPU (or too little device memory) falls back to cpu */
     if ((r = czk_backend_open(g->cfg.backend, 1, &bc, &g->bops, &g->backend, &e)) < 0)
         goto fail;

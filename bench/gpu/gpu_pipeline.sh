@@ -7,23 +7,25 @@
 # trace), and checks every proof with `czk verify`.
 # usage: gpu_pipeline.sh BINDIR WORKDIR [LOG] [NPART]
 set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
 BIN=$1 W=$2 LOG=${3:-20} NPART=${4:-24}
 CZK=$BIN/czk
 mkdir -p "$W" && cd "$W" || exit 2
 T=$W/p$LOG; rm -rf "$T"; mkdir -p "$T"/{run,state,out,logs,wit}
 N=$(( (1 << LOG) - 16 ))
 now() { date +%s.%N; }
+calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
 
-if [ ! -f c$LOG.zkey ]; then
+if [ ! -f c$LOG.zkey ] || [ ! -f w$LOG.wtns ]; then
     t0=$(now)
-    "$CZK" gen-circuit --constraints $N --publics 2 --bits 0.5 --seed 7 c$LOG.r1cs w0.wtns || exit 2
+    "$CZK" gen-circuit --constraints $N --publics 2 --bits 0.5 --seed 7 c$LOG.r1cs w$LOG.wtns || exit 2
     "$CZK" setup c$LOG.r1cs c$LOG.zkey 2>setup.log || { cat setup.log; exit 2; }
-    echo "setup of 2^$LOG: $(echo "$(now) - $t0" | bc) s"
+    echo "setup of 2^$LOG: $(calc "$(now) - $t0") s"
 fi
 for i in $(seq 0 $((NPART - 1))); do
     # gen-circuit makes one witness per circuit: the partitions share it (proofs
     # still differ by their blinding); the work per partition is the same
-    [ -f wit$i.wtns ] || cp w0.wtns wit$i.wtns
+    [ -f w$LOG-$i.wtns ] || cp w$LOG.wtns w$LOG-$i.wtns
 done
 
 cat >"$T/czk.conf" <<CONF
@@ -51,16 +53,17 @@ sleep 2
 grep -E "backend|uploaded|register" "$T/logs/gpud.log" | head -8
 
 t0=$(now)
-args=(); for i in $(seq 0 $((NPART - 1))); do args+=("$W/wit$i.wtns"); done
+args=(); for i in $(seq 0 $((NPART - 1))); do args+=("$W/w$LOG-$i.wtns"); done
 "$CZK" submit --config "$T/czk.conf" --circuit c$LOG --wait --out "$T/client" "${args[@]}" >"$T/submit.log" 2>&1
 rc=$?
 t1=$(now)
-el=$(echo "$t1 - $t0" | bc)
-echo "pipeline: $NPART partitions of 2^$LOG in $el s (submit rc=$rc): $(echo "60 * $NPART / $el" | bc -l | cut -c1-6) proofs/min"
+el=$(calc "$t1 - $t0")
+echo "pipeline: $NPART partitions of 2^$LOG in $el s (submit rc=$rc): $(calc "60 * $NPART / $el") proofs/min (wall, submit to last proof received)"
 "$CZK" status --config "$T/czk.conf" --json > "$T/status.json" 2>&1
 grep -E '"gpu_busy_pct"|"gpu_max_gap_ms"|"proofs_per_minute"' "$T/status.json"
 sed -n '/latency_s/,/}/p' "$T/status.json" | head -12
-"$CZK" trace --config "$T/czk.conf" --out "$T/trace.json" >/dev/null 2>&1 && echo "trace: $(wc -c < "$T/trace.json") bytes"
+"$CZK" trace --config "$T/czk.conf" --out "$T/trace.json" >/dev/null 2>&1 &&
+    python3 "$HERE/trace_stats.py" "$T/trace.json" $(( (3 << LOG) * 32 + $(stat -c %s "$W/w$LOG-0.wtns") ))
 "$CZK" vkey c$LOG.zkey > vk.json
 ok=0; for p in $(seq 0 $((NPART - 1))); do
     "$CZK" verify vk.json "$T/client/$p/public.json" "$T/client/$p/proof.json" >/dev/null 2>&1 && ok=$((ok + 1))
@@ -71,10 +74,10 @@ kill $(jobs -p) 2>/dev/null; wait 2>/dev/null
 # sequential baseline on the same machine, same run
 NS=${NSEQ:-4}; t0=$(now)
 for i in $(seq 0 $((NS - 1))); do
-    "$CZK" prove --backend cuda c$LOG.zkey wit$i.wtns "$T/seq.proof.json" "$T/seq.public.json" 2>>"$T/seq.log" || echo "seq prove failed"
+    "$CZK" prove --backend cuda c$LOG.zkey w$LOG-$i.wtns "$T/seq.proof.json" "$T/seq.public.json" 2>>"$T/seq.log" || echo "seq prove failed"
 done
-t1=$(now); el=$(echo "$t1 - $t0" | bc)
-echo "sequential czk prove --backend cuda: $NS in $el s: $(echo "60 * $NS / $el" | bc -l | cut -c1-6) proofs/min"
-[ -n "${OUT:-}" ] && cp "$T/trace.json" "$T/status.json" "$OUT/" 2>/dev/null
+t1=$(now); el=$(calc "$t1 - $t0")
+echo "sequential czk prove --backend cuda: $NS in $el s: $(calc "60 * $NS / $el") proofs/min"
+
 tail -3 "$T/logs/gpud.log"
 exit 0
