@@ -172,7 +172,7 @@ static void print_table(const msgpack_object *st)
     printf("throughput  %llu proofs in the last minute; %llu proved, %llu failed since start\n",
            u(st, "proofs_per_minute"), u(st, "proofs_total"), u(st, "failures_total"));
     if (get(st, "gpu_busy_pct"))
-        printf("gpu         %.1f%% busy over the last minute, largest idle gap %.1f ms\n", num(st, "gpu_busy_pct"),
+        printf("backend     %.1f%% busy over the last minute (compute stage), largest idle gap %.1f ms\n", num(st, "gpu_busy_pct"),
                num(st, "gpu_max_gap_ms"));
     if ((active && active->type == MSGPACK_OBJECT_ARRAY && active->via.array.size) || job) {
         printf("\n%-8s %-10s %-14s %-7s %6s %7s %6s %5s %9s %5s %7s  %s\n", "JOB", "STATE", "CIRCUIT", "PRIO",
