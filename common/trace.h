@@ -36,7 +36,7 @@
 enum czk_trace_stage {
     CZK_TRACE_SYNTH = 1,   /* czk-synth: fill of the slot (read witness, build a, b, c, copy w) */
     CZK_TRACE_READY = 2,   /* czk-gpud: READY received (instant) */
-    CZK_TRACE_COPY = 3,    /* czk-gpud: slot check + copy-in (host memcpy or H2D DMA) */
+    CZK_TRACE_COPY = 3,    /* czk-gpud: copy-in (host memcpy or H2D DMA to completion) */
     CZK_TRACE_H = 4,       /* czk-gpud: NTTs and h */
     CZK_TRACE_MSM_A = 5,   /* czk-gpud: A·w */
     CZK_TRACE_MSM_B1 = 6,  /* czk-gpud: B1·w */
@@ -46,7 +46,8 @@ enum czk_trace_stage {
     CZK_TRACE_COMPUTE = 10, /* czk-gpud: the whole compute of a partition (h + MSMs) */
     CZK_TRACE_RESULT = 11, /* czk-gpud: RESULT sent to the finalizer (instant) */
     CZK_TRACE_FINALIZE = 12, /* czk-finalizer: assemble, verify, write */
-    CZK_TRACE_STAGE_MAX = 12
+    CZK_TRACE_VERIFY = 13, /* czk-gpud: slot header and payload checksum check before the copy */
+    CZK_TRACE_STAGE_MAX = 13
 };
 
 /* "synth", "ready", ... ; "stage<N>" for numbers this build does not know */

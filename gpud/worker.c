@@ -39,12 +39,14 @@ static void *worker_main(void *arg)
 
         memset(&w->err, 0, sizeof(w->err));
         w->rc_compute = -ECANCELED;
-        uint64_t t0 = czk_mono_ns();
+        uint64_t t0 = czk_mono_ns(), t1;
         w->rc_copy = czk_slot_verify(w->pool, w->slot, &w->err);
+        t1 = czk_mono_ns();
+        czk_trace_add(w->in.job, w->in.partition, CZK_TRACE_VERIFY, t0, t1);
         if (w->rc_copy == 0)
             w->rc_copy = g->bops->copy_in(g->backend, w->ctx, w->circuit, &w->in, &w->err);
         w->t_copied = czk_mono_ns();
-        czk_trace_add(w->in.job, w->in.partition, CZK_TRACE_COPY, t0, w->t_copied);
+        czk_trace_add(w->in.job, w->in.partition, CZK_TRACE_COPY, t1, w->t_copied);
         czk_loop_post(g->loop, &w->copied_task);
         if (w->rc_copy == 0) {
             czk_fault("gpud.mid_compute");
