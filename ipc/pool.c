@@ -12,6 +12,7 @@
 #include "ipc/pool.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <numa.h>
@@ -50,14 +51,69 @@ static uint64_t now_ns(clockid_t c)
 
 static uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
-static uint32_t crc_bytes(uint32_t crc, const void *p, uint64_t n)
+static uint32_t crc_bytes_seq(uint32_t crc, const uint8_t *b, uint64_t n)
 {
-    const uint8_t *b = p;
     while (n) {
         uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
         crc = (uint32_t)crc32(crc, b, chunk);
         b += chunk;
         n -= chunk;
+    }
+    return crc;
+}
+
+/* Slot payloads are large (hundreds of MiB at 2^22 and up) and zlib's crc32
+ * runs at ~2 GB/s on one core, which would put seconds on the critical path of
+ * every partition: split the payload into pieces checksummed by short-lived
+ * threads and join the pieces with crc32_combine64 (same value as one pass). */
+#define CRC_PAR_MIN_PIECE ((uint64_t)8 << 20)
+#define CRC_PAR_MAX_THREADS 16
+
+struct crc_piece {
+    const uint8_t *b;
+    uint64_t n;
+    uint32_t crc;
+};
+
+static void *crc_piece_run(void *arg)
+{
+    struct crc_piece *pc = arg;
+    pc->crc = crc_bytes_seq((uint32_t)crc32(0L, Z_NULL, 0), pc->b, pc->n);
+    return NULL;
+}
+
+static uint32_t crc_bytes(uint32_t crc, const void *p, uint64_t n)
+{
+    struct crc_piece pc[CRC_PAR_MAX_THREADS];
+    pthread_t th[CRC_PAR_MAX_THREADS];
+    int started[CRC_PAR_MAX_THREADS] = {0};
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *env = getenv("CZK_CRC_THREADS");
+    uint64_t k, piece, off = 0;
+
+    k = env ? strtoull(env, NULL, 10) : (uint64_t)(ncpu > 0 ? ncpu : 1);
+    if (k > CRC_PAR_MAX_THREADS)
+        k = CRC_PAR_MAX_THREADS;
+    if (k > n / CRC_PAR_MIN_PIECE)
+        k = n / CRC_PAR_MIN_PIECE;
+    if (k < 2)
+        return crc_bytes_seq(crc, p, n);
+    piece = n / k;
+    for (uint64_t i = 0; i < k; i++) {
+        pc[i].b = (const uint8_t *)p + off;
+        pc[i].n = i + 1 == k ? n - off : piece;
+        off += pc[i].n;
+        /* piece 0 runs on this thread; a thread that cannot start runs here too */
+        if (i > 0 && pthread_create(&th[i], NULL, crc_piece_run, &pc[i]) == 0)
+            started[i] = 1;
+    }
+    for (uint64_t i = 0; i < k; i++)
+        if (!started[i])
+            crc_piece_run(&pc[i]);
+    for (uint64_t i = 0; i < k; i++) {
+        if (started[i])
+            pthread_join(th[i], NULL);
+        crc = (uint32_t)crc32_combine64(crc, pc[i].crc, (z_off64_t)pc[i].n);
     }
     return crc;
 }
