@@ -701,22 +701,7 @@ out:
         memcpy(v, &m.u.name, sizeof(*v));                                                           \
         return 0;                                                                                   \
     }
-CZK_MSG_TYPED(hello, HELLO)
-CZK_MSG_TYPED(pool, POOL)
-CZK_MSG_TYPED(assign, ASSIGN)
-CZK_MSG_TYPED(ready, READY)
-CZK_MSG_TYPED(release, RELEASE)
-CZK_MSG_TYPED(result, RESULT)
-CZK_MSG_TYPED(done, DONE)
-CZK_MSG_TYPED(submit, SUBMIT)
-CZK_MSG_TYPED(accepted, ACCEPTED)
-CZK_MSG_TYPED(rejected, REJECTED)
-CZK_MSG_TYPED(event, EVENT)
-CZK_MSG_TYPED(cancel, CANCEL)
-CZK_MSG_TYPED(error, ERROR)
-CZK_MSG_TYPED(resync, RESYNC)
-CZK_MSG_TYPED(watch, WATCH)
-CZK_MSG_TYPED(heartbeat, HEARTBEAT)
+CZK_MSG_TYPED_LIST(CZK_MSG_TYPED)
 
 int czk_msg_encode_status(uint8_t *buf, size_t cap, const czk_msg_status *v, int reply, czk_error *err)
 {

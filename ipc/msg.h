@@ -279,28 +279,20 @@ int czk_msg_decode(const uint8_t *buf, size_t len, czk_msg *m, czk_error *err);
  */
 int czk_msg_precheck(const uint8_t *buf, size_t len, int max_depth, czk_error *err);
 
+/* Every message type with a typed wrapper, once: X(name, NAME). */
+#define CZK_MSG_TYPED_LIST(X)                                                                  \
+    X(hello, HELLO) X(pool, POOL) X(assign, ASSIGN) X(ready, READY) X(release, RELEASE)         \
+    X(result, RESULT) X(done, DONE) X(submit, SUBMIT) X(accepted, ACCEPTED)                     \
+    X(rejected, REJECTED) X(event, EVENT) X(cancel, CANCEL) X(error, ERROR) X(resync, RESYNC)   \
+    X(watch, WATCH) X(heartbeat, HEARTBEAT)
+
 /* Typed wrappers: encode a struct of that type, or decode and insist on it. */
 #define CZK_MSG_TYPED(name, NAME)                                                        \
     int czk_msg_encode_##name(uint8_t *buf, size_t cap, const czk_msg_##name *v,         \
                               czk_error *err);                                           \
     int czk_msg_decode_##name(const uint8_t *buf, size_t len, czk_msg_##name *v,         \
                               czk_error *err);
-CZK_MSG_TYPED(hello, HELLO)
-CZK_MSG_TYPED(pool, POOL)
-CZK_MSG_TYPED(assign, ASSIGN)
-CZK_MSG_TYPED(ready, READY)
-CZK_MSG_TYPED(release, RELEASE)
-CZK_MSG_TYPED(result, RESULT)
-CZK_MSG_TYPED(done, DONE)
-CZK_MSG_TYPED(submit, SUBMIT)
-CZK_MSG_TYPED(accepted, ACCEPTED)
-CZK_MSG_TYPED(rejected, REJECTED)
-CZK_MSG_TYPED(event, EVENT)
-CZK_MSG_TYPED(cancel, CANCEL)
-CZK_MSG_TYPED(error, ERROR)
-CZK_MSG_TYPED(resync, RESYNC)
-CZK_MSG_TYPED(watch, WATCH)
-CZK_MSG_TYPED(heartbeat, HEARTBEAT)
+CZK_MSG_TYPED_LIST(CZK_MSG_TYPED)
 #undef CZK_MSG_TYPED
 /* STATUS and STATUS_REPLY share czk_msg_status; reply != 0 selects STATUS_REPLY */
 int czk_msg_encode_status(uint8_t *buf, size_t cap, const czk_msg_status *v, int reply, czk_error *err);

@@ -11,7 +11,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 BIN=$1 W=$2 LOG=${3:-20} NPART=${4:-24}
 CZK=$BIN/czk
 mkdir -p "$W" && cd "$W" || exit 2
-T=$W/p$LOG; rm -rf "$T"; mkdir -p "$T"/{run,state,out,logs,wit}
+T=$W/p$LOG; rm -rf "$T"; mkdir -p "$T"/{run,state,out,logs}
 N=$(( (1 << LOG) - 16 ))
 now() { date +%s.%N; }
 calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
