@@ -103,6 +103,7 @@ static int config_apply(czk_config *c, const char *section, const char *key, con
     if (!strcmp(section, "gpud") && !strcmp(key, "hugepages"))
         return set_choice(c->hugepages, sizeof(c->hugepages), v, tristate);
     INT("gpud", "threads", gpud_threads, 0, 4096);
+    INT("gpud", "contexts", gpud_contexts, 0, 64);
     INT("gpud", "slots_per_pool", slots_per_pool, 1, 4096);
     INT("gpud", "max_queued_partitions", max_queued_partitions, 1, 1 << 24);
     INT("gpud", "max_partitions_per_job", max_partitions_per_job, 1, 1 << 16);

@@ -27,6 +27,7 @@ typedef struct czk_config {
     /* [gpud] */
     char backend[16];          /* auto | cpu | cuda */
     int gpud_threads;          /* 0 = all online CPUs */
+    int gpud_contexts;         /* backend contexts (0 = the backend's default: cpu 1, cuda 2 per GPU) */
     int slots_per_pool;        /* slots in each NUMA node's pool */
     char hugepages[8];         /* auto | on | off */
     int max_queued_partitions; /* backpressure: REJECTED beyond this */

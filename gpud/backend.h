@@ -64,6 +64,10 @@ typedef struct czk_backend_ops {
      * circuit's n_public public signals w[1..n_public] (standard form) */
     int (*compute)(czk_backend *b, unsigned ctx, unsigned circuit, czk_groth16_msm_out *out, czk_fr *pub,
                    czk_error *e);
+    /* optional: the compute device of context ctx (a GPU index); contexts on
+     * one device take turns to compute (gpud/worker.c) while the others copy.
+     * NULL: all contexts share one device (the CPU backend's cores). */
+    unsigned (*device_of)(const czk_backend *b, unsigned ctx);
 } czk_backend_ops;
 
 /* "cpu", "cuda" or "auto" (the best one built in); NULL with e set when unknown */

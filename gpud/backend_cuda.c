@@ -292,6 +292,8 @@ static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_err
 
 static unsigned cuda_contexts(const czk_backend *b) { return b->n; }
 
+static unsigned cuda_device_of(const czk_backend *b, unsigned ctx) { return ctx < b->n ? b->ctx[ctx].gpu : 0; }
+
 /* CUDA's callback thread: the copies of this context are complete */
 static void copy_done(void *arg)
 {
@@ -400,4 +402,5 @@ const czk_backend_ops czk_backend_cuda_ops = {
     .contexts = cuda_contexts,
     .copy_in = cuda_copy_in,
     .compute = cuda_compute,
+    .device_of = cuda_device_of,
 };

@@ -200,11 +200,13 @@ static void pack_busy(gpud *g, msgpack_packer *pk, uint64_t now)
     double pct = 0;
     uint64_t gap = 0, t0 = now > 60000000000ull ? now - 60000000000ull : 0;
 
-    for (unsigned i = 0; i < g->n_workers && nrun < 64; i++)
-        if (g->workers[i].t_compute0) {
-            run[nrun].begin_ns = g->workers[i].t_compute0;
+    for (unsigned i = 0; i < g->n_workers && nrun < 64; i++) {
+        uint64_t t = atomic_load(&g->workers[i].t_started);
+        if (t) {
+            run[nrun].begin_ns = t;
             run[nrun++].end_ns = now;
         }
+    }
     if (czk_trace_busy(&g->compute_hist, run, nrun, t0, now, &pct, &gap) < 0)
         gap = now - t0;
     kv_d(pk, "gpu_busy_pct", pct);

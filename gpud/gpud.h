@@ -16,6 +16,7 @@
 #define CZK_GPUD_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "common/config.h"
@@ -116,12 +117,20 @@ struct gpud_synth {
 
 typedef struct gpud gpud;
 
+/* one compute device's turn order (worker.c): FIFO tickets, so the contexts
+ * of one GPU compute one after the other while the next one copies in */
+typedef struct gpud_turn {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t next, serving;
+} gpud_turn;
+
 typedef struct gpud_work {
     czk_loop_task copied_task, computed_task;
     gpud *g;
     unsigned ctx;
+    gpud_turn *turn; /* the device's turn order; NULL: compute at once (concurrent) */
     int busy; /* loop thread: an item is out */
-    uint64_t t_compute0; /* loop thread: compute began (on_copied), 0 when not computing */
     /* input, written by the loop before start */
     gpud_part *part;
     unsigned circuit;
@@ -134,6 +143,7 @@ typedef struct gpud_work {
     czk_groth16_msm_out out;
     czk_fr *pub;
     uint64_t t_copied, t_computed;
+    _Atomic uint64_t t_started; /* worker: its turn came and compute began; 0 before (read by STATUS) */
     pthread_t th;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -177,6 +187,8 @@ struct gpud {
     czk_backend *backend;
     gpud_work *workers;
     unsigned n_workers;
+    gpud_turn *turns; /* one per compute device */
+    unsigned n_turns;
     /* queues */
     gpud_part *lane_head[GPUD_LANES], *lane_tail[GPUD_LANES];
     gpud_part *ready_head, *ready_tail;

@@ -173,6 +173,7 @@ int main(int argc, char **argv)
     bc.n_circuits = g->n_circuits;
     bc.zkeys = zkeys;
     bc.threads = g->cfg.gpud_threads;
+    bc.contexts = (unsigned)g->cfg.gpud_contexts;
     /* The backend may page-lock the pools for DMA.  One region per slot: CUDA
      * refuses (cudaErrorInvalidValue) an async copy whose source straddles two
      * separately registered ranges, and a copy never leaves its slot. */

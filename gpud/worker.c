@@ -10,6 +10,15 @@
  * in the posted tasks, which run after the worker wrote them (the post is a
  * release/acquire pair through the loop's task stack).  The mutex only guards
  * the has_work/stop flags of that one worker.
+ *
+ * Turns: the workers of contexts on one compute device (backend device_of)
+ * take FIFO turns to compute, while verify + copy-in run outside the turn.
+ * Two contexts per GPU then double-buffer: context 1 checks and copies
+ * partition k+1 while context 0 computes k, and starts the moment k is done.
+ * (When both computed at once they also finished at about the same time and
+ * then both spent their verify + copy with the GPU idle.)  The compute trace
+ * span and STATUS's busy time start when the turn is taken, not when the copy
+ * ended.  CZK_GPUD_CONCURRENT_COMPUTE=1 turns the turns off (benchmarks).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,6 +29,23 @@
 #include "common/log.h"
 #include "common/trace.h"
 #include "gpud/gpud.h"
+
+static void turn_take(gpud_turn *t)
+{
+    pthread_mutex_lock(&t->mu);
+    uint64_t me = t->next++;
+    while (t->serving != me)
+        pthread_cond_wait(&t->cv, &t->mu);
+    pthread_mutex_unlock(&t->mu);
+}
+
+static void turn_give(gpud_turn *t)
+{
+    pthread_mutex_lock(&t->mu);
+    t->serving++;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+}
 
 static void *worker_main(void *arg)
 {
@@ -48,13 +74,22 @@ static void *worker_main(void *arg)
         w->t_copied = czk_mono_ns();
         czk_trace_add(w->in.job, w->in.partition, CZK_TRACE_COPY, t1, w->t_copied);
         czk_loop_post(g->loop, &w->copied_task);
+        uint64_t t_start = 0;
         if (w->rc_copy == 0) {
             czk_fault("gpud.mid_compute");
+            if (w->turn)
+                turn_take(w->turn);
+            t_start = czk_mono_ns();
+            atomic_store(&w->t_started, t_start);
             w->rc_compute = g->bops->compute(g->backend, w->ctx, w->circuit, &w->out, w->pub, &w->err);
+            w->t_computed = czk_mono_ns(); /* before the next context's turn begins */
+            if (w->turn)
+                turn_give(w->turn);
+        } else {
+            w->t_computed = czk_mono_ns();
         }
-        w->t_computed = czk_mono_ns();
         if (w->rc_copy == 0)
-            czk_trace_add(w->in.job, w->in.partition, CZK_TRACE_COMPUTE, w->t_copied, w->t_computed);
+            czk_trace_add(w->in.job, w->in.partition, CZK_TRACE_COMPUTE, t_start, w->t_computed);
         czk_loop_post(g->loop, &w->computed_task);
     }
 }
@@ -67,8 +102,6 @@ static void on_copied(czk_loop_task *t, void *ctx)
     gpud_part *p = w->part;
     (void)t;
 
-    if (w->rc_copy == 0)
-        w->t_compute0 = w->t_copied; /* STATUS counts a running compute as busy */
     gpud_slot_free(g, p, 1);
     czk_fault("gpud.after_release");
     gpud_schedule(g);
@@ -83,11 +116,11 @@ static void on_computed(czk_loop_task *t, void *ctx)
     uint32_t npub;
     (void)t;
 
+    uint64_t t_started = atomic_exchange(&w->t_started, 0);
     w->busy = 0;
     w->part = NULL;
-    if (w->t_compute0)
-        czk_trace_hist_add(&g->compute_hist, w->t_compute0, w->t_computed);
-    w->t_compute0 = 0;
+    if (t_started)
+        czk_trace_hist_add(&g->compute_hist, t_started, w->t_computed);
     if (p->discard) {
         p->discard = 0;
         gpud_job_maybe_release(g, p->job);
@@ -130,15 +163,35 @@ static void on_computed(czk_loop_task *t, void *ctx)
 
 int gpud_workers_start(gpud *g, czk_error *e)
 {
-    unsigned n = g->bops->contexts(g->backend);
+    unsigned n = g->bops->contexts(g->backend), nt = 1;
+    const char *conc = getenv("CZK_GPUD_CONCURRENT_COMPUTE");
+    int turns = !(conc && conc[0] == '1');
+
     g->workers = calloc(n, sizeof(gpud_work));
     if (!g->workers)
         return czk_errorf(e, -ENOMEM, "out of memory for workers");
+    for (unsigned i = 0; turns && g->bops->device_of && i < n; i++)
+        if (g->bops->device_of(g->backend, i) + 1 > nt)
+            nt = g->bops->device_of(g->backend, i) + 1;
+    if (turns) {
+        g->turns = calloc(nt, sizeof(gpud_turn));
+        if (!g->turns)
+            return czk_errorf(e, -ENOMEM, "out of memory for workers");
+        for (unsigned i = 0; i < nt; i++) {
+            pthread_mutex_init(&g->turns[i].mu, NULL);
+            pthread_cond_init(&g->turns[i].cv, NULL);
+        }
+        g->n_turns = nt;
+    } else {
+        czk_info("CZK_GPUD_CONCURRENT_COMPUTE=1: contexts of one device compute concurrently");
+    }
     for (unsigned i = 0; i < n; i++) {
         gpud_work *w = &g->workers[i];
         int r;
         w->g = g;
         w->ctx = i;
+        if (g->turns)
+            w->turn = &g->turns[g->bops->device_of ? g->bops->device_of(g->backend, i) : 0];
         w->pub = calloc(g->max_public + 1, sizeof(czk_fr));
         if (!w->pub)
             return czk_errorf(e, -ENOMEM, "out of memory for workers");
@@ -171,6 +224,13 @@ void gpud_workers_stop(gpud *g)
     free(g->workers);
     g->workers = NULL;
     g->n_workers = 0;
+    for (unsigned i = 0; i < g->n_turns; i++) {
+        pthread_mutex_destroy(&g->turns[i].mu);
+        pthread_cond_destroy(&g->turns[i].cv);
+    }
+    free(g->turns);
+    g->turns = NULL;
+    g->n_turns = 0;
 }
 
 gpud_work *gpud_worker_idle(gpud *g)

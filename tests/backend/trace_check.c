@@ -7,6 +7,9 @@
  *       before ready (czk-gpud), ready <= copy begin, copy end <= compute
  *       begin, compute end <= result_sent <= finalize begin (czk-finalizer);
  *       every event has a process_name, and durations are >= 0.
+ *   trace_check FILE nooverlap STAGE   no two STAGE events of one process
+ *       overlap in time (gpud's contexts of one device take turns), and at
+ *       least two were found; prints the count
  * Exit 0 when the check holds, 1 with a message otherwise.
  */
 #include <jansson.h>
@@ -28,6 +31,51 @@ static int fail(const char *fmt, const char *a, long x)
     return 1;
 }
 
+typedef struct { long pid; double b, e; } span;
+
+static int span_cmp(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return x->b < y->b ? -1 : x->b > y->b;
+}
+
+static int check_nooverlap(const char *file, const char *stage)
+{
+    json_error_t je;
+    json_t *root, *evs, *o;
+    size_t i, n = 0;
+    span *sp;
+
+    if (!(root = json_load_file(file, 0, &je)))
+        return fail("%s is not valid JSON (line %ld)", file, je.line);
+    evs = json_object_get(root, "traceEvents");
+    if (!json_is_array(evs))
+        return fail("%s: no traceEvents array%.0ld", file, 0);
+    sp = calloc(json_array_size(evs) + 1, sizeof(*sp));
+    json_array_foreach(evs, i, o) {
+        const char *ph = json_string_value(json_object_get(o, "ph"));
+        const char *name = json_string_value(json_object_get(o, "name"));
+        if (!ph || strcmp(ph, "X") || !name || strcmp(name, stage))
+            continue;
+        sp[n].pid = (long)json_integer_value(json_object_get(o, "pid"));
+        sp[n].b = json_number_value(json_object_get(o, "ts"));
+        sp[n].e = sp[n].b + json_number_value(json_object_get(o, "dur"));
+        n++;
+    }
+    if (n < 2)
+        return fail("only %s%ld events of that stage: nothing to compare", "", (long)n);
+    qsort(sp, n, sizeof(*sp), span_cmp);
+    for (i = 1; i < n; i++)
+        if (sp[i].pid == sp[i - 1].pid && sp[i].b + 0.0015 < sp[i - 1].e)
+            return fail("%s events overlap (%ld us)", stage, (long)(sp[i - 1].e - sp[i].b));
+    printf("ok: %zu %s events, none overlapping\n", n, stage);
+    free(sp);
+    json_decref(root);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     json_error_t je;
@@ -39,10 +87,13 @@ int main(int argc, char **argv)
     long pids[64];
     int nprocs = 0;
 
-    if (argc < 3 || (strcmp(argv[2], "count") && (strcmp(argv[2], "pipeline") || argc != 5))) {
-        fprintf(stderr, "usage: trace_check FILE count | FILE pipeline JOB NPARTS\n");
+    if (argc < 3 || (strcmp(argv[2], "count") && (strcmp(argv[2], "pipeline") || argc != 5) &&
+                     (strcmp(argv[2], "nooverlap") || argc != 4))) {
+        fprintf(stderr, "usage: trace_check FILE count | FILE pipeline JOB NPARTS | FILE nooverlap STAGE\n");
         return 2;
     }
+    if (!strcmp(argv[2], "nooverlap"))
+        return check_nooverlap(argv[1], argv[3]);
     if (!(root = json_load_file(argv[1], 0, &je)))
         return fail("%s is not valid JSON (line %ld)", argv[1], je.line);
     evs = json_object_get(root, "traceEvents");

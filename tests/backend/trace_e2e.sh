@@ -5,12 +5,13 @@
 # after the job); after a clean stop `czk trace` merges the three processes'
 # files into one Chrome JSON trace in which every partition has synth, ready,
 # copy, compute, result_sent and finalize in causal order (trace_check, a
-# jansson reader); --since filters by age.
+# jansson reader); --since filters by age.  gpud runs 2 backend contexts:
+# their compute spans take turns (never overlap).
 # usage: trace_e2e.sh GPUD SYNTH FINALIZER CLIENT SOURCE_DIR CZK TRACE_CHECK
 GPUD=$1 SYNTH=$2 FIN=$3 CLIENT=$4 SRC=$5 CZK=$6 CHECK=$7
 . "$SRC/tests/daemons/lib.sh"
 
-write_config </dev/null
+printf '[gpud]\ncontexts = 2\nslots_per_pool = 3\n' | write_config
 start_gpud; start_synth; start_fin
 wait_socket || exit 1
 
@@ -37,6 +38,8 @@ n=$(ls "$T/state/trace" | grep -c '\.trace$')
 
 "$CZK" trace --state-dir "$T/state" --out "$T/trace.json" || bad "czk trace failed"
 "$CHECK" "$T/trace.json" pipeline "$job" 3 || bad "trace check failed"
+"$CHECK" "$T/trace.json" nooverlap compute || bad "compute spans of the two contexts overlap"
+grep -q "cpu backend: 2 context(s)" "$T/gpud.log" || bad "gpud did not start 2 backend contexts (contexts = 2)"
 all=$("$CHECK" "$T/trace.json" count)
 "$CZK" trace --state-dir "$T/state" --since 3600 --out "$T/recent.json" || bad "czk trace --since 3600 failed"
 recent=$("$CHECK" "$T/recent.json" count)
