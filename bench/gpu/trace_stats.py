@@ -26,6 +26,16 @@ if iv:
     span = ce - iv[0][0]
     print('gpu: %d partitions over %.0f ms, busy %.1f%%, largest idle gap %.1f ms, %.0f proofs/min while busy'
           % (len(iv), span / 1000, 100 * busy / span, max(gaps) / 1000 if gaps else 0, 60e6 * len(iv) / span))
+    if gaps:
+        g = sorted(gaps)
+        print('gaps between compute spans: %d, median %.3f ms, 95th percentile %.3f ms, %d over 5 ms'
+              % (len(g), g[len(g) // 2] / 1000, g[min(len(g) - 1, int(0.95 * len(g)))] / 1000,
+                 sum(1 for x in g if x > 5000)))
+    # inside compute: the device stages (h + the five MSMs) against the whole span
+    dev = sum(sum(by.get(('czk-gpud', n), [])) for n in ('h', 'msm_a', 'msm_b1', 'msm_b2', 'msm_c', 'msm_h'))
+    comp = sum(by.get(('czk-gpud', 'compute'), []))
+    if dev and comp:
+        print('compute spans: %.1f%% in the h and MSM stages, the rest host work between them' % (100 * dev / comp))
 if len(sys.argv) > 2 and by.get(('czk-gpud', 'copy')):
     d = by[('czk-gpud', 'copy')]
     print('copy: %.1f MB per slot, mean %.1f ms: %.1f GB/s (enqueue to completion callback)'
