@@ -90,7 +90,7 @@ template <class F> FF_DEV void xyzz_add_aff_impl(xyzz_t<F> &p, const aff_t<F> &q
         set_one(p.zzz);
         return;
     }
-    F pp, r, t, ppp, qq;
+    F pp, r, t, ppp;
     mul(pp, q.x, p.zz);
     sub(pp, pp, p.x);       /* P = U2 - X1 */
     mul(r, q.y, p.zzz);
@@ -102,19 +102,20 @@ template <class F> FF_DEV void xyzz_add_aff_impl(xyzz_t<F> &p, const aff_t<F> &q
             xyzz_set_inf(p);
         return;
     }
+    /* X1 is overwritten by Q = X1 PP and P by R (Q - X3): one temporary fewer */
     sqr(t, pp);             /* PP */
     mul(ppp, pp, t);        /* PPP */
-    mul(qq, p.x, t);        /* Q = X1 PP */
+    mul(p.x, p.x, t);       /* Q = X1 PP */
     mul(p.zz, p.zz, t);     /* ZZ3 = ZZ1 PP */
     mul(p.zzz, p.zzz, ppp); /* ZZZ3 = ZZZ1 PPP */
     sqr(t, r);
     sub(t, t, ppp);
-    sub(t, t, qq);
-    sub(t, t, qq);          /* X3 = R^2 - PPP - 2Q */
-    sub(qq, qq, t);
-    mul(qq, r, qq);         /* R (Q - X3) */
+    sub(t, t, p.x);
+    sub(t, t, p.x);         /* X3 = R^2 - PPP - 2Q */
+    sub(pp, p.x, t);
+    mul(pp, r, pp);         /* R (Q - X3) */
     mul(ppp, p.y, ppp);     /* Y1 PPP */
-    sub(p.y, qq, ppp);
+    sub(p.y, pp, ppp);
     p.x = t;
 }
 

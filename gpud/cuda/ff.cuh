@@ -7,12 +7,16 @@
  * significant word first, fully reduced.  A czk_fp array in host memory is
  * therefore a fp_t array on the device byte for byte.
  *
- * Multiplication is CIOS Montgomery: per word of b, four carry chains of
- * PTX mad.lo.cc / madc.hi.cc (t += a*b_i low and high halves, then
- * t += m*p low and high halves) and a word shift.  Both moduli are below
- * 2^(32N-1), so the running value stays below 2p and one conditional
- * subtraction finishes.  Every inline asm statement that reads or writes the
- * carry flag is volatile so the front end keeps the chains in order.
+ * Multiplication is Montgomery CIOS with the even/odd column split
+ * (mont_mul_eo: two independent carry chains per row, which ptxas turns into
+ * IMAD.WIDE.U32.X / IMAD.HI.U32.X with carries in predicates, about a third of
+ * the instructions of the plain CIOS of the first rounds, kept as
+ * mont_mul_cios behind -DCZK_CUDA_FF_CIOS=1); squaring computes the
+ * off-diagonal products once (mont_sqr_eo).  Both moduli are below
+ * 2^(32N-1), so one conditional subtraction finishes.  The carry primitives
+ * are volatile asm so the front end keeps the chains in order; on the host
+ * they are emulated, and tests/cuda/test_cuda_ff_emul checks the algorithms
+ * against GMP without a GPU.
  */
 #ifndef CZK_CUDA_FF_CUH
 #define CZK_CUDA_FF_CUH
@@ -44,59 +48,252 @@ __constant__ static const uint32_t c_fr_one[8] = {
 #define CZK_FR_NINV32 0xffffffffu
 
 #define FF_DEV static __device__ __forceinline__
+/* the generic N-word helpers below are also host code, where the PTX carry
+ * instructions are emulated (tests/cuda/test_cuda_ff_emul checks them on the CPU) */
+#define FF_HD static __host__ __device__ __forceinline__
+#ifdef __CUDA_ARCH__
+#define FF_UNROLL _Pragma("unroll")
+#else
+#define FF_UNROLL
+#endif
+
+/* ---- PTX carry-chain primitives ----
+ * On the device each is one PTX instruction; the carry flag (CC) passes
+ * between consecutive statements, so every statement that reads or writes it
+ * is asm volatile (the front end keeps them in order; ptxas turns CC into
+ * predicate registers and may interleave independent chains).  On the host
+ * the same names run on an emulated flag, so the algorithms can be checked
+ * without a GPU. */
+#ifdef __CUDA_ARCH__
+#define FF_PTX3(name, insn)                                                    \
+    static __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b, uint32_t c) \
+    {                                                                          \
+        uint32_t r;                                                            \
+        asm volatile(insn " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); \
+        return r;                                                              \
+    }
+#define FF_PTX2(name, insn)                                                    \
+    static __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b)   \
+    {                                                                          \
+        uint32_t r;                                                            \
+        asm volatile(insn " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));         \
+        return r;                                                              \
+    }
+FF_PTX3(ff_mad_lo_cc, "mad.lo.cc.u32")
+FF_PTX3(ff_madc_lo_cc, "madc.lo.cc.u32")
+FF_PTX3(ff_mad_hi_cc, "mad.hi.cc.u32")
+FF_PTX3(ff_madc_hi_cc, "madc.hi.cc.u32")
+FF_PTX3(ff_madc_hi, "madc.hi.u32")
+FF_PTX2(ff_add_cc, "add.cc.u32")
+FF_PTX2(ff_addc_cc, "addc.cc.u32")
+FF_PTX2(ff_addc, "addc.u32")
+FF_PTX2(ff_sub_cc, "sub.cc.u32")
+FF_PTX2(ff_subc_cc, "subc.cc.u32")
+FF_PTX2(ff_subc, "subc.u32")
+#undef FF_PTX2
+#undef FF_PTX3
+#else
+static thread_local uint32_t ff_emu_cc; /* the emulated carry flag (0 or 1) */
+static inline uint32_t ff_emu_set(uint64_t x)
+{
+    ff_emu_cc = (uint32_t)(x >> 32) & 1u;
+    return (uint32_t)x;
+}
+static inline uint64_t ff_lo(uint32_t a, uint32_t b) { return (uint32_t)((uint64_t)a * b); }
+static inline uint64_t ff_hi(uint32_t a, uint32_t b) { return ((uint64_t)a * b) >> 32; }
+static inline uint32_t ff_mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) { return ff_emu_set(ff_lo(a, b) + c); }
+static inline uint32_t ff_madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) { return ff_emu_set(ff_lo(a, b) + c + ff_emu_cc); }
+static inline uint32_t ff_mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) { return ff_emu_set(ff_hi(a, b) + c); }
+static inline uint32_t ff_madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) { return ff_emu_set(ff_hi(a, b) + c + ff_emu_cc); }
+static inline uint32_t ff_madc_hi(uint32_t a, uint32_t b, uint32_t c) { return (uint32_t)(ff_hi(a, b) + c + ff_emu_cc); }
+static inline uint32_t ff_add_cc(uint32_t a, uint32_t b) { return ff_emu_set((uint64_t)a + b); }
+static inline uint32_t ff_addc_cc(uint32_t a, uint32_t b) { return ff_emu_set((uint64_t)a + b + ff_emu_cc); }
+static inline uint32_t ff_addc(uint32_t a, uint32_t b) { return a + b + ff_emu_cc; }
+static inline uint32_t ff_sub_cc(uint32_t a, uint32_t b)
+{
+    ff_emu_cc = a < b;
+    return a - b;
+}
+static inline uint32_t ff_subc_cc(uint32_t a, uint32_t b)
+{
+    uint64_t d = (uint64_t)a - b - ff_emu_cc;
+    ff_emu_cc = (uint32_t)(d >> 63);
+    return (uint32_t)d;
+}
+static inline uint32_t ff_subc(uint32_t a, uint32_t b) { return a - b - ff_emu_cc; }
+#endif
+
+FF_HD uint32_t __umulhi_hd(uint32_t a, uint32_t b)
+{
+#ifdef __CUDA_ARCH__
+    return __umulhi(a, b);
+#else
+    return (uint32_t)(((uint64_t)a * b) >> 32);
+#endif
+}
 
 /* ---- generic N-word Montgomery helpers ---- */
 
+/* Plain CIOS (the first two rounds' multiply, kept for comparisons: build with
+ * -DCZK_CUDA_FF_CIOS=1): per word of b, four carry chains
+ * t += lo(a bi), t += hi(a bi), t += lo(m p), t += hi(m p), then a word shift. */
 template <int N>
-FF_DEV void mont_mul_n(uint32_t *r, const uint32_t *a, const uint32_t *b,
-                       const uint32_t *mod, uint32_t ninv)
+FF_HD void mont_mul_cios(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *mod, uint32_t ninv)
 {
     uint32_t t[N + 2];
-#pragma unroll
+FF_UNROLL
     for (int j = 0; j < N + 2; j++)
         t[j] = 0;
-#pragma unroll
+FF_UNROLL
     for (int i = 0; i < N; i++) {
         const uint32_t bi = b[i];
-        /* t[0..N+1] += lo(a*bi) */
-        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a[0]), "r"(bi));
-#pragma unroll
+        t[0] = ff_mad_lo_cc(a[0], bi, t[0]);
+FF_UNROLL
         for (int j = 1; j < N; j++)
-            asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a[j]), "r"(bi));
-        asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-        /* t[1..N+1] += hi(a*bi) */
-        asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a[0]), "r"(bi));
-#pragma unroll
+            t[j] = ff_madc_lo_cc(a[j], bi, t[j]);
+        t[N] = ff_addc_cc(t[N], 0u);
+        t[N + 1] = ff_addc(t[N + 1], 0u);
+        t[1] = ff_mad_hi_cc(a[0], bi, t[1]);
+FF_UNROLL
         for (int j = 1; j < N; j++)
-            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a[j]), "r"(bi));
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-        /* reduction: t += m*p, t[0] becomes 0 */
+            t[j + 1] = ff_madc_hi_cc(a[j], bi, t[j + 1]);
+        t[N + 1] = ff_addc(t[N + 1], 0u);
         const uint32_t m = t[0] * ninv;
-        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(mod[0]), "r"(m));
-#pragma unroll
+        t[0] = ff_mad_lo_cc(mod[0], m, t[0]);
+FF_UNROLL
         for (int j = 1; j < N; j++)
-            asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(mod[j]), "r"(m));
-        asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-        asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(mod[0]), "r"(m));
-#pragma unroll
+            t[j] = ff_madc_lo_cc(mod[j], m, t[j]);
+        t[N] = ff_addc_cc(t[N], 0u);
+        t[N + 1] = ff_addc(t[N + 1], 0u);
+        t[1] = ff_mad_hi_cc(mod[0], m, t[1]);
+FF_UNROLL
         for (int j = 1; j < N; j++)
-            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(mod[j]), "r"(m));
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-#pragma unroll
+            t[j + 1] = ff_madc_hi_cc(mod[j], m, t[j + 1]);
+        t[N + 1] = ff_addc(t[N + 1], 0u);
+FF_UNROLL
         for (int j = 0; j < N + 1; j++)
             t[j] = t[j + 1];
         t[N + 1] = 0;
     }
-    /* t < 2p < 2^(32N): subtract p once if t >= p */
     uint32_t s[N], br;
-    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(mod[0]));
-#pragma unroll
+    s[0] = ff_sub_cc(t[0], mod[0]);
+FF_UNROLL
     for (int j = 1; j < N; j++)
-        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(t[j]), "r"(mod[j]));
-    asm volatile("subc.u32 %0, 0, 0;" : "=r"(br));
-#pragma unroll
+        s[j] = ff_subc_cc(t[j], mod[j]);
+    br = ff_subc(0u, 0u);
+FF_UNROLL
+    for (int j = 0; j < N; j++)
+        r[j] = br ? t[j] : s[j];
+}
+
+/* Even/odd CIOS Montgomery multiplication (the column split of sppark's
+ * mont_t, derived again here).  The running value is T = E + O * 2^32 with
+ * E[k] at 2^(32k) and O[k] at 2^(32(k+1)): products a_j b_i with j even land
+ * on E[j], E[j+1] and those with j odd on O[j-1], O[j], so each row is two
+ * carry chains that do not depend on each other, and so is its reduction
+ * (E += p_even m, O += p_odd m, m = E[0] (-1/p)).  After the reduction E[0]
+ * is 0; dividing by 2^32 swaps the roles: the new E is O plus E[1] in its low
+ * word, the new O is E shifted down by two words, which the next row's odd
+ * chain folds in as its addends (mad_rshift).
+ * Bounds (N words, p < 2^(32N-1), a, b < p): before each division
+ * T < 2^33 p < 2^(32(N+1)), so the odd chains' carries out of 2^(32(N+1))
+ * are zero and the even chains' carries out of 2^(32N) fit in O[N-1]; after
+ * it T < 2p, and one conditional subtraction finishes. */
+template <int N>
+FF_HD void mont_mul_eo(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *mod, uint32_t ninv)
+{
+    uint32_t E[N], O[N];
+    /* row 0: plain products, no carries (lo/hi pairs do not overlap) */
+FF_UNROLL
+    for (int j = 0; j < N; j += 2) {
+        E[j] = a[j] * b[0];
+        E[j + 1] = __umulhi_hd(a[j], b[0]);
+        O[j] = a[j + 1] * b[0];
+        O[j + 1] = __umulhi_hd(a[j + 1], b[0]);
+    }
+FF_UNROLL
+    for (int i = 0; i < N; i++) {
+        if (i > 0) {
+            /* divide by 2^32 and add a b_i: E' = O + E[1], O' = E >> 2 words + a_odd b_i */
+            const uint32_t bi = b[i];
+            uint32_t e1 = E[1];
+            E[0] = ff_add_cc(O[0], e1);
+            uint32_t Ep[N];
+FF_UNROLL
+            for (int j = 0; j < N; j++)
+                Ep[j] = E[j];
+FF_UNROLL
+            for (int j = 1; j < N; j++)
+                E[j] = O[j];
+            /* odd chain: O'[j-1] = lo(a_j bi) + E[j+1], O'[j] = hi(a_j bi) + E[j+2] (E[N], E[N+1] = 0) */
+FF_UNROLL
+            for (int j = 1; j < N; j += 2) {
+                O[j - 1] = ff_madc_lo_cc(a[j], bi, j + 1 < N ? Ep[j + 1] : 0u);
+                if (j + 2 < N)
+                    O[j] = ff_madc_hi_cc(a[j], bi, Ep[j + 2]);
+                else
+                    O[j] = ff_madc_hi(a[j], bi, 0u);
+            }
+            /* even chain: E += a_even bi, carry into O[N-1] */
+            E[0] = ff_mad_lo_cc(a[0], bi, E[0]);
+            E[1] = ff_madc_hi_cc(a[0], bi, E[1]);
+FF_UNROLL
+            for (int j = 2; j < N; j += 2) {
+                E[j] = ff_madc_lo_cc(a[j], bi, E[j]);
+                E[j + 1] = ff_madc_hi_cc(a[j], bi, E[j + 1]);
+            }
+            O[N - 1] = ff_addc(O[N - 1], 0u);
+        }
+        /* reduction; for a modulus ending in words 1, 2^32 - 1 (Fr) the two
+         * lowest products need no multiplier: m * 1 = (m, 0) and
+         * m (2^32 - 1) = (-m, m - [m != 0]) (additions on the integer ALU
+         * instead of the multiply pipe, which bounds the NTT) */
+        const uint32_t m = E[0] * ninv;
+        const bool low_special = mod[0] == 1u && mod[1] == 0xffffffffu;
+        if (low_special) {
+            O[0] = ff_add_cc(O[0], 0u - m);
+            O[1] = ff_addc_cc(O[1], m - (m != 0u ? 1u : 0u));
+        } else {
+            O[0] = ff_mad_lo_cc(mod[1], m, O[0]);
+            O[1] = ff_madc_hi_cc(mod[1], m, O[1]);
+        }
+FF_UNROLL
+        for (int j = 2; j < N; j += 2) {
+            O[j] = ff_madc_lo_cc(mod[j + 1], m, O[j]);
+            if (j + 2 < N)
+                O[j + 1] = ff_madc_hi_cc(mod[j + 1], m, O[j + 1]);
+            else
+                O[j + 1] = ff_madc_hi(mod[j + 1], m, O[j + 1]);
+        }
+        if (low_special) {
+            E[0] = ff_add_cc(E[0], m);
+            E[1] = ff_addc_cc(E[1], 0u);
+        } else {
+            E[0] = ff_mad_lo_cc(mod[0], m, E[0]);
+            E[1] = ff_madc_hi_cc(mod[0], m, E[1]);
+        }
+FF_UNROLL
+        for (int j = 2; j < N; j += 2) {
+            E[j] = ff_madc_lo_cc(mod[j], m, E[j]);
+            E[j + 1] = ff_madc_hi_cc(mod[j], m, E[j + 1]);
+        }
+        O[N - 1] = ff_addc(O[N - 1], 0u);
+    }
+    /* final division: T = O + (E >> 1 word) < 2p */
+    uint32_t t[N];
+    t[0] = ff_add_cc(O[0], E[1]);
+FF_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        t[j] = ff_addc_cc(O[j], E[j + 1]);
+    t[N - 1] = ff_addc(O[N - 1], 0u);
+    /* subtract p once if t >= p */
+    uint32_t s[N], br;
+    s[0] = ff_sub_cc(t[0], mod[0]);
+FF_UNROLL
+    for (int j = 1; j < N; j++)
+        s[j] = ff_subc_cc(t[j], mod[j]);
+    br = ff_subc(0u, 0u);
+FF_UNROLL
     for (int j = 0; j < N; j++)
         r[j] = br ? t[j] : s[j];
 }
@@ -164,9 +361,198 @@ FF_DEV bool eq_n(const uint32_t *a, const uint32_t *b)
     return x == 0;
 }
 
+/* Montgomery squaring a^2 2^(-32N): the off-diagonal products a_i a_j (i < j)
+ * once, doubled, plus the squares a_i^2, then a separate reduction of the
+ * 2N-word square; 78 word products instead of 144 for a * a (N = 12).
+ *  - Off-diagonal rows: row i adds a_i a_j at words i+j, i+j+1.  The j - i odd
+ *    products of a row are one carry chain into WA, the j - i even ones one
+ *    into WB (within a chain the (lo, hi) word pairs do not overlap), so the
+ *    two chains are independent.  A chain's carry goes to the word after its
+ *    end, which holds at most the previous row's carry (the chain ends of two
+ *    consecutive rows differ by one word): no further carry.
+ *  - W = 2 (WA + WB) + sum a_i^2 2^(64i) < a^2 < 2^(64N-2).
+ *  - Reduction: E/O rows as in mont_mul_eo with the a b_i chain replaced by
+ *    the shift alone (the carry of E[0] + O... passes into the next row's odd
+ *    chain); before each division T < 2^(32N) + 2^32 p < 2^(32(N+1)), so the
+ *    odd chains' carries out are zero; the result T + W_high < 2p - 1, and one
+ *    conditional subtraction finishes. */
+FF_HD uint32_t ff_shl1(uint32_t lo, uint32_t hi)
+{
+#ifdef __CUDA_ARCH__
+    return __funnelshift_l(lo, hi, 1);
+#else
+    return (hi << 1) | (lo >> 31);
+#endif
+}
+
+template <int N>
+FF_HD void mont_sqr_eo(uint32_t *r, const uint32_t *a, const uint32_t *mod, uint32_t ninv)
+{
+    uint32_t WA[2 * N], WB[2 * N];
+FF_UNROLL
+    for (int k = 0; k < 2 * N; k++) {
+        WA[k] = 0;
+        WB[k] = 0;
+    }
+    /* row 0: plain products */
+FF_UNROLL
+    for (int j = 1; j < N; j += 2) {
+        WA[j] = a[0] * a[j];
+        WA[j + 1] = __umulhi_hd(a[0], a[j]);
+    }
+FF_UNROLL
+    for (int j = 2; j < N; j += 2) {
+        WB[j] = a[0] * a[j];
+        WB[j + 1] = __umulhi_hd(a[0], a[j]);
+    }
+FF_UNROLL
+    for (int i = 1; i < N - 1; i++) {
+        /* j - i odd: j = i+1, i+3, ... */
+        {
+            int jl = i + 1;
+FF_UNROLL
+            for (int j = i + 1; j < N; j += 2) {
+                if (j == i + 1)
+                    WA[i + j] = ff_mad_lo_cc(a[i], a[j], WA[i + j]);
+                else
+                    WA[i + j] = ff_madc_lo_cc(a[i], a[j], WA[i + j]);
+                WA[i + j + 1] = ff_madc_hi_cc(a[i], a[j], WA[i + j + 1]);
+                jl = j;
+            }
+            WA[i + jl + 2] = ff_addc(WA[i + jl + 2], 0u);
+        }
+        /* j - i even: j = i+2, i+4, ... */
+        if (i + 2 < N) {
+            int jl = i + 2;
+FF_UNROLL
+            for (int j = i + 2; j < N; j += 2) {
+                if (j == i + 2)
+                    WB[i + j] = ff_mad_lo_cc(a[i], a[j], WB[i + j]);
+                else
+                    WB[i + j] = ff_madc_lo_cc(a[i], a[j], WB[i + j]);
+                WB[i + j + 1] = ff_madc_hi_cc(a[i], a[j], WB[i + j + 1]);
+                jl = j;
+            }
+            WB[i + jl + 2] = ff_addc(WB[i + jl + 2], 0u);
+        }
+    }
+    /* W = 2 (WA + WB) + squares */
+    uint32_t W[2 * N];
+    WA[0] = ff_add_cc(WA[0], WB[0]);
+FF_UNROLL
+    for (int k = 1; k < 2 * N - 1; k++)
+        WA[k] = ff_addc_cc(WA[k], WB[k]);
+    WA[2 * N - 1] = ff_addc(WA[2 * N - 1], WB[2 * N - 1]);
+    W[0] = WA[0] << 1;
+FF_UNROLL
+    for (int k = 1; k < 2 * N; k++)
+        W[k] = ff_shl1(WA[k - 1], WA[k]);
+    W[0] = ff_mad_lo_cc(a[0], a[0], W[0]);
+    W[1] = ff_madc_hi_cc(a[0], a[0], W[1]);
+FF_UNROLL
+    for (int i = 1; i < N; i++) {
+        W[2 * i] = ff_madc_lo_cc(a[i], a[i], W[2 * i]);
+        if (i + 1 < N)
+            W[2 * i + 1] = ff_madc_hi_cc(a[i], a[i], W[2 * i + 1]);
+        else
+            W[2 * i + 1] = ff_madc_hi(a[i], a[i], W[2 * i + 1]);
+    }
+    /* reduction of W[0..N-1]; T = E + O 2^32 */
+    uint32_t E[N], O[N];
+FF_UNROLL
+    for (int j = 0; j < N; j++)
+        E[j] = W[j];
+FF_UNROLL
+    for (int i = 0; i < N; i++) {
+        if (i > 0) {
+            /* divide by 2^32: E' = O + E[1] (carry into the odd chain below), O' = E >> 2 words */
+            uint32_t Ep[N];
+FF_UNROLL
+            for (int j = 0; j < N; j++)
+                Ep[j] = E[j];
+            E[0] = ff_add_cc(O[0], Ep[1]);
+FF_UNROLL
+            for (int j = 1; j < N; j++)
+                E[j] = O[j];
+FF_UNROLL
+            for (int j = 0; j < N; j++)
+                O[j] = j + 2 < N ? Ep[j + 2] : 0u;
+        }
+        const uint32_t m = E[0] * ninv;
+        if (i == 0) {
+FF_UNROLL
+            for (int j = 1; j < N; j += 2) {
+                O[j - 1] = mod[j] * m;
+                O[j] = __umulhi_hd(mod[j], m);
+            }
+        } else {
+            O[0] = ff_madc_lo_cc(mod[1], m, O[0]);
+            O[1] = ff_madc_hi_cc(mod[1], m, O[1]);
+FF_UNROLL
+            for (int j = 2; j < N; j += 2) {
+                O[j] = ff_madc_lo_cc(mod[j + 1], m, O[j]);
+                if (j + 2 < N)
+                    O[j + 1] = ff_madc_hi_cc(mod[j + 1], m, O[j + 1]);
+                else
+                    O[j + 1] = ff_madc_hi(mod[j + 1], m, O[j + 1]);
+            }
+        }
+        E[0] = ff_mad_lo_cc(mod[0], m, E[0]);
+        E[1] = ff_madc_hi_cc(mod[0], m, E[1]);
+FF_UNROLL
+        for (int j = 2; j < N; j += 2) {
+            E[j] = ff_madc_lo_cc(mod[j], m, E[j]);
+            E[j + 1] = ff_madc_hi_cc(mod[j], m, E[j + 1]);
+        }
+        O[N - 1] = ff_addc(O[N - 1], 0u);
+    }
+    /* T = O + (E >> 1 word), plus the high half of W */
+    uint32_t t[N];
+    t[0] = ff_add_cc(O[0], E[1]);
+FF_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        t[j] = ff_addc_cc(O[j], E[j + 1]);
+    t[N - 1] = ff_addc(O[N - 1], 0u);
+    t[0] = ff_add_cc(t[0], W[N]);
+FF_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        t[j] = ff_addc_cc(t[j], W[N + j]);
+    t[N - 1] = ff_addc(t[N - 1], W[2 * N - 1]);
+    uint32_t sres[N], br;
+    sres[0] = ff_sub_cc(t[0], mod[0]);
+FF_UNROLL
+    for (int j = 1; j < N; j++)
+        sres[j] = ff_subc_cc(t[j], mod[j]);
+    br = ff_subc(0u, 0u);
+FF_UNROLL
+    for (int j = 0; j < N; j++)
+        r[j] = br ? t[j] : sres[j];
+}
+
+#ifndef CZK_CUDA_FF_CIOS
+#define CZK_CUDA_FF_CIOS 0
+#endif
+template <int N>
+FF_HD void mont_mul_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *mod, uint32_t ninv)
+{
+    if (CZK_CUDA_FF_CIOS)
+        mont_mul_cios<N>(r, a, b, mod, ninv);
+    else
+        mont_mul_eo<N>(r, a, b, mod, ninv);
+}
+
+template <int N>
+FF_HD void mont_sqr_n(uint32_t *r, const uint32_t *a, const uint32_t *mod, uint32_t ninv)
+{
+    if (CZK_CUDA_FF_CIOS)
+        mont_mul_cios<N>(r, a, a, mod, ninv);
+    else
+        mont_sqr_eo<N>(r, a, mod, ninv);
+}
+
 /* ---- Fp ---- */
 FF_DEV void mul(fp_t &r, const fp_t &a, const fp_t &b) { mont_mul_n<12>(r.v, a.v, b.v, c_fp_mod, CZK_FP_NINV32); }
-FF_DEV void sqr(fp_t &r, const fp_t &a) { mont_mul_n<12>(r.v, a.v, a.v, c_fp_mod, CZK_FP_NINV32); }
+FF_DEV void sqr(fp_t &r, const fp_t &a) { mont_sqr_n<12>(r.v, a.v, c_fp_mod, CZK_FP_NINV32); }
 FF_DEV void add(fp_t &r, const fp_t &a, const fp_t &b) { mod_add_n<12>(r.v, a.v, b.v, c_fp_mod); }
 FF_DEV void sub(fp_t &r, const fp_t &a, const fp_t &b) { mod_sub_n<12>(r.v, a.v, b.v, c_fp_mod); }
 FF_DEV void dbl(fp_t &r, const fp_t &a) { mod_add_n<12>(r.v, a.v, a.v, c_fp_mod); }
@@ -193,7 +579,7 @@ FF_DEV void neg(fp_t &r, const fp_t &a)
 
 /* ---- Fr ---- */
 FF_DEV void mul(fr_t &r, const fr_t &a, const fr_t &b) { mont_mul_n<8>(r.v, a.v, b.v, c_fr_mod, CZK_FR_NINV32); }
-FF_DEV void sqr(fr_t &r, const fr_t &a) { mont_mul_n<8>(r.v, a.v, a.v, c_fr_mod, CZK_FR_NINV32); }
+FF_DEV void sqr(fr_t &r, const fr_t &a) { mont_sqr_n<8>(r.v, a.v, c_fr_mod, CZK_FR_NINV32); }
 FF_DEV void add(fr_t &r, const fr_t &a, const fr_t &b) { mod_add_n<8>(r.v, a.v, b.v, c_fr_mod); }
 FF_DEV void sub(fr_t &r, const fr_t &a, const fr_t &b) { mod_sub_n<8>(r.v, a.v, b.v, c_fr_mod); }
 FF_DEV bool is_zero(const fr_t &a) { return is_zero_n<8>(a.v); }

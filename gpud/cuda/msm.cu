@@ -8,14 +8,16 @@
  *     Zero digits get the sentinel key, which sorts last and is dropped.
  *  2. CUB radix sort of the (key, value) pairs: points of one bucket become
  *     contiguous.
- *  3. bucket sums, load-balanced: the sorted runs are cut into tasks of at most
- *     L elements (a huge bucket, e.g. scalar 1 everywhere, is split across many
- *     threads); each thread sums its task in XYZZ with mixed additions
- *     (negating y for negative digits, skipping all-zero infinity bases).  If a
- *     bucket needed several tasks, the partial sums go through the same step
- *     again (full XYZZ additions) until each bucket has one sum; those are
- *     scattered into a dense bucket array.  G2's first level runs each task on a
- *     lane pair, one Fp2 component per thread (ec_pair.cuh, k_acc_aff_g2p): a
+ *  3. bucket sums.  First level (k_acc_seg, G2: k_acc_seg_g2p): the sorted
+ *     pairs with a real key are cut into equal slices, one per resident thread
+ *     (or lane pair), regardless of bucket boundaries; each thread sums its
+ *     slice in XYZZ with mixed additions (negating y for negative digits,
+ *     skipping all-zero infinity bases) and emits one partial sum per bucket
+ *     piece.  Later levels cut the runs of partial sums into tasks of at most L
+ *     and add them (full XYZZ additions) until each bucket has one sum; those
+ *     are scattered into a dense bucket array.  (CZK_CUDA_MSM_SEG=0 selects the
+ *     older first level, tasks of at most L pairs per bucket.)  G2's first
+ *     level runs on lane pairs, one Fp2 component per thread (ec_pair.cuh): a
  *     whole G2 point per thread needs more registers than a thread has.
  *  4. per window, sum_b (b+1)*B_b by running sums over segments of buckets in
  *     parallel (segment j adds j*SEG*S_j by double-and-add), then a tree of
@@ -58,9 +60,14 @@ static unsigned bitlen(size_t x)
  * bucket, the "minimise additions" choice): with short buckets the per-thread
  * bucket loops diverge and the many small tasks cost more than the extra
  * window's additions.  At 2^20, c=13 beat c=17 (29 against 47 ms). */
-static unsigned c_for_bitlen(unsigned k)
+static unsigned c_for_bitlen(unsigned k, int g2)
 {
-    int c = (int)k - 9;
+    /* G1 from 2^25 up (bit length 26): about 2^8 points per bucket.  With the
+     * segmented first level (fixed work per thread, so short buckets no longer
+     * cost divergence) c=19 took 416.8 ms at 2^26 against 437.5 for c=18
+     * (08:30 run), while at 2^24 c=16 stayed best (121.9 ms against 123.4 for
+     * c=17, 08:18 run).  G2 keeps the older rule (not measured above 2^24). */
+    int c = (int)k - (!g2 && k >= 26 ? 8 : 9);
     if (c < 8)
         c = 8;
     if (c > 22)
@@ -75,11 +82,11 @@ static unsigned env_uint(const char *name, unsigned dflt)
     return s && *s ? (unsigned)strtoul(s, NULL, 0) : dflt;
 }
 
-static msm_plan plan_for(size_t n)
+static msm_plan plan_for(size_t n, int g2)
 {
     msm_plan p;
     static unsigned force_c = env_uint("CZK_CUDA_MSM_C", 0);
-    p.c = (force_c >= 4 && force_c <= 24) ? force_c : c_for_bitlen(bitlen(n));
+    p.c = (force_c >= 4 && force_c <= 24) ? force_c : c_for_bitlen(bitlen(n), g2);
     p.nwin = (257 + p.c - 1) / p.c;
     p.nb = 1u << (p.c - 1);
     p.nbuckets = (size_t)p.nwin * p.nb;
@@ -88,7 +95,7 @@ static msm_plan plan_for(size_t n)
     return p;
 }
 
-extern "C" unsigned czk_cuda_msm_window_bits(size_t n, int g2) { return plan_for(n).c; }
+extern "C" unsigned czk_cuda_msm_window_bits(size_t n, int g2) { return plan_for(n, g2).c; }
 
 static unsigned task_target(const czk_cuda_ctx *ctx) { return (unsigned)ctx->sm_count * 2048u; }
 
@@ -136,28 +143,35 @@ __global__ void k_digits(const fr_t *sc, uint32_t n, unsigned c, unsigned nwin, 
     }
 }
 
-__global__ void k_task_cnt(const uint32_t *run_keys, const uint32_t *run_cnt, const uint32_t *counters,
+/* also counts the sentinel runs into counters[3] (zeroed before): after the
+ * segmented first level they are not only at the end */
+__global__ void k_task_cnt(const uint32_t *run_keys, const uint32_t *run_cnt, uint32_t *counters,
                            uint32_t m_scan, uint32_t L, uint32_t *tcnt)
 {
     uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= m_scan)
         return;
     uint32_t R = counters[0];
+    if (r < R && run_keys[r] == SENT)
+        atomicAdd(&counters[3], 1u);
     tcnt[r] = (r < R && run_keys[r] != SENT) ? (run_cnt[r] + L - 1) / L : 0;
 }
 
-/* counters: [0] runs, [1] tasks, [2] runs that are real buckets */
-__global__ void k_task_total(const uint32_t *run_keys, const uint32_t *tcnt, const uint32_t *task_off,
-                             uint32_t *counters)
+/* counters: [0] runs, [1] tasks, [2] runs that are real buckets, [3] sentinel
+ * runs, [4] pairs with a real key (the sorted keys before the sentinels) */
+__global__ void k_task_total(const uint32_t *run_keys, const uint32_t *run_cnt, const uint32_t *run_start,
+                             const uint32_t *tcnt, const uint32_t *task_off, uint32_t *counters)
 {
     uint32_t R = counters[0];
     if (R == 0) {
         counters[1] = 0;
         counters[2] = 0;
+        counters[4] = 0;
         return;
     }
     counters[1] = task_off[R - 1] + tcnt[R - 1];
-    counters[2] = R - (run_keys[R - 1] == SENT ? 1 : 0);
+    counters[2] = R - counters[3];
+    counters[4] = run_start[R - 1] + (run_keys[R - 1] == SENT ? 0 : run_cnt[R - 1]);
 }
 
 FF_DEV uint32_t find_run(const uint32_t *task_off, uint32_t R, uint32_t t)
@@ -203,6 +217,125 @@ __global__ void __launch_bounds__(128) k_acc_aff(const uint32_t *vals, const aff
     }
     out_keys[t] = run_keys[r];
     st_global(out + t, acc);
+}
+
+/* G1 level 0, segmented: the M pairs with a real key are cut into T equal
+ * slices of K = ceil(M/T) consecutive sorted pairs, one per thread, whatever
+ * the bucket boundaries (every thread does the same number of additions, so a
+ * warp's threads finish together and one wave of resident threads covers the
+ * whole level).  A thread emits one partial sum per bucket its slice touches:
+ * the piece of run r in thread t goes to slot t + r (increasing in key; the
+ * slots no thread writes keep the sentinel key from the memset), and the
+ * next levels merge the pieces of each bucket.  PF: load the next base while
+ * adding the current one.  MINB: blocks of 128 per SM the registers are capped
+ * for (0: no cap). */
+template <class F, bool PF, int MINB>
+__global__ void __launch_bounds__(128, MINB) k_acc_seg(const uint32_t *keys, const uint32_t *vals, const aff_t<F> *bases,
+                                                 const uint32_t *run_start, const uint32_t *counters, uint32_t T,
+                                                 uint32_t *out_keys, xyzz_t<F> *out)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= T)
+        return;
+    const uint32_t R = counters[0], M = counters[4];
+    const uint32_t K = (M + T - 1) / T;
+    const uint32_t s = t * K;
+    if (s >= M)
+        return;
+    const uint32_t e_end = M - s > K ? s + K : M;
+    uint32_t idx = t + find_run(run_start, R, s);
+    uint32_t cur = keys[s];
+    xyzz_t<F> acc;
+    xyzz_set_inf(acc);
+    uint32_t vn = vals[s];
+    aff_t<F> pn;
+    if (PF)
+        pn = ld_global(bases + (vn >> 1));
+    for (uint32_t e = s; e < e_end; e++) {
+        const uint32_t key = keys[e], v = vn;
+        aff_t<F> p;
+        if (PF) {
+            p = pn;
+            if (e + 1 < e_end) {
+                vn = vals[e + 1];
+                pn = ld_global(bases + (vn >> 1));
+            }
+        } else {
+            p = ld_global(bases + (v >> 1));
+            if (e + 1 < e_end)
+                vn = vals[e + 1];
+        }
+        if (key != cur) {
+            out_keys[idx] = cur;
+            st_global(out + idx, acc);
+            idx++;
+            cur = key;
+            xyzz_set_inf(acc);
+        }
+        if (aff_is_inf(p))
+            continue;
+        if (v & 1)
+            neg(p.y, p.y);
+        xyzz_add_aff_impl(acc, p);
+    }
+    out_keys[idx] = cur;
+    st_global(out + idx, acc);
+}
+
+/* G2 level 0, segmented as k_acc_seg, with a lane pair per slice (thread
+ * 2t+c holds component c of slice t, as in k_acc_aff_g2p below); both lanes
+ * of a pair always take the same branches */
+template <int MINB>
+__global__ void __launch_bounds__(128, MINB)
+    k_acc_seg_g2p(const uint32_t *keys, const uint32_t *vals, const aff_t<fp2_t> *bases, const uint32_t *run_start,
+                  const uint32_t *counters, uint32_t T, uint32_t *out_keys, xyzz_t<fp2_t> *out)
+{
+    uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) >> 1;
+    if (t >= T)
+        return;
+    const uint32_t R = counters[0], M = counters[4];
+    const uint32_t K = (M + T - 1) / T;
+    const uint32_t s = t * K;
+    if (s >= M)
+        return;
+    const p2ctx k = p2_ctx();
+    const uint32_t e_end = M - s > K ? s + K : M;
+    uint32_t idx = t + find_run(run_start, R, s);
+    uint32_t cur = keys[s];
+    const fp_t *B = reinterpret_cast<const fp_t *>(bases);
+    xyzz_t<fp_t> acc;
+    xyzz_set_inf(acc);
+    for (uint32_t e = s; e < e_end; e++) {
+        const uint32_t key = keys[e], v = vals[e];
+        aff_t<fp_t> p;
+        p.x = ld_global(B + 4 * (size_t)(v >> 1) + k.c);
+        p.y = ld_global(B + 4 * (size_t)(v >> 1) + 2 + k.c);
+        if (key != cur) {
+            if (k.c == 0)
+                out_keys[idx] = cur;
+            fp_t *O = reinterpret_cast<fp_t *>(out + idx);
+            st_global(O + k.c, acc.x);
+            st_global(O + 2 + k.c, acc.y);
+            st_global(O + 4 + k.c, acc.zz);
+            st_global(O + 6 + k.c, acc.zzz);
+            idx++;
+            cur = key;
+            xyzz_set_inf(acc);
+        }
+        unsigned z = (is_zero(p.x) && is_zero(p.y)) ? 1u : 0u;
+        if (z & __shfl_xor_sync(k.mask, z, 1))
+            continue;
+        if (v & 1)
+            neg(p.y, p.y);
+        p2_xyzz_add_aff(k, acc, p);
+    }
+    if (k.c == 0)
+        out_keys[idx] = cur;
+    fp_t *O = reinterpret_cast<fp_t *>(out + idx);
+    st_global(O + k.c, acc.x);
+    st_global(O + 2 + k.c, acc.y);
+    st_global(O + 4 + k.c, acc.zz);
+    st_global(O + 6 + k.c, acc.zzz);
 }
 
 /* G2 level 0 with a lane pair per task (ec_pair.cuh): thread 2t+c sums component
@@ -341,14 +474,16 @@ int czk_cuda_msm_init_(czk_cuda_ctx *ctx)
         size_t top = ((size_t)1 << k) - 1;
         if (top > nmax)
             top = nmax;
-        msm_plan p = plan_for(top);
-        if (p.pairs > cap_pairs)
-            cap_pairs = p.pairs;
-        if (p.nbuckets > cap_buckets)
-            cap_buckets = p.nbuckets;
-        size_t ws_n = (size_t)p.nwin * (p.nb / seg_for(ctx, p));
-        if (ws_n > cap_wsum)
-            cap_wsum = ws_n;
+        for (int g2 = 0; g2 <= ctx->enable_g2; g2++) {
+            msm_plan p = plan_for(top, g2);
+            if (p.pairs > cap_pairs)
+                cap_pairs = p.pairs;
+            if (p.nbuckets > cap_buckets)
+                cap_buckets = p.nbuckets;
+            size_t ws_n = (size_t)p.nwin * (p.nb / seg_for(ctx, p));
+            if (ws_n > cap_wsum)
+                cap_wsum = ws_n;
+        }
     }
     if (cap_pairs >= ((size_t)1 << 31) || (nmax << 1) >= ((size_t)1 << 32))
         return czk_cuda_errf_(-EINVAL, "max_msm_n %zu too large for 32-bit sort keys (%zu pairs)", nmax, cap_pairs);
@@ -357,7 +492,9 @@ int czk_cuda_msm_init_(czk_cuda_ctx *ctx)
     ws->cap_parts = cap_buckets + 1 + task_target(ctx) + 64;
     ws->cap_wsum = cap_wsum;
     ws->pt_bytes = ctx->enable_g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>);
-    size_t cap_runs = cap_buckets + 2;
+    /* runs of a level's input: at most cap_buckets + 1 at level 0, at most
+     * cap_parts (one per slot) after the segmented level 0 */
+    size_t cap_runs = ws->cap_parts + 2;
     for (int i = 0; i < 2; i++) {
         CZK_CU(cudaMalloc((void **)&ws->keys[i], cap_pairs * 4));
         CZK_CU(cudaMalloc((void **)&ws->vals[i], cap_pairs * 4));
@@ -371,10 +508,10 @@ int czk_cuda_msm_init_(czk_cuda_ctx *ctx)
     CZK_CU(cudaMalloc((void **)&ws->tcnt, cap_runs * 4));
     CZK_CU(cudaMalloc(&ws->buckets, cap_buckets * ws->pt_bytes));
     CZK_CU(cudaMalloc(&ws->wsum, 2 * cap_wsum * ws->pt_bytes));
-    CZK_CU(cudaMalloc((void **)&ws->counters, 4 * sizeof(uint32_t)));
+    CZK_CU(cudaMalloc((void **)&ws->counters, 8 * sizeof(uint32_t)));
     CZK_CU(cudaMalloc(&ws->result, 64 * sizeof(jac_t<fp2_t>)));
     CZK_CU(cudaMallocHost(&ws->host_result, 64 * sizeof(jac_t<fp2_t>)));
-    CZK_CU(cudaMallocHost((void **)&ws->host_counters, 4 * sizeof(uint32_t)));
+    CZK_CU(cudaMallocHost((void **)&ws->host_counters, 8 * sizeof(uint32_t)));
     /* CUB scratch: the largest of the three primitives at full capacity */
     size_t b1 = 0, b2 = 0, b3 = 0;
     CZK_CU(cub::DeviceRadixSort::SortPairs(nullptr, b1, ws->keys[0], ws->keys[1], ws->vals[0], ws->vals[1],
@@ -480,9 +617,9 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
     cudaStream_t s = ctx->st[0];
     jac_t<F> *res = (jac_t<F> *)ws->result;
     static const int prof = getenv("CZK_CUDA_MSM_PROFILE") != NULL;
-    /* G2 level-0 kernel: lane pairs with 2, 3 (default) or 4 blocks per SM, or
+    /* G2 level-0 kernel: lane pairs with 2 (default), 3 or 4 blocks per SM, or
      * 0 for the one-thread-per-task kernel (CZK_CUDA_MSM_G2P, for comparisons) */
-    static const unsigned g2p = env_uint("CZK_CUDA_MSM_G2P", 3);
+    static const unsigned g2p = env_uint("CZK_CUDA_MSM_G2P", 2);
     double t_prev = prof ? prof_ms() : 0;
     if (n == 0) {
         if (g2)
@@ -491,7 +628,7 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
             czk_g1_set_inf((czk_g1 *)host_out);
         return 0;
     }
-    msm_plan p = plan_for(n);
+    msm_plan p = plan_for(n, g2);
     if (p.nwin > 64)
         return czk_cuda_errf_(-EINVAL, "msm: %u windows, at most 64", p.nwin);
     if (p.pairs > ws->cap_pairs || p.nbuckets > ws->cap_buckets)
@@ -516,7 +653,15 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
     size_t m = p.pairs;
     int cur = 0, level = 0;
     uint32_t *hc = ws->host_counters;
-    const size_t cap_runs = ws->cap_buckets + 2;
+    const size_t cap_runs = ws->cap_parts + 2;
+    /* level 0: CZK_CUDA_MSM_SEG (comparisons) picks the G1 kernel: 2 =
+     * segmented with the next base prefetched (k_acc_seg, the default), 1 =
+     * segmented without the prefetch, 3 and 4 = 1 and 2 with registers capped
+     * for 4 blocks per SM, 5 = 2 capped for 3 blocks, 0 = one task per bucket
+     * piece (k_acc_aff); any nonzero value makes G2 use k_acc_seg_g2p.  CZK_CUDA_MSM_SEGW: waves of resident
+     * threads for the segmented kernel (default 1). */
+    static const unsigned segmode = env_uint("CZK_CUDA_MSM_SEG", 2);
+    static const unsigned segw = env_uint("CZK_CUDA_MSM_SEGW", 1);
     for (;;) {
         uint32_t L = level == 0 ? L0_MIN : LN_MIN;
         size_t per = (m + task_target(ctx) - 1) / task_target(ctx);
@@ -526,6 +671,7 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
         CZK_CU(cub::DeviceRunLengthEncode::Encode(ws->cub_tmp, tmp, in_keys, ws->run_keys, ws->run_cnt, ws->counters,
                                                   (int)m, s));
         uint32_t m_scan = (uint32_t)(m < cap_runs ? m : cap_runs);
+        CZK_CU(cudaMemsetAsync(ws->counters + 3, 0, sizeof(uint32_t), s));
         k_task_cnt<<<grid_for(m_scan, 256), 256, 0, s>>>(ws->run_keys, ws->run_cnt, ws->counters, m_scan, L,
                                                          ws->tcnt);
         CZK_CU_LAUNCH("k_task_cnt");
@@ -533,14 +679,62 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
         CZK_CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tmp, ws->tcnt, ws->task_off, (int)m_scan, s));
         tmp = ws->cub_bytes;
         CZK_CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tmp, ws->run_cnt, ws->run_start, (int)m_scan, s));
-        k_task_total<<<1, 1, 0, s>>>(ws->run_keys, ws->tcnt, ws->task_off, ws->counters);
+        k_task_total<<<1, 1, 0, s>>>(ws->run_keys, ws->run_cnt, ws->run_start, ws->tcnt, ws->task_off,
+                                     ws->counters);
         CZK_CU_LAUNCH("k_task_total");
-        CZK_CU(cudaMemcpyAsync(hc, ws->counters, 3 * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+        CZK_CU(cudaMemcpyAsync(hc, ws->counters, 5 * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
         CZK_CU(cudaStreamSynchronize(s));
         uint32_t tasks = hc[1], real_runs = hc[2];
         if (tasks > ws->cap_parts)
             return czk_cuda_errf_(-ENOMEM, "msm: %u tasks at level %d exceed %zu", tasks, level, ws->cap_parts);
         xyzz_t<F> *out = (xyzz_t<F> *)ws->parts[cur];
+        if (level == 0 && segmode && hc[4] > 0 && (!g2 || g2p)) {
+            /* segmented level 0: T slices (whole waves of resident blocks, at
+             * least 64 pairs each), T + R output slots */
+            const void *kern;
+            unsigned lanes = 1;
+            if (!g2)
+                kern = segmode == 1   ? (const void *)k_acc_seg<fp_t, false, 0>
+                       : segmode == 3 ? (const void *)k_acc_seg<fp_t, false, 4>
+                       : segmode == 4 ? (const void *)k_acc_seg<fp_t, true, 4>
+                       : segmode == 5 ? (const void *)k_acc_seg<fp_t, true, 3>
+                                      : (const void *)k_acc_seg<fp_t, true, 0>;
+            else {
+                kern = g2p == 2   ? (const void *)k_acc_seg_g2p<2>
+                       : g2p == 4 ? (const void *)k_acc_seg_g2p<4>
+                                  : (const void *)k_acc_seg_g2p<3>;
+                lanes = 2;
+            }
+            int bps = 0;
+            CZK_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps, kern, 128, 0));
+            if (bps < 1)
+                bps = 1;
+            size_t T = (size_t)ctx->sm_count * (size_t)bps * (128u / lanes) * (segw ? segw : 1);
+            size_t tmax = ((size_t)hc[4] + 63) / 64;
+            if (T > tmax)
+                T = tmax;
+            if (T > task_target(ctx))
+                T = task_target(ctx);
+            size_t slots = T + hc[0];
+            if (slots > ws->cap_parts)
+                return czk_cuda_errf_(-ENOMEM, "msm: %zu partial sums at level 0 exceed %zu", slots, ws->cap_parts);
+            CZK_CU(cudaMemsetAsync(ws->lvl_keys[cur], 0xff, slots * sizeof(uint32_t), s));
+            uint32_t T32 = (uint32_t)T;
+            const uint32_t *vals1 = ws->vals[1], *rs = ws->run_start, *cn = ws->counters;
+            uint32_t *ok = ws->lvl_keys[cur];
+            const void *bp = bases;
+            void *op = out;
+            void *args[] = {(void *)&in_keys, (void *)&vals1, (void *)&bp, (void *)&rs, (void *)&cn,
+                            (void *)&T32, (void *)&ok, (void *)&op};
+            CZK_CU(cudaLaunchKernel(kern, dim3(grid_for(T * lanes, 128)), dim3(128), args, 0, s));
+            CZK_CU_LAUNCH("k_acc_seg");
+            PHASE("level0seg");
+            in_keys = ws->lvl_keys[cur];
+            m = slots;
+            cur = 1 - cur;
+            level++;
+            continue;
+        }
         if (tasks) {
             if (level == 0 && g2 && g2p) {
                 const aff_t<fp2_t> *b2 = (const aff_t<fp2_t> *)bases;
@@ -590,7 +784,9 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
     PHASE("bucket_seg");
     unsigned cur_n = nseg;
     while (cur_n > 1) {
-        unsigned G = cur_n < 32 ? cur_n : 32;
+        /* groups of 8: a shallower chain per thread than 32 (more levels, but
+         * each a quarter as long; the chain of serial additions is what costs) */
+        unsigned G = cur_n < 8 ? cur_n : 8;
         unsigned next = cur_n / G;
         uint32_t m_out = p.nwin * next;
         k_group_sum<F><<<grid_for(m_out, 128), 128, 0, s>>>(w0, m_out, G, w1);

@@ -16,6 +16,8 @@
  * 2^max_log_n (2 * 2^max_log_n elements, independent of the transform size);
  * inverse twiddles are w_{2h}^-j = -tw[2h - j] (j > 0), so one table serves both.
  */
+#include <stdlib.h>
+
 #include "gpud/cuda/internal.cuh"
 
 #define NTT_KMAX 10
@@ -113,42 +115,89 @@ template <bool INV> FF_DEV fr_t twiddle(const fr_t *tw, size_t h, size_t j)
     return r;
 }
 
-/* One pass of k radix-2 stages over the index bits [lo, lo + k). */
-template <bool DIT, bool INV> __global__ void __launch_bounds__(512) k_ntt_pass(fr_t *a, const fr_t *tw, unsigned lo, unsigned k)
+/* One pass of k radix-2 stages over the index bits [lo, lo + k).  Each
+ * thread runs BPT butterflies of a stage (blockDim = 2^(k-1) / BPT): with 2,
+ * the two multiplications are independent work for the same warp. */
+template <bool DIT, bool INV, int BPT>
+__global__ void __launch_bounds__(512) k_ntt_pass(fr_t *a, const fr_t *tw, unsigned lo, unsigned k)
 {
     extern __shared__ uint32_t sh[];
     const unsigned S = 1u << k;
     const size_t b = blockIdx.x;
     const size_t lowmask = ((size_t)1 << lo) - 1;
     const size_t base = (b & lowmask) | ((b >> lo) << (lo + k));
-    for (unsigned j = threadIdx.x; j < S; j += blockDim.x)
-        sh_store(sh, S, j, ld_global(a + base + ((size_t)j << lo)));
+    /* The stage of half-size 1 on the lowest index bits (lo == 0, m == 0) has
+     * the twiddle 1 everywhere: it is done without multiplications while
+     * loading (DIT, the first stage) or while storing (DIF, the last), so the
+     * stage loop below keeps its registers. */
+    const bool unit = lo == 0;
+    if (DIT && unit) {
+        for (unsigned u = threadIdx.x; u < S / 2; u += blockDim.x) {
+            fr_t x0 = ld_global(a + base + 2 * u), x1 = ld_global(a + base + 2 * u + 1), y;
+            add(y, x0, x1);
+            sh_store(sh, S, 2 * u, y);
+            sub(y, x0, x1);
+            sh_store(sh, S, 2 * u + 1, y);
+        }
+    } else {
+        for (unsigned j = threadIdx.x; j < S; j += blockDim.x)
+            sh_store(sh, S, j, ld_global(a + base + ((size_t)j << lo)));
+    }
     __syncthreads();
-    const unsigned t = threadIdx.x; /* one butterfly per thread per stage: blockDim = S/2 */
-    for (unsigned s = 0; s < k; s++) {
+    const unsigned s_begin = DIT && unit ? 1 : 0, s_end = !DIT && unit ? k - 1 : k;
+    for (unsigned s = s_begin; s < s_end; s++) {
         const unsigned m = DIT ? s : k - 1 - s; /* local half-size 2^m */
         const unsigned hl = 1u << m;
-        const unsigned i0 = ((t >> m) << (m + 1)) | (t & (hl - 1));
-        const unsigned i1 = i0 + hl;
         const size_t h = (size_t)hl << lo;
-        const size_t jj = ((size_t)(t & (hl - 1)) << lo) | (b & lowmask);
-        fr_t w = twiddle<INV>(tw, h, jj);
-        fr_t x0 = sh_load(sh, S, i0), x1 = sh_load(sh, S, i1), y0, y1;
-        if (DIT) {
-            mul(x1, x1, w);
-            add(y0, x0, x1);
-            sub(y1, x0, x1);
-        } else {
-            add(y0, x0, x1);
-            sub(y1, x0, x1);
-            mul(y1, y1, w);
+        unsigned i0[BPT];
+        fr_t y0[BPT], y1[BPT];
+#pragma unroll
+        for (int q = 0; q < BPT; q++) {
+            const unsigned t = threadIdx.x + q * blockDim.x;
+            i0[q] = ((t >> m) << (m + 1)) | (t & (hl - 1));
+            fr_t x0 = sh_load(sh, S, i0[q]), x1 = sh_load(sh, S, i0[q] + hl);
+            const size_t jj = ((size_t)(t & (hl - 1)) << lo) | (b & lowmask);
+            fr_t w = twiddle<INV>(tw, h, jj);
+            if (DIT) {
+                mul(x1, x1, w);
+                add(y0[q], x0, x1);
+                sub(y1[q], x0, x1);
+            } else {
+                add(y0[q], x0, x1);
+                sub(y1[q], x0, x1);
+                mul(y1[q], y1[q], w);
+            }
         }
-        sh_store(sh, S, i0, y0);
-        sh_store(sh, S, i1, y1);
+#pragma unroll
+        for (int q = 0; q < BPT; q++) {
+            sh_store(sh, S, i0[q], y0[q]);
+            sh_store(sh, S, i0[q] + hl, y1[q]);
+        }
         __syncthreads();
     }
-    for (unsigned j = threadIdx.x; j < S; j += blockDim.x)
-        st_global(a + base + ((size_t)j << lo), sh_load(sh, S, j));
+    if (!DIT && unit) {
+        for (unsigned u = threadIdx.x; u < S / 2; u += blockDim.x) {
+            fr_t x0 = sh_load(sh, S, 2 * u), x1 = sh_load(sh, S, 2 * u + 1), y;
+            add(y, x0, x1);
+            st_global(a + base + 2 * u, y);
+            sub(y, x0, x1);
+            st_global(a + base + 2 * u + 1, y);
+        }
+    } else {
+        for (unsigned j = threadIdx.x; j < S; j += blockDim.x)
+            st_global(a + base + ((size_t)j << lo), sh_load(sh, S, j));
+    }
+}
+
+/* butterflies per thread and stage: CZK_CUDA_NTT_BPT=1 or 2 (default 2) */
+static int ntt_bpt(void)
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("CZK_CUDA_NTT_BPT");
+        v = (e && *e == '1') ? 1 : 2;
+    }
+    return v;
 }
 
 /* split log_n stages into passes of at most NTT_KMAX; ks[] from the low bits up */
@@ -175,7 +224,10 @@ template <bool DIT, bool INV> static int ntt_passes(fr_t *a, const fr_t *tw, uns
         unsigned threads = 1u << (k - 1);
         size_t blocks = ((size_t)1 << log_n) >> k;
         size_t shm = ((size_t)8 << k) * sizeof(uint32_t);
-        k_ntt_pass<DIT, INV><<<(unsigned)blocks, threads, shm, s>>>(a, tw, los[i], k);
+        if (ntt_bpt() == 2 && k >= 2)
+            k_ntt_pass<DIT, INV, 2><<<(unsigned)blocks, threads / 2, shm, s>>>(a, tw, los[i], k);
+        else
+            k_ntt_pass<DIT, INV, 1><<<(unsigned)blocks, threads, shm, s>>>(a, tw, los[i], k);
         CZK_CU_LAUNCH("k_ntt_pass");
     }
     return 0;
@@ -229,6 +281,68 @@ __global__ void k_h_join(fr_t *a, const fr_t *b, const fr_t *c, size_t n)
     st_global(a + i, x);
 }
 
+/* Bit reversal by tiles: write i = (x, m, y) with x the top BR_R bits, y the
+ * low BR_R bits and m the L - 2 BR_R bits between; brev(i) = (brev y, brev m,
+ * brev x).  Block m owns the two tiles {(x, m, y)} and {(x, brev m, y)} (one
+ * when m is its own reverse, none when m > brev m): each thread reads its two
+ * sources, the block synchronises, and each thread writes two consecutive-y
+ * (coalesced) elements.  Every element is read and written once, against
+ * scattered single-element swaps in k_bitrev.  The loads are plain coherent
+ * ones, not ld_global's __ldg: a read-only load whose value is used only after
+ * the barrier may legally be moved below it, past other threads' stores (seen:
+ * wrong results from 2^18 up in the 08:18 run). */
+#define BR_R 4
+__global__ void __launch_bounds__(1u << (2 * BR_R)) k_bitrev_tiles(fr_t *a, unsigned log_n)
+{
+    const unsigned lm = log_n - 2 * BR_R;
+    const uint32_t m = blockIdx.x;
+    const uint32_t mr = lm ? (__brev(m) >> (32 - lm)) : 0;
+    if (m > mr)
+        return;
+    const unsigned x = threadIdx.x >> BR_R, y = threadIdx.x & ((1u << BR_R) - 1);
+    const unsigned xr = __brev(x) >> (32 - BR_R), yr = __brev(y) >> (32 - BR_R);
+    const unsigned hs = log_n - BR_R; /* shift of the top field */
+    /* destination (x, m, y) takes the element at (yr, mr, xr), and (x, mr, y) the one at (yr, m, xr) */
+    const size_t d0 = ((size_t)x << hs) | ((size_t)m << BR_R) | y;
+    const size_t d1 = ((size_t)x << hs) | ((size_t)mr << BR_R) | y;
+    const size_t s0 = ((size_t)yr << hs) | ((size_t)mr << BR_R) | xr;
+    const size_t s1 = ((size_t)yr << hs) | ((size_t)m << BR_R) | xr;
+    const uint4 *a4 = reinterpret_cast<const uint4 *>(a);
+    uint4 v0a = a4[2 * s0], v0b = a4[2 * s0 + 1], v1a = v0a, v1b = v0b;
+    if (m != mr) {
+        v1a = a4[2 * s1];
+        v1b = a4[2 * s1 + 1];
+    }
+    __syncthreads();
+    fr_t v0, v1;
+    reinterpret_cast<uint4 *>(&v0)[0] = v0a;
+    reinterpret_cast<uint4 *>(&v0)[1] = v0b;
+    reinterpret_cast<uint4 *>(&v1)[0] = v1a;
+    reinterpret_cast<uint4 *>(&v1)[1] = v1b;
+    st_global(a + d0, v0);
+    if (m != mr)
+        st_global(a + d1, v1);
+}
+
+/* CZK_CUDA_NTT_BREV=0: the older one-swap-per-thread bit reversal (comparisons) */
+static int bitrev(fr_t *a, unsigned log_n, cudaStream_t s)
+{
+    static int tiles = -1;
+    if (tiles < 0) {
+        const char *e = getenv("CZK_CUDA_NTT_BREV");
+        tiles = (e && *e == '0') ? 0 : 1;
+    }
+    size_t n = (size_t)1 << log_n;
+    if (tiles && log_n >= 2 * BR_R) {
+        k_bitrev_tiles<<<(unsigned)(n >> (2 * BR_R)), 1u << (2 * BR_R), 0, s>>>(a, log_n);
+        CZK_CU_LAUNCH("k_bitrev_tiles");
+    } else {
+        k_bitrev<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(a, log_n, n);
+        CZK_CU_LAUNCH("k_bitrev");
+    }
+    return 0;
+}
+
 static inline unsigned grid_for(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
 
 static int check_log(czk_cuda_ctx *ctx, unsigned log_n)
@@ -260,8 +374,9 @@ extern "C" int czk_cuda_ntt_dev(czk_cuda_ctx *ctx, unsigned log_n, int inverse)
     cudaStream_t s = ctx->st[0];
     fr_t *a = ctx->buf[CZK_CUDA_BUF_A];
     CZK_CU(cudaStreamWaitEvent(s, ctx->buf_ready[CZK_CUDA_BUF_A], 0));
-    k_bitrev<<<grid_for(n, 256), 256, 0, s>>>(a, log_n, n);
-    CZK_CU_LAUNCH("k_bitrev");
+    rc = bitrev(a, log_n, s);
+    if (rc)
+        return rc;
     if (inverse) {
         rc = ntt_passes<true, true>(a, ctx->tw, log_n, s);
         if (rc)
