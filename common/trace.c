@@ -71,7 +71,7 @@ const char *czk_trace_stage_name(unsigned stage, char buf[16])
 {
     static const char *const names[CZK_TRACE_STAGE_MAX + 1] = {
         NULL,    "synth",  "ready",  "copy",  "h",        "msm_a",    "msm_b1",
-        "msm_b2", "msm_c", "msm_h", "compute", "result_sent", "finalize", "slot_verify",
+        "msm_b2", "msm_c", "msm_h", "compute", "result_sent", "finalize", "slot_verify", "h2d",
     };
     if (stage >= 1 && stage <= CZK_TRACE_STAGE_MAX)
         return names[stage];

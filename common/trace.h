@@ -47,7 +47,8 @@ enum czk_trace_stage {
     CZK_TRACE_RESULT = 11, /* czk-gpud: RESULT sent to the finalizer (instant) */
     CZK_TRACE_FINALIZE = 12, /* czk-finalizer: assemble, verify, write */
     CZK_TRACE_VERIFY = 13, /* czk-gpud: slot header and payload checksum check before the copy */
-    CZK_TRACE_STAGE_MAX = 13
+    CZK_TRACE_H2D = 14,    /* czk-gpud: the H2D DMA alone (device timing; ends when copy-in saw it complete) */
+    CZK_TRACE_STAGE_MAX = 14
 };
 
 /* "synth", "ready", ... ; "stage<N>" for numbers this build does not know */

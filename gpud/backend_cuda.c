@@ -334,6 +334,13 @@ static int cuda_copy_in(czk_backend *b, unsigned ctx, unsigned circuit, const cz
     while (sem_wait(&c->copied) < 0)
         if (errno != EINTR)
             return czk_errorf(e, -errno, "cuda backend: sem_wait: %s", strerror(errno));
+    {
+        /* the DMA alone, by device timing, for the trace (h2d rate) */
+        double ms;
+        uint64_t t1 = czk_trace_now();
+        if (czk_cuda_copy_ms(c->cc, &ms) == 0 && ms >= 0 && ms * 1e6 < (double)t1)
+            czk_trace_add(c->job, c->partition, CZK_TRACE_H2D, t1 - (uint64_t)(ms * 1e6), t1);
+    }
     c->loaded = 1;
     c->circuit = circuit;
     return 0;

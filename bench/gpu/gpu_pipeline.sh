@@ -44,8 +44,10 @@ zkey = $W/c$LOG.zkey
 CONF
 "$BIN/czk-gpud" --config "$T/czk.conf" >"$T/logs/gpud.log" 2>&1 & G=$!
 sleep 1
+# synthesizers run at a lower priority (SYNTH_NICE, default 10, as Nice= in
+# czk-synth@.service): gpud's workers must get a CPU the moment a GPU turn ends
 for s in $(seq 1 ${NSYNTH:-2}); do
-    "$BIN/czk-synth" --config "$T/czk.conf" --numa-node 0 >"$T/logs/synth$s.log" 2>&1 &
+    nice -n ${SYNTH_NICE:-10} "$BIN/czk-synth" --config "$T/czk.conf" --numa-node 0 >"$T/logs/synth$s.log" 2>&1 &
 done
 "$BIN/czk-finalizer" --config "$T/czk.conf" >"$T/logs/fin.log" 2>&1 &
 for i in $(seq 1 300); do "$CZK" status --config "$T/czk.conf" >/dev/null 2>&1 && break; sleep 0.2; done

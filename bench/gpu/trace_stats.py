@@ -40,3 +40,8 @@ if len(sys.argv) > 2 and by.get(('czk-gpud', 'copy')):
     d = by[('czk-gpud', 'copy')]
     print('copy: %.1f MB per slot, mean %.1f ms: %.1f GB/s (enqueue to completion callback)'
           % (int(sys.argv[2]) / 1e6, sum(d) / len(d) / 1000, int(sys.argv[2]) / (sum(d) / len(d) / 1e6) / 1e9))
+if len(sys.argv) > 2 and by.get(('czk-gpud', 'h2d')):
+    d = sorted(by[('czk-gpud', 'h2d')])
+    print('h2d: %.1f MB per slot, DMA alone (CUDA events) median %.2f ms: %.1f GB/s, slowest %.2f ms: %.1f GB/s'
+          % (int(sys.argv[2]) / 1e6, d[len(d) // 2] / 1000, int(sys.argv[2]) / (d[len(d) // 2] / 1e6) / 1e9,
+             d[-1] / 1000, int(sys.argv[2]) / (d[-1] / 1e6) / 1e9))

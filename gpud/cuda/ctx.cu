@@ -116,6 +116,8 @@ static int ctx_alloc(czk_cuda_ctx *ctx, const czk_cuda_cfg *cfg)
     CZK_CU(cudaStreamCreateWithFlags(&ctx->copy, cudaStreamNonBlocking));
     for (int i = 0; i < 4; i++)
         CZK_CU(cudaEventCreateWithFlags(&ctx->buf_ready[i], cudaEventDisableTiming));
+    CZK_CU(cudaEventCreate(&ctx->cp0));
+    CZK_CU(cudaEventCreate(&ctx->cp1));
     size_t n = (size_t)1 << cfg->max_log_n;
     for (int i = 0; i < 4; i++) {
         size_t len = n;
@@ -144,6 +146,7 @@ extern "C" void czk_cuda_ctx_free(czk_cuda_ctx *ctx)
     }
     cudaFree(ctx->tw);
     cudaFree(ctx->ninv);
+    cudaFree(ctx->ntt_tmp);
     cudaFree(ctx->test_buf);
     for (int i = 0; i < CZK_CUDA_NSTREAMS; i++) {
         if (ctx->st[i])
@@ -153,6 +156,10 @@ extern "C" void czk_cuda_ctx_free(czk_cuda_ctx *ctx)
     }
     if (ctx->copy)
         cudaStreamDestroy(ctx->copy);
+    if (ctx->cp0)
+        cudaEventDestroy(ctx->cp0);
+    if (ctx->cp1)
+        cudaEventDestroy(ctx->cp1);
     cudaGetLastError();
     free(ctx);
 }
@@ -189,10 +196,29 @@ extern "C" int czk_cuda_upload_async(czk_cuda_ctx *ctx, int buf, size_t off, con
         CZK_CU(cudaEventRecord(ctx->done[i], ctx->st[i]));
         CZK_CU(cudaStreamWaitEvent(ctx->copy, ctx->done[i], 0));
     }
+    if (!ctx->cp_open) {
+        CZK_CU(cudaEventRecord(ctx->cp0, ctx->copy));
+        ctx->cp_open = 1;
+    }
     CZK_CU(cudaMemcpyAsync(ctx->buf[buf] + off, host, n * sizeof(fr_t), cudaMemcpyHostToDevice, ctx->copy));
     CZK_CU(cudaEventRecord(ctx->buf_ready[buf], ctx->copy));
+    CZK_CU(cudaEventRecord(ctx->cp1, ctx->copy));
     if (cb)
         CZK_CU(cudaLaunchHostFunc(ctx->copy, cb, arg));
+    return 0;
+}
+
+extern "C" int czk_cuda_copy_ms(czk_cuda_ctx *ctx, double *ms)
+{
+    float f = 0;
+
+    if (!ctx->cp_open)
+        return czk_cuda_errf_(-EINVAL, "no upload since the last czk_cuda_copy_ms");
+    ctx->cp_open = 0;
+    CZK_CU(cudaSetDevice(ctx->device));
+    CZK_CU(cudaEventSynchronize(ctx->cp1));
+    CZK_CU(cudaEventElapsedTime(&f, ctx->cp0, ctx->cp1));
+    *ms = f;
     return 0;
 }
 

@@ -78,6 +78,11 @@ typedef void (*czk_cuda_done_fn)(void *arg);
  * full PCIe speed.  Later compute on that buffer waits for the copy. */
 int czk_cuda_upload_async(czk_cuda_ctx *ctx, int buf, size_t off, const czk_fr *host, size_t n,
                           czk_cuda_done_fn cb, void *arg);
+/* Device time of the uploads queued since the previous call: from the start of
+ * the first to the end of the last (CUDA events on the copy stream, so only
+ * the DMA itself, without queueing or callback latency).  Waits for the last
+ * upload.  -EINVAL when nothing was uploaded since the previous call. */
+int czk_cuda_copy_ms(czk_cuda_ctx *ctx, double *ms);
 /* synchronous device-to-host copy of n elements of buffer buf from offset off */
 int czk_cuda_download(czk_cuda_ctx *ctx, int buf, size_t off, czk_fr *host, size_t n);
 

@@ -70,11 +70,15 @@ struct czk_cuda_ctx {
     cudaStream_t st[CZK_CUDA_NSTREAMS];
     cudaStream_t copy;
     cudaEvent_t buf_ready[4]; /* recorded after each upload into a buffer */
+    cudaEvent_t cp0, cp1;     /* timing: start of the first upload since the last czk_cuda_copy_ms, end of the last */
+    int cp_open;              /* cp0 recorded, not yet read */
     cudaEvent_t done[CZK_CUDA_NSTREAMS];
     fr_t *buf[4];
     size_t buf_len[4];
     fr_t *tw;       /* tw[h + j] = w_{2h}^j, h = 1, 2, ..., 2^max_log_n */
     fr_t *ninv;     /* ninv[k] = 2^-k (Montgomery), k = 0..32 */
+    fr_t *ntt_tmp;  /* czk_cuda_ntt_dev's out-of-place buffer, ntt_tmp_len elements, allocated on first use */
+    size_t ntt_tmp_len;
     struct czk_msm_ws msm;
     void *test_buf; /* scratch for the self-test kernels */
     size_t test_len;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/groth16.h"
 #include "common/msm.h"
@@ -24,6 +25,8 @@ struct czk_cuda_ctx {
     size_t len[4];
     pthread_t cb_th;
     int cb_pending;
+    double copy_ms; /* host memcpy time of the uploads since the last czk_cuda_copy_ms */
+    int copy_open;
 };
 
 struct czk_cuda_bases {
@@ -133,7 +136,12 @@ int czk_cuda_upload_async(czk_cuda_ctx *c, int buf, size_t off, const czk_fr *ho
 {
     if (buf < 0 || buf > 3 || off > c->len[buf] || n > c->len[buf] - off)
         return fail(-EINVAL, "upload out of range");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     memcpy(c->buf[buf] + off, host, n * sizeof(czk_fr));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    c->copy_ms = (c->copy_open ? c->copy_ms : 0) + (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+    c->copy_open = 1;
     if (cb) {
         cb_job *j = malloc(sizeof(*j));
         if (!j)
@@ -147,6 +155,15 @@ int czk_cuda_upload_async(czk_cuda_ctx *c, int buf, size_t off, const czk_fr *ho
         }
         c->cb_pending = 1;
     }
+    return 0;
+}
+
+int czk_cuda_copy_ms(czk_cuda_ctx *c, double *ms)
+{
+    if (!c->copy_open)
+        return fail(-EINVAL, "no upload since the last czk_cuda_copy_ms");
+    c->copy_open = 0;
+    *ms = c->copy_ms;
     return 0;
 }
 
