@@ -290,7 +290,7 @@ int main(void)
                 czk_cuda_sync(ctx);
                 tm[t] = now_ms() - s;
             }
-            row("ntt (forward, natural)", nt[i], median(tm, reps), ntt_floor_ms(nt[i]), "incl. bit-reversal pass");
+            row("ntt (forward, natural)", nt[i], median(tm, reps), ntt_floor_ms(nt[i]), "bit reversal folded into pass 1");
             czk_cuda_ntt_to_odd_coset_dev(ctx, nt[i]);
             czk_cuda_sync(ctx);
             for (int t = 0; t < reps; t++) {

@@ -92,6 +92,35 @@ FF_DEV void p2_sqr(const p2ctx &k, fp_t &r, const fp_t &a)
     r = p2_sel(one, x2, x);
 }
 
+/* (ra, rb) = (a b, e f) in Fp2 by Karatsuba, two independent products at
+ * once: lane 0 computes all of a b and lane 1 all of e f, three Fp
+ * multiplications each (x0 y0, x1 y1, (x0 + x1)(y0 + y1)) instead of the four
+ * that two p2_mul calls cost each lane.  Lane 0 gets a1, b1 from lane 1 and
+ * lane 1 gets e0, f0 from lane 0; afterwards lane 0 sends (a b).c1 and lane 1
+ * sends (e f).c0.  Outputs may alias inputs (all are read before either is
+ * written). */
+FF_DEV void p2_mul2(const p2ctx &k, fp_t &ra, fp_t &rb, const fp_t &a, const fp_t &b, const fp_t &e,
+                    const fp_t &f)
+{
+    const bool one = k.c != 0;
+    const fp_t rx = p2_other(k, p2_sel(one, a, e)), ry = p2_other(k, p2_sel(one, b, f));
+    const fp_t x0 = p2_sel(one, rx, a), x1 = p2_sel(one, e, rx);
+    const fp_t y0 = p2_sel(one, ry, b), y1 = p2_sel(one, f, ry);
+    fp_t sx, sy, m0, m1, m2;
+    add(sx, x0, x1);
+    add(sy, y0, y1);
+    mul(m0, x0, y0);
+    mul(m1, x1, y1);
+    mul(m2, sx, sy);
+    fp_t r0, r1;
+    sub(r0, m0, m1);                /* c0 = x0 y0 - x1 y1 */
+    sub(r1, m2, m0);
+    sub(r1, r1, m1);                /* c1 = (x0 + x1)(y0 + y1) - x0 y0 - x1 y1 */
+    const fp_t rr = p2_other(k, p2_sel(one, r0, r1));
+    ra = p2_sel(one, rr, r0);
+    rb = p2_sel(one, r1, rr);
+}
+
 /* the Montgomery one of Fp2, this thread's component */
 FF_DEV void p2_set_one(const p2ctx &k, fp_t &r)
 {
@@ -124,8 +153,11 @@ FF_DEV void p2_xyzz_dbl_aff(const p2ctx &k, xyzz_t<fp_t> &p, const aff_t<fp_t> &
 }
 
 /* madd-2008-s: p <- p + q, q affine and not infinity (same steps as
- * xyzz_add_aff_impl, with X1 overwritten by Q = X1 PP to save a temporary) */
-FF_DEV void p2_xyzz_add_aff(const p2ctx &k, xyzz_t<fp_t> &p, const aff_t<fp_t> &q)
+ * xyzz_add_aff_impl, with X1 overwritten by Q = X1 PP to save a temporary).
+ * KARA: the eight products go in four independent pairs through p2_mul2
+ * (U2 | S2, PPP | Q, ZZ | ZZZ, R (Q - X3) | Y1 PPP): 14 Fp multiplications
+ * per lane instead of 18. */
+template <bool KARA = false> FF_DEV void p2_xyzz_add_aff(const p2ctx &k, xyzz_t<fp_t> &p, const aff_t<fp_t> &q)
 {
     if (p2_is_zero(k, p.zz)) {
         p.x = q.x;
@@ -135,9 +167,13 @@ FF_DEV void p2_xyzz_add_aff(const p2ctx &k, xyzz_t<fp_t> &p, const aff_t<fp_t> &
         return;
     }
     fp_t pp, r, t, ppp;
-    p2_mul(k, pp, q.x, p.zz);
+    if (KARA) {
+        p2_mul2(k, pp, r, q.x, p.zz, q.y, p.zzz);
+    } else {
+        p2_mul(k, pp, q.x, p.zz);
+        p2_mul(k, r, q.y, p.zzz);
+    }
     sub(pp, pp, p.x);       /* P = U2 - X1 */
-    p2_mul(k, r, q.y, p.zzz);
     sub(r, r, p.y);         /* R = S2 - Y1 */
     if (p2_is_zero(k, pp)) {
         if (p2_is_zero(k, r))
@@ -147,17 +183,26 @@ FF_DEV void p2_xyzz_add_aff(const p2ctx &k, xyzz_t<fp_t> &p, const aff_t<fp_t> &
         return;
     }
     p2_sqr(k, t, pp);       /* PP */
-    p2_mul(k, ppp, pp, t);  /* PPP */
-    p2_mul(k, p.x, p.x, t); /* Q = X1 PP */
-    p2_mul(k, p.zz, p.zz, t);
-    p2_mul(k, p.zzz, p.zzz, ppp);
+    if (KARA) {
+        p2_mul2(k, ppp, p.x, pp, t, p.x, t); /* PPP, Q = X1 PP */
+        p2_mul2(k, p.zz, p.zzz, p.zz, t, p.zzz, ppp);
+    } else {
+        p2_mul(k, ppp, pp, t);  /* PPP */
+        p2_mul(k, p.x, p.x, t); /* Q = X1 PP */
+        p2_mul(k, p.zz, p.zz, t);
+        p2_mul(k, p.zzz, p.zzz, ppp);
+    }
     p2_sqr(k, t, r);
     sub(t, t, ppp);
     sub(t, t, p.x);
     sub(t, t, p.x);         /* X3 = R^2 - PPP - 2Q */
     sub(pp, p.x, t);
-    p2_mul(k, pp, r, pp);   /* R (Q - X3) */
-    p2_mul(k, r, p.y, ppp); /* Y1 PPP */
+    if (KARA) {
+        p2_mul2(k, pp, r, r, pp, p.y, ppp); /* R (Q - X3), Y1 PPP */
+    } else {
+        p2_mul(k, pp, r, pp);   /* R (Q - X3) */
+        p2_mul(k, r, p.y, ppp); /* Y1 PPP */
+    }
     sub(p.y, pp, r);
     p.x = t;
 }

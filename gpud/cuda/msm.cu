@@ -284,9 +284,12 @@ __global__ void __launch_bounds__(128, MINB) k_acc_seg(const uint32_t *keys, con
 
 /* G2 level 0, segmented as k_acc_seg, with a lane pair per slice (thread
  * 2t+c holds component c of slice t, as in k_acc_aff_g2p below); both lanes
- * of a pair always take the same branches */
-template <int MINB>
-__global__ void __launch_bounds__(128, MINB)
+ * of a pair always take the same branches.  KARA: the mixed addition's
+ * products by Karatsuba in pairs (p2_mul2, 14 instead of 18 Fp multiplications
+ * per lane).  PF: load the next base while adding the current one (as k_acc_seg).
+ * BS threads per block (MINB blocks per SM set the register cap). */
+template <int MINB, bool KARA, bool PF, int BS = 128>
+__global__ void __launch_bounds__(BS, MINB)
     k_acc_seg_g2p(const uint32_t *keys, const uint32_t *vals, const aff_t<fp2_t> *bases, const uint32_t *run_start,
                   const uint32_t *counters, uint32_t T, uint32_t *out_keys, xyzz_t<fp2_t> *out)
 {
@@ -305,11 +308,28 @@ __global__ void __launch_bounds__(128, MINB)
     const fp_t *B = reinterpret_cast<const fp_t *>(bases);
     xyzz_t<fp_t> acc;
     xyzz_set_inf(acc);
+    uint32_t vn = vals[s];
+    aff_t<fp_t> pn;
+    if (PF) {
+        pn.x = ld_global(B + 4 * (size_t)(vn >> 1) + k.c);
+        pn.y = ld_global(B + 4 * (size_t)(vn >> 1) + 2 + k.c);
+    }
     for (uint32_t e = s; e < e_end; e++) {
-        const uint32_t key = keys[e], v = vals[e];
+        const uint32_t key = keys[e], v = vn;
         aff_t<fp_t> p;
-        p.x = ld_global(B + 4 * (size_t)(v >> 1) + k.c);
-        p.y = ld_global(B + 4 * (size_t)(v >> 1) + 2 + k.c);
+        if (PF) {
+            p = pn;
+            if (e + 1 < e_end) {
+                vn = vals[e + 1];
+                pn.x = ld_global(B + 4 * (size_t)(vn >> 1) + k.c);
+                pn.y = ld_global(B + 4 * (size_t)(vn >> 1) + 2 + k.c);
+            }
+        } else {
+            p.x = ld_global(B + 4 * (size_t)(v >> 1) + k.c);
+            p.y = ld_global(B + 4 * (size_t)(v >> 1) + 2 + k.c);
+            if (e + 1 < e_end)
+                vn = vals[e + 1];
+        }
         if (key != cur) {
             if (k.c == 0)
                 out_keys[idx] = cur;
@@ -327,7 +347,7 @@ __global__ void __launch_bounds__(128, MINB)
             continue;
         if (v & 1)
             neg(p.y, p.y);
-        p2_xyzz_add_aff(k, acc, p);
+        p2_xyzz_add_aff<KARA>(k, acc, p);
     }
     if (k.c == 0)
         out_keys[idx] = cur;
@@ -620,6 +640,11 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
     /* G2 level-0 kernel: lane pairs with 2 (default), 3 or 4 blocks per SM, or
      * 0 for the one-thread-per-task kernel (CZK_CUDA_MSM_G2P, for comparisons) */
     static const unsigned g2p = env_uint("CZK_CUDA_MSM_G2P", 2);
+    /* segmented G2 level 0 (CZK_CUDA_MSM_G2K): 0 = schoolbook pair products (CZK_CUDA_MSM_G2P blocks
+     * of 128 per SM), 1 = Karatsuba pairs (the default; 2 blocks of 128 per SM, or 3 with G2P=3),
+     * 2 = 1 with the next base prefetched, 3 = 1 in 3 blocks of 96 (9 warps per SM), 4 = 1 in 5 blocks
+     * of 64 (10 warps) */
+    static const unsigned g2k = env_uint("CZK_CUDA_MSM_G2K", 1);
     double t_prev = prof ? prof_ms() : 0;
     if (n == 0) {
         if (g2)
@@ -692,7 +717,7 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
             /* segmented level 0: T slices (whole waves of resident blocks, at
              * least 64 pairs each), T + R output slots */
             const void *kern;
-            unsigned lanes = 1;
+            unsigned lanes = 1, bs = 128;
             if (!g2)
                 kern = segmode == 1   ? (const void *)k_acc_seg<fp_t, false, 0>
                        : segmode == 3 ? (const void *)k_acc_seg<fp_t, false, 4>
@@ -700,16 +725,22 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
                        : segmode == 5 ? (const void *)k_acc_seg<fp_t, true, 3>
                                       : (const void *)k_acc_seg<fp_t, true, 0>;
             else {
-                kern = g2p == 2   ? (const void *)k_acc_seg_g2p<2>
-                       : g2p == 4 ? (const void *)k_acc_seg_g2p<4>
-                                  : (const void *)k_acc_seg_g2p<3>;
+                kern = g2k == 2   ? (const void *)k_acc_seg_g2p<2, true, true>
+                       : g2k == 3 ? (const void *)k_acc_seg_g2p<3, true, false, 96>
+                       : g2k == 4 ? (const void *)k_acc_seg_g2p<5, true, false, 64>
+                       : g2k      ? (g2p == 3 ? (const void *)k_acc_seg_g2p<3, true, false>
+                                              : (const void *)k_acc_seg_g2p<2, true, false>)
+                       : g2p == 2 ? (const void *)k_acc_seg_g2p<2, false, false>
+                       : g2p == 4 ? (const void *)k_acc_seg_g2p<4, false, false>
+                                  : (const void *)k_acc_seg_g2p<3, false, false>;
                 lanes = 2;
+                bs = g2k == 3 ? 96 : g2k == 4 ? 64 : 128;
             }
             int bps = 0;
-            CZK_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps, kern, 128, 0));
+            CZK_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps, kern, (int)bs, 0));
             if (bps < 1)
                 bps = 1;
-            size_t T = (size_t)ctx->sm_count * (size_t)bps * (128u / lanes) * (segw ? segw : 1);
+            size_t T = (size_t)ctx->sm_count * (size_t)bps * (bs / lanes) * (segw ? segw : 1);
             size_t tmax = ((size_t)hc[4] + 63) / 64;
             if (T > tmax)
                 T = tmax;
@@ -726,7 +757,7 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
             void *op = out;
             void *args[] = {(void *)&in_keys, (void *)&vals1, (void *)&bp, (void *)&rs, (void *)&cn,
                             (void *)&T32, (void *)&ok, (void *)&op};
-            CZK_CU(cudaLaunchKernel(kern, dim3(grid_for(T * lanes, 128)), dim3(128), args, 0, s));
+            CZK_CU(cudaLaunchKernel(kern, dim3(grid_for(T * lanes, bs)), dim3(bs), args, 0, s));
             CZK_CU_LAUNCH("k_acc_seg");
             PHASE("level0seg");
             in_keys = ws->lvl_keys[cur];

@@ -12,6 +12,11 @@
  * The odd-coset step of snarkjs (iNTT, times w_{2n}^i, NTT) is DIF-inverse,
  * a scaling by ninv * w_{2n}^brev(i) at the bit-reversed positions, then DIT-forward,
  * so no permutation pass is needed.
+ * The natural-order transforms (czk_cuda_ntt_dev) fold the bit reversal into
+ * their first DIT pass, which gathers its input at bit-reversed positions and
+ * writes a second buffer (ctx->ntt_tmp); the last pass writes back.  Without
+ * that buffer (CZK_CUDA_NTT_FUSE=0, or its allocation failed) a separate tiled
+ * bit-reversal pass runs first and the passes work in place.
  * Twiddles: one table tw[h + j] = w_{2h}^j for every power of two h up to
  * 2^max_log_n (2 * 2^max_log_n elements, independent of the transform size);
  * inverse twiddles are w_{2h}^-j = -tw[2h - j] (j > 0), so one table serves both.
@@ -117,15 +122,27 @@ template <bool INV> FF_DEV fr_t twiddle(const fr_t *tw, size_t h, size_t j)
 
 /* One pass of k radix-2 stages over the index bits [lo, lo + k).  Each
  * thread runs BPT butterflies of a stage (blockDim = 2^(k-1) / BPT): with 2,
- * the two multiplications are independent work for the same warp. */
-template <bool DIT, bool INV, int BPT>
-__global__ void __launch_bounds__(512) k_ntt_pass(fr_t *a, const fr_t *tw, unsigned lo, unsigned k)
+ * the two multiplications are independent work for the same warp.  The pass
+ * reads src and writes dst (the same buffer for an in-place pass).
+ * GATHER (first DIT pass, lo == 0, src != dst unless one block covers the
+ * whole transform): the input is src in natural order and the pass reads it at
+ * bit-reversed positions, which folds the bit-reversal permutation into the
+ * pass.  Block b handles positions c 2^k + i with c = brev(b) on log_n - k
+ * bits, whose sources are brev_k(i) 2^(log_n - k) + b: the blocks that run at
+ * the same time read neighbouring elements of each stride-2^(log_n - k) row. */
+template <bool DIT, bool INV, int BPT, bool GATHER>
+__global__ void __launch_bounds__(512)
+    k_ntt_pass(const fr_t *src, fr_t *dst, const fr_t *tw, unsigned lo, unsigned k, unsigned log_n)
 {
     extern __shared__ uint32_t sh[];
     const unsigned S = 1u << k;
     const size_t b = blockIdx.x;
     const size_t lowmask = ((size_t)1 << lo) - 1;
-    const size_t base = (b & lowmask) | ((b >> lo) << (lo + k));
+    const unsigned hk = log_n - k; /* GATHER: bits above the pass */
+    const size_t base = GATHER ? (hk ? (size_t)(__brev((unsigned)b) >> (32 - hk)) << k : 0)
+                               : (b & lowmask) | ((b >> lo) << (lo + k));
+    /* GATHER: element i of this block comes from src + gsrc(i) */
+#define GSRC(i) ((((size_t)(__brev((unsigned)(i)) >> (32 - k))) << hk) | b)
     /* The stage of half-size 1 on the lowest index bits (lo == 0, m == 0) has
      * the twiddle 1 everywhere: it is done without multiplications while
      * loading (DIT, the first stage) or while storing (DIF, the last), so the
@@ -133,7 +150,14 @@ __global__ void __launch_bounds__(512) k_ntt_pass(fr_t *a, const fr_t *tw, unsig
     const bool unit = lo == 0;
     if (DIT && unit) {
         for (unsigned u = threadIdx.x; u < S / 2; u += blockDim.x) {
-            fr_t x0 = ld_global(a + base + 2 * u), x1 = ld_global(a + base + 2 * u + 1), y;
+            fr_t x0, x1, y;
+            if (GATHER) {
+                x0 = ld_global(src + GSRC(2 * u));
+                x1 = ld_global(src + GSRC(2 * u + 1));
+            } else {
+                x0 = ld_global(src + base + 2 * u);
+                x1 = ld_global(src + base + 2 * u + 1);
+            }
             add(y, x0, x1);
             sh_store(sh, S, 2 * u, y);
             sub(y, x0, x1);
@@ -141,8 +165,9 @@ __global__ void __launch_bounds__(512) k_ntt_pass(fr_t *a, const fr_t *tw, unsig
         }
     } else {
         for (unsigned j = threadIdx.x; j < S; j += blockDim.x)
-            sh_store(sh, S, j, ld_global(a + base + ((size_t)j << lo)));
+            sh_store(sh, S, j, ld_global(src + (GATHER ? GSRC(j) : base + ((size_t)j << lo))));
     }
+#undef GSRC
     __syncthreads();
     const unsigned s_begin = DIT && unit ? 1 : 0, s_end = !DIT && unit ? k - 1 : k;
     for (unsigned s = s_begin; s < s_end; s++) {
@@ -179,25 +204,31 @@ __global__ void __launch_bounds__(512) k_ntt_pass(fr_t *a, const fr_t *tw, unsig
         for (unsigned u = threadIdx.x; u < S / 2; u += blockDim.x) {
             fr_t x0 = sh_load(sh, S, 2 * u), x1 = sh_load(sh, S, 2 * u + 1), y;
             add(y, x0, x1);
-            st_global(a + base + 2 * u, y);
+            st_global(dst + base + 2 * u, y);
             sub(y, x0, x1);
-            st_global(a + base + 2 * u + 1, y);
+            st_global(dst + base + 2 * u + 1, y);
         }
     } else {
         for (unsigned j = threadIdx.x; j < S; j += blockDim.x)
-            st_global(a + base + ((size_t)j << lo), sh_load(sh, S, j));
+            st_global(dst + base + ((size_t)j << lo), sh_load(sh, S, j));
     }
 }
 
-/* butterflies per thread and stage: CZK_CUDA_NTT_BPT=1 or 2 (default 2) */
-static int ntt_bpt(void)
+/* butterflies per thread and stage for a pass of k stages: CZK_CUDA_NTT_BPT=1
+ * or 2 forces one; by default 2 from k = 9 up (blocks of 128 threads or more)
+ * and 1 below */
+static int ntt_bpt(unsigned k)
 {
     static int v = -1;
     if (v < 0) {
         const char *e = getenv("CZK_CUDA_NTT_BPT");
-        v = (e && *e == '1') ? 1 : 2;
+        v = (e && *e == '1') ? 1 : (e && *e == '2') ? 2 : 0;
     }
-    return v;
+    if (k < 2)
+        return 1;
+    if (v)
+        return v;
+    return k >= 9 ? 2 : 1;
 }
 
 /* split log_n stages into passes of at most NTT_KMAX; ks[] from the low bits up */
@@ -209,6 +240,22 @@ static int ntt_split(unsigned log_n, unsigned ks[8])
     return p;
 }
 
+template <bool DIT, bool INV, bool GATHER>
+static int ntt_launch(const fr_t *src, fr_t *dst, const fr_t *tw, unsigned lo, unsigned k, unsigned log_n,
+                      cudaStream_t s)
+{
+    unsigned threads = 1u << (k - 1);
+    size_t blocks = ((size_t)1 << log_n) >> k;
+    size_t shm = ((size_t)8 << k) * sizeof(uint32_t);
+    if (ntt_bpt(k) == 2)
+        k_ntt_pass<DIT, INV, 2, GATHER><<<(unsigned)blocks, threads / 2, shm, s>>>(src, dst, tw, lo, k, log_n);
+    else
+        k_ntt_pass<DIT, INV, 1, GATHER><<<(unsigned)blocks, threads, shm, s>>>(src, dst, tw, lo, k, log_n);
+    CZK_CU_LAUNCH("k_ntt_pass");
+    return 0;
+}
+
+/* in-place passes over a: DIT from the low bits up, DIF from the high bits down */
 template <bool DIT, bool INV> static int ntt_passes(fr_t *a, const fr_t *tw, unsigned log_n, cudaStream_t s)
 {
     unsigned ks[8];
@@ -219,18 +266,57 @@ template <bool DIT, bool INV> static int ntt_passes(fr_t *a, const fr_t *tw, uns
         lo += ks[i];
     }
     for (int q = 0; q < p; q++) {
-        int i = DIT ? q : p - 1 - q; /* DIT from low bits up, DIF from high bits down */
-        unsigned k = ks[i];
-        unsigned threads = 1u << (k - 1);
-        size_t blocks = ((size_t)1 << log_n) >> k;
-        size_t shm = ((size_t)8 << k) * sizeof(uint32_t);
-        if (ntt_bpt() == 2 && k >= 2)
-            k_ntt_pass<DIT, INV, 2><<<(unsigned)blocks, threads / 2, shm, s>>>(a, tw, los[i], k);
-        else
-            k_ntt_pass<DIT, INV, 1><<<(unsigned)blocks, threads, shm, s>>>(a, tw, los[i], k);
-        CZK_CU_LAUNCH("k_ntt_pass");
+        int i = DIT ? q : p - 1 - q;
+        int rc = ntt_launch<DIT, INV, false>(a, a, tw, los[i], ks[i], log_n, s);
+        if (rc)
+            return rc;
     }
     return 0;
+}
+
+/* DIT passes from natural order in a to natural order in a, with the bit
+ * reversal folded into the first pass: a -> tmp (gathering), tmp in place,
+ * tmp -> a (the last pass); one pass is a -> a (a single block) */
+template <bool INV>
+static int ntt_dit_gather(fr_t *a, fr_t *tmp, const fr_t *tw, unsigned log_n, cudaStream_t s)
+{
+    unsigned ks[8];
+    int p = ntt_split(log_n, ks);
+    unsigned lo = 0;
+    for (int q = 0; q < p; q++) {
+        const fr_t *src = q == 0 ? a : tmp;
+        fr_t *dst = q == p - 1 ? a : tmp;
+        int rc = q == 0 ? ntt_launch<true, INV, true>(src, dst, tw, lo, ks[q], log_n, s)
+                        : ntt_launch<true, INV, false>(src, dst, tw, lo, ks[q], log_n, s);
+        if (rc)
+            return rc;
+        lo += ks[q];
+    }
+    return 0;
+}
+
+/* the out-of-place buffer for ntt_dit_gather, allocated once at the context's
+ * largest size; NULL (and the separate bit reversal) when that fails or when
+ * CZK_CUDA_NTT_FUSE=0 (comparisons) */
+static fr_t *ntt_tmp(czk_cuda_ctx *ctx)
+{
+    static int fuse = -1;
+    if (fuse < 0) {
+        const char *e = getenv("CZK_CUDA_NTT_FUSE");
+        fuse = (e && *e == '0') ? 0 : 1;
+    }
+    if (!fuse)
+        return NULL;
+    if (!ctx->ntt_tmp) {
+        size_t n = (size_t)1 << ctx->max_log_n;
+        if (cudaMalloc((void **)&ctx->ntt_tmp, n * sizeof(fr_t)) != cudaSuccess) {
+            cudaGetLastError();
+            ctx->ntt_tmp = NULL;
+            return NULL;
+        }
+        ctx->ntt_tmp_len = n;
+    }
+    return ctx->ntt_tmp;
 }
 
 __global__ void k_bitrev(fr_t *a, unsigned log_n, size_t n)
@@ -374,18 +460,18 @@ extern "C" int czk_cuda_ntt_dev(czk_cuda_ctx *ctx, unsigned log_n, int inverse)
     cudaStream_t s = ctx->st[0];
     fr_t *a = ctx->buf[CZK_CUDA_BUF_A];
     CZK_CU(cudaStreamWaitEvent(s, ctx->buf_ready[CZK_CUDA_BUF_A], 0));
-    rc = bitrev(a, log_n, s);
-    if (rc)
+    fr_t *tmp = ntt_tmp(ctx);
+    if (!tmp && (rc = bitrev(a, log_n, s)))
         return rc;
     if (inverse) {
-        rc = ntt_passes<true, true>(a, ctx->tw, log_n, s);
+        rc = tmp ? ntt_dit_gather<true>(a, tmp, ctx->tw, log_n, s) : ntt_passes<true, true>(a, ctx->tw, log_n, s);
         if (rc)
             return rc;
         k_scale<<<grid_for(n, 256), 256, 0, s>>>(a, ctx->ninv, log_n, n);
         CZK_CU_LAUNCH("k_scale");
         return 0;
     }
-    return ntt_passes<true, false>(a, ctx->tw, log_n, s);
+    return tmp ? ntt_dit_gather<false>(a, tmp, ctx->tw, log_n, s) : ntt_passes<true, false>(a, ctx->tw, log_n, s);
 }
 
 extern "C" int czk_cuda_ntt_to_odd_coset_dev(czk_cuda_ctx *ctx, unsigned log_n)
