@@ -2,7 +2,10 @@
  * test_cuda_msm.c — device G1/G2 MSM against the CPU: a naive sum of scalar
  * multiplications for n <= 2^10 (independent of any Pippenger code) and
  * czk_msm_g1/g2 at every size.  Scalar sets: random, 0/1-heavy, all zero,
- * all one, all 2^256-1 (scalars act as integers); bases include infinity and
+ * all one, all 2^256-1 (scalars act as integers), and scalars in [r, 2^256)
+ * (random ones, and r, r+1, 2r-1, 2r, 2^256-1 at fixed places; all bases are
+ * in the order-r subgroup, so the result must also equal the MSM of the
+ * scalars reduced mod r, checked to 2^12); bases include infinity and
  * repeated points (exercises the doubling branch).  Bases are uploaded once
  * and reused, and an offset MSM checks base_off/scalar_off.
  * Sizes 2^10..2^CZK_CUDA_TEST_MSM_MAX_LOG (default 12; G2 stops 2 lower).
@@ -11,8 +14,33 @@
 #include "common/msm.h"
 #include "tests/cuda/cuda_test_util.h"
 
-enum { S_RANDOM, S_BITS, S_ZERO, S_ONE, S_MAX, S_COUNT };
-static const char *s_name[] = {"random", "0/1-heavy", "all-zero", "all-one", "all-max"};
+enum { S_RANDOM, S_BITS, S_ZERO, S_ONE, S_MAX, S_OVER, S_COUNT };
+static const char *s_name[] = {"random", "0/1-heavy", "all-zero", "all-one", "all-max", ">= r"};
+
+/* x = a + b as 256-bit integers; returns the carry out */
+static unsigned add256(czk_fr *x, const czk_fr *a, const czk_fr *b)
+{
+    unsigned __int128 c = 0;
+    for (int i = 0; i < 4; i++) {
+        c += (unsigned __int128)a->l[i] + b->l[i];
+        x->l[i] = (uint64_t)c;
+        c >>= 64;
+    }
+    return (unsigned)c;
+}
+
+/* x mod r for any 256-bit x, by repeated subtraction (independent of the device code) */
+static void reduce256(czk_fr *x)
+{
+    while (!czk_fr_is_canonical(x)) {
+        uint64_t borrow = 0;
+        for (int i = 0; i < 4; i++) {
+            uint64_t a = x->l[i], b = CZK_FR_MOD.l[i];
+            x->l[i] = a - b - borrow;
+            borrow = (a < b) || (a == b && borrow);
+        }
+    }
+}
 
 static void make_scalars(czk_fr *s, size_t n, int kind)
 {
@@ -39,7 +67,26 @@ static void make_scalars(czk_fr *s, size_t n, int kind)
         case S_MAX:
             memset(&s[i], 0xff, sizeof s[i]);
             break;
+        case S_OVER:
+            for (int j = 0; j < 4; j++)
+                s[i].l[j] = tu_rand();
+            if (czk_fr_is_canonical(&s[i])) /* below r: add r (below 2r < 2^256) */
+                CHECK(add256(&s[i], &s[i], &CZK_FR_MOD) == 0, "r + x overflowed");
+            break;
         }
+    }
+    if (kind == S_OVER && n >= 8) {
+        /* r, r + 1, 2r - 1, 2r, 2^256 - 1 (index 1 has an infinity base) */
+        czk_fr one = {{1, 0, 0, 0}}, two_r;
+        CHECK(add256(&two_r, &CZK_FR_MOD, &CZK_FR_MOD) == 0, "2r overflowed");
+        s[0] = CZK_FR_MOD;
+        add256(&s[2], &CZK_FR_MOD, &one);
+        s[3] = two_r;
+        s[3].l[0] -= 1; /* 2r - 1: the low word of 2r is 0xfffffffe00000002 */
+        s[4] = two_r;
+        memset(&s[6], 0xff, sizeof s[6]);
+        for (size_t i = 0; i < n; i++)
+            CHECK(!czk_fr_is_canonical(&s[i]), ">= r scalar %zu is below r", i);
     }
 }
 
@@ -140,8 +187,9 @@ int main(void)
     czk_cuda_ctx *ctx = tu_ctx(10, nmax, 1);
 
     czk_fr *s = malloc(nmax * sizeof *s);
+    czk_fr *sr = malloc(((size_t)1 << 12) * sizeof *sr); /* scalars mod r, to 2^12 */
     czk_g1_aff *b1 = malloc(nmax * sizeof *b1);
-    CHECK(s && b1, "oom");
+    CHECK(s && sr && b1, "oom");
     make_g1(b1, nmax);
     czk_cuda_bases *db1;
     CHECK(czk_cuda_bases_upload_g1(ctx, &db1, b1, nmax) == 0, "upload g1 bases: %s", czk_cuda_last_error());
@@ -158,6 +206,16 @@ int main(void)
                 czk_g1 nv;
                 naive_g1(&nv, b1, s, n);
                 CHECK(czk_g1_eq(&gpu, &nv), "msm g1 2^%u %s: gpu != naive sum", lg, s_name[kind]);
+            }
+            if (kind == S_OVER && lg <= 12) {
+                czk_g1 red;
+                for (size_t i = 0; i < n; i++) {
+                    sr[i] = s[i];
+                    reduce256(&sr[i]);
+                }
+                CHECK(czk_msm_g1(&red, b1, sr, n, 0) == 0, "cpu msm g1 reduced");
+                CHECK(czk_g1_eq(&gpu, &red), "msm g1 2^%u %s: gpu != czk_msm_g1 of the scalars mod r", lg,
+                      s_name[kind]);
             }
             printf("msm g1 2^%u %s ok\n", lg, s_name[kind]);
         }
@@ -189,10 +247,20 @@ int main(void)
             CHECK(czk_cuda_msm_g2_host(ctx, db2, s, n, &gpu) == 0, "gpu msm g2: %s", czk_cuda_last_error());
             CHECK(czk_msm_g2(&cpu, b2, s, n, 0) == 0, "cpu msm g2");
             CHECK(czk_g2_eq(&gpu, &cpu), "msm g2 2^%u %s: gpu != czk_msm_g2", lg, s_name[kind]);
-            if (lg == 10 && (kind == S_RANDOM || kind == S_BITS)) {
+            if (lg == 10 && (kind == S_RANDOM || kind == S_BITS || kind == S_OVER)) {
                 czk_g2 nv;
                 naive_g2(&nv, b2, s, n);
                 CHECK(czk_g2_eq(&gpu, &nv), "msm g2 2^%u %s: gpu != naive sum", lg, s_name[kind]);
+            }
+            if (kind == S_OVER && lg <= 12) {
+                czk_g2 red;
+                for (size_t i = 0; i < n; i++) {
+                    sr[i] = s[i];
+                    reduce256(&sr[i]);
+                }
+                CHECK(czk_msm_g2(&red, b2, sr, n, 0) == 0, "cpu msm g2 reduced");
+                CHECK(czk_g2_eq(&gpu, &red), "msm g2 2^%u %s: gpu != czk_msm_g2 of the scalars mod r", lg,
+                      s_name[kind]);
             }
             printf("msm g2 2^%u %s ok\n", lg, s_name[kind]);
         }
@@ -203,6 +271,7 @@ int main(void)
           "G2 bases accepted by the G1 msm");
     czk_cuda_bases_free(db2);
     free(b2);
+    free(sr);
     free(s);
     czk_cuda_ctx_free(ctx);
     return 0;
