@@ -22,12 +22,17 @@
  *      Large MSMs use batch-affine buckets: additions into affine buckets
  *      are queued and done together with one inversion (Montgomery's trick,
  *      about 5M + 1S each instead of 8M + 2S for a mixed XYZZ addition); the
- *      windows of a group share the batch, and an addition whose bucket is
- *      already queued (or holds +-the same point) goes to a per-bucket XYZZ
- *      accumulator instead, so degenerate inputs stay correct and cheap.
- *      Small MSMs use XYZZ buckets only.  Each window is then reduced with a
- *      running sum.  c, the groups and the parts come from a cost model so
- *      that the tasks spread evenly over the threads.
+ *      windows of a group share the batch.  An addition whose bucket is
+ *      already queued waits in a retry list for the next batch; one whose
+ *      base is +-the bucket's point goes to a per-bucket XYZZ accumulator,
+ *      so degenerate inputs stay correct.  Small MSMs use XYZZ buckets only.
+ *      Each window is then reduced with a running sum.  c, the groups and
+ *      the parts come from a cost model so that the tasks spread evenly
+ *      over the threads.
+ *   With AVX-512 IFMA (czk_fpx8_enabled(): the CPU has it and CZK_NO_IFMA
+ *   is not set) the batch flush runs 8 additions at a time in radix 2^52
+ *   lanes (msm_ifma.c) and the running sums run in 8 lanes, one eighth of
+ *   the buckets each (msm_tmpl.h); the results are the same points.
  *   5. Horner over the windows, plus the ones sum and 2^255 * hi sum.
  * Long inputs run as several such MSMs (MSM_CHUNK_OF terms each), summed.
  * The curve arithmetic lives in msm_tmpl.h, instantiated for G1 and G2.
@@ -45,7 +50,9 @@
 #include <string.h>
 
 #include "common/field_impl.h"
+#include "common/fpx8.h"
 #include "common/log.h"
+#include "common/msm_ifma.h"
 #include "common/par.h"
 
 #define MSM_MAX_C 15          /* digits must fit int16_t: |d| <= 2^14 */
@@ -61,10 +68,12 @@
 #else
 #define MSM_CHUNK_OF(aff_size) ((size_t)(MSM_CHUNK))
 #endif
-/* batch mode: one window's affine buckets at most this big, so that the
- * random bucket accesses mostly hit L2 (measured: at 2^20 on G1, c = 13
- * (384 KiB of buckets) beats c = 15 by ~15-25%; on G2 c = 12 beats 13) */
-#define MSM_BUCKET_BYTES (512u << 10)
+/* batch mode: one window's affine buckets at most this big (FE_COST_BATCH's
+ * third value), so that the random bucket accesses mostly hit L2.
+ * Measured: at 2^20 on G1, c = 13 (384 KiB of buckets) beats c = 15 by
+ * ~15-25%; on G2 with the scalar field code c = 12 beats 13, with the IFMA
+ * code c = 13 (768 KiB) beats 12 by 11% at 2^16 and 2^18. */
+#define MSM_KIB(k) ((size_t)(k) << 10)
 
 enum { CL_SKIP = 0, CL_ONE = 1, CL_GEN = 2, CL_GEN_HI = 3 };
 
@@ -77,7 +86,9 @@ struct msm_plan {
     bool batch;               /* batch-affine buckets (else XYZZ buckets) */
     size_t batch_cap;         /* pending additions per inversion (batch mode) */
     uint32_t *idx;            /* m: base index of each general term */
-    int16_t *dig;             /* windows * M, window-major */
+    int16_t *dig;             /* M * windows, column-major: digit w of column i at
+                               * i * windows + w (the recoding writes and the
+                               * bucket loop reads a column's digits together) */
     uint32_t *ones;           /* bases with scalar 1 */
     size_t n_ones;
     uint32_t *hi;             /* bases whose scalar has bit 255 set */
@@ -278,10 +289,10 @@ static void plan_fill(void *arg, size_t begin, size_t end, unsigned worker)
                 if (pl->glv) {
                     uint64_t s1[4], s2[4];
                     glv_split(s1, s2, l, pl->glv);
-                    scalar_digits(pl->dig + og, pl->M, s1, pl->c, pl->windows);
-                    scalar_digits(pl->dig + pl->m + og, pl->M, s2, pl->c, pl->windows);
+                    scalar_digits(pl->dig + og * pl->windows, 1, s1, pl->c, pl->windows);
+                    scalar_digits(pl->dig + (pl->m + og) * pl->windows, 1, s2, pl->c, pl->windows);
                 } else {
-                    scalar_digits(pl->dig + og, pl->M, l, pl->c, pl->windows);
+                    scalar_digits(pl->dig + og * pl->windows, 1, l, pl->c, pl->windows);
                 }
                 og++;
                 break;
@@ -330,7 +341,8 @@ static size_t max_thread_windows(unsigned windows, unsigned groups, unsigned par
  * inversion, cost_inv, and a full mixed addition for conflicts) and a
  * running-sum reduction of about 2.4 mixed additions per bucket.
  */
-static void plan_shape(struct msm_plan *pl, size_t aff_size, double cost_batch, double cost_inv)
+static void plan_shape(struct msm_plan *pl, size_t aff_size, double cost_batch, double cost_inv,
+                       size_t bucket_bytes)
 {
     double best = -1;
     unsigned c, parts, groups;
@@ -345,7 +357,7 @@ static void plan_shape(struct msm_plan *pl, size_t aff_size, double cost_batch, 
     for (c = MSM_MIN_C; c <= MSM_MAX_C; c++) {
         unsigned windows = (bits + c - 1) / c;
         size_t nb = (size_t)1 << (c - 1);
-        if (pl->batch && c > MSM_MIN_C && nb * aff_size > MSM_BUCKET_BYTES)
+        if (pl->batch && c > MSM_MIN_C && nb * aff_size > bucket_bytes)
             break;
         for (parts = 1; parts <= 4 * pl->threads; parts *= 2) {
             double per_part = (double)pl->M / parts;
@@ -388,7 +400,7 @@ static void msm_plan_free(struct msm_plan *pl)
 static int msm_plan_build(struct msm_plan *pl, const void *bases, msm_is_inf_fn is_inf,
                           const czk_fr *scalars, size_t n, int nthreads, const struct glv_params *glv,
                           size_t aff_size,
-                          double cost_batch, double cost_inv)
+                          double cost_batch, double cost_inv, size_t bucket_bytes)
 {
     struct plan_ctx pc = {pl, bases, is_inf, scalars};
     size_t s;
@@ -409,7 +421,7 @@ static int msm_plan_build(struct msm_plan *pl, const void *bases, msm_is_inf_fn 
         pl->n_hi += pl->slot_cnt[3 * s + 2];
     }
     pl->glv = pl->m > 0 ? glv : NULL;
-    plan_shape(pl, aff_size, cost_batch, cost_inv);
+    plan_shape(pl, aff_size, cost_batch, cost_inv, bucket_bytes);
     pl->idx = malloc((pl->m ? pl->m : 1) * sizeof(uint32_t));
     pl->dig = malloc((pl->M ? pl->M : 1) * pl->windows * sizeof(int16_t));
     pl->ones = malloc((pl->n_ones ? pl->n_ones : 1) * sizeof(uint32_t));
@@ -490,7 +502,23 @@ static inline void glv_apply(czk_g1_aff *r, const czk_g1_aff *p)
 #define FE_IS_ZERO czk_fp_is_zero_i
 #define FE_EQ czk_fp_eq_i
 #define FE_INV czk_fp_inv
-#define FE_COST_BATCH 0.62, 30.0
+#define FE_COST_BATCH 0.62, 30.0, MSM_KIB(512)
+#define FE_COST_BATCH_X8 0.62, 30.0, MSM_KIB(512)
+#define FE_FLUSH_X8 czk_msm_ifma_flush_g1
+#ifdef CZK_HAVE_FPX8
+#define VX czk_fpx8
+#define VX_MUL czk_fpx8_mul_ool
+#define VX_SQR czk_fpx8_sqr_ool
+#define VX_ADD czk_fpx8_add
+#define VX_SUB czk_fpx8_sub
+#define VX_BLEND czk_fpx8_blend
+#define VX_SET1 czk_fpx8_set1
+#define VX_GATHER czk_fpx8_gather_p
+#define VX_STORE czk_fpx8_store
+#define VX_LOAD czk_fpx8_load
+#define VX_IS_ZERO czk_fpx8_is_zero
+#endif
+#define FE_FLUSH_X8_BYTES czk_msm_ifma_scratch_bytes_g1
 #define FE_ONE CZK_FP_ONE
 #define AFF czk_g1_aff
 #define JAC czk_g1
@@ -508,6 +536,20 @@ static inline void glv_apply(czk_g1_aff *r, const czk_g1_aff *p)
 #undef FE_EQ
 #undef FE_INV
 #undef FE_COST_BATCH
+#undef FE_COST_BATCH_X8
+#undef FE_FLUSH_X8
+#undef FE_FLUSH_X8_BYTES
+#undef VX
+#undef VX_MUL
+#undef VX_SQR
+#undef VX_ADD
+#undef VX_SUB
+#undef VX_BLEND
+#undef VX_SET1
+#undef VX_GATHER
+#undef VX_STORE
+#undef VX_LOAD
+#undef VX_IS_ZERO
 #undef FE_ONE
 #undef AFF
 #undef JAC
@@ -578,7 +620,23 @@ static inline void g2_endo_apply(czk_g2_aff *r, const czk_g2_aff *p)
 #define FE_IS_ZERO czk_fp2_is_zero_i
 #define FE_EQ czk_fp2_eq_i
 #define FE_INV czk_fp2_inv
-#define FE_COST_BATCH 0.62, 10.0
+#define FE_COST_BATCH 0.62, 10.0, MSM_KIB(512)
+#define FE_COST_BATCH_X8 0.62, 10.0, MSM_KIB(1024)
+#define FE_FLUSH_X8 czk_msm_ifma_flush_g2
+#ifdef CZK_HAVE_FPX8
+#define VX czk_fp2x8
+#define VX_MUL czk_fp2x8_mul_ool
+#define VX_SQR czk_fp2x8_sqr_ool
+#define VX_ADD czk_fp2x8_add
+#define VX_SUB czk_fp2x8_sub
+#define VX_BLEND czk_fp2x8_blend
+#define VX_SET1 czk_fp2x8_set1
+#define VX_GATHER czk_fp2x8_gather_p
+#define VX_STORE czk_fp2x8_store
+#define VX_LOAD czk_fp2x8_load
+#define VX_IS_ZERO czk_fp2x8_is_zero
+#endif
+#define FE_FLUSH_X8_BYTES czk_msm_ifma_scratch_bytes_g2
 #define FE_ONE CZK_FP2_ONE
 #define AFF czk_g2_aff
 #define JAC czk_g2

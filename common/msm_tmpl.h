@@ -6,11 +6,17 @@
  *   SUF            name suffix (g1 / g2)
  *   FE             the coordinate field type; FE_ADD FE_SUB FE_DBL FE_NEG
  *                  FE_MUL FE_SQR FE_INV FE_IS_ZERO FE_EQ, FE_ONE (Montgomery one),
- *                  FE_COST_BATCH: "a, i", the costs of a batch-affine
- *                  addition and of an inversion in mixed XYZZ additions
+ *                  FE_COST_BATCH: "a, i, b", the costs of a batch-affine
+ *                  addition and of an inversion in mixed XYZZ additions, and
+ *                  the most bytes of affine buckets per window
  *   AFF / JAC      the curve's affine and Jacobian point types, JAC_SET_INF
  *   HAVE_ENDO      1 when ENDO_READY() (the glv_params, or NULL when unusable)
  *                  and ENDO_APPLY(out, in) give an endomorphism phi = [d]
+ *   FE_FLUSH_X8    the AVX-512 IFMA flush (msm_ifma.h), FE_FLUSH_X8_BYTES its
+ *                  scratch size, FE_COST_BATCH_X8 the costs to plan with
+ *                  when it is in use (czk_fpx8_enabled())
+ *   VX ...         (x86-64 only) the 8-lane coordinate type and operations
+ *                  of the vector running sums, msm_reduce_x8_tmpl.h
  *
  * Buckets and partial sums use XYZZ coordinates (x = X/ZZ, y = Y/ZZZ,
  * ZZ^3 = ZZZ^2; ZZ = 0 is infinity): a mixed addition from an affine base
@@ -221,6 +227,12 @@ struct F(msm_ws) {
     const AFF **pbase;
     uint8_t *pneg;
     FE *den, *pref;
+    void *vscr;          /* scratch of the IFMA flush (NULL: scalar flush) */
+    uint32_t *same;      /* IFMA flush: the additions it left to XYZZ */
+    uint32_t *ridx;      /* additions to retry in the next batch (bucket busy) */
+    const AFF **rbase;
+    uint8_t *rneg;
+    size_t rcnt;
 };
 
 struct F(msm_ctx) {
@@ -245,6 +257,11 @@ static void F(msm_ws_free)(struct F(msm_ws) *w)
     free(w->pneg);
     free(w->den);
     free(w->pref);
+    free(w->vscr);
+    free(w->same);
+    free(w->ridx);
+    free(w->rbase);
+    free(w->rneg);
 }
 
 static int F(msm_ws_alloc)(struct F(msm_ws) *w, const struct msm_plan *pl)
@@ -262,13 +279,38 @@ static int F(msm_ws_alloc)(struct F(msm_ws) *w, const struct msm_plan *pl)
         w->pneg = malloc(cap);
         w->den = malloc(cap * sizeof(FE));
         w->pref = malloc(cap * sizeof(FE));
+        w->ridx = malloc(cap * sizeof(uint32_t));
+        w->same = malloc(cap * sizeof(uint32_t));
+        w->rbase = malloc(cap * sizeof(AFF *));
+        w->rneg = malloc(cap);
+        if (czk_fpx8_enabled()) {
+            size_t vb = (FE_FLUSH_X8_BYTES(cap) + 63) & ~(size_t)63;
+            w->vscr = aligned_alloc(64, vb ? vb : 64);
+            if (!w->vscr) {
+                F(msm_ws_free)(w);
+                return -ENOMEM;
+            }
+        }
     }
     if (!w->ov || !w->used ||
-        (pl->batch && (!w->bk || !w->stamp || !w->pidx || !w->pbase || !w->pneg || !w->den || !w->pref))) {
+        (pl->batch && (!w->bk || !w->stamp || !w->pidx || !w->pbase || !w->pneg || !w->den || !w->pref ||
+                       !w->ridx || !w->rbase || !w->rneg || !w->same))) {
         F(msm_ws_free)(w);
         return -ENOMEM;
     }
     return 0;
+}
+
+/* the XYZZ side bucket ov[k] += +-p: for additions the affine batch cannot
+ * take (+-the bucket's own point) */
+static inline void F(msm_ov_add)(struct F(msm_ws) *ws, size_t k, const AFF *p, bool neg)
+{
+    if (!(ws->used[k] & 2)) {
+        F(xyzz_from_aff)(&ws->ov[k], p, neg);
+        ws->used[k] |= 2;
+    } else {
+        F(xyzz_add_aff)(&ws->ov[k], p, neg);
+    }
 }
 
 /* the pending affine additions bk[pidx[j]] += +-pbase[j], with one inversion
@@ -280,6 +322,16 @@ static void F(msm_flush)(struct F(msm_ws) *w, size_t cnt)
 
     if (!cnt)
         return;
+    if (w->vscr) {
+        /* the vector flush leaves out +-the bucket's own point (the queue
+         * sends those to XYZZ already; this keeps the flush safe alone) */
+        size_t nsame = FE_FLUSH_X8(w->bk, w->pidx, w->pbase, w->pneg, cnt, w->vscr, w->same);
+        for (j = 0; j < nsame; j++) {
+            size_t i = w->same[j];
+            F(msm_ov_add)(w, w->pidx[i], w->pbase[i], w->pneg[i]);
+        }
+        return;
+    }
     acc = w->den[0];
     for (j = 0; j < cnt; j++) {
         const AFF *b = &w->bk[w->pidx[j]];
@@ -317,11 +369,95 @@ static void F(msm_flush)(struct F(msm_ws) *w, size_t cnt)
     }
 }
 
+/* bk[k] += +-p: set an empty bucket, send +-the bucket's own point to the
+ * XYZZ side bucket, or queue the affine addition for this batch (cur).
+ * Returns 1, doing nothing, when bucket k is already pending in this batch. */
+static inline int F(msm_queue)(struct F(msm_ws) *ws, size_t k, const AFF *p, bool neg, uint32_t cur, size_t *cnt)
+{
+    if (!(ws->used[k] & 1)) {
+        ws->bk[k].x = p->x;
+        if (neg)
+            FE_NEG(&ws->bk[k].y, &p->y);
+        else
+            ws->bk[k].y = p->y;
+        ws->used[k] |= 1;
+        return 0;
+    }
+    if (ws->stamp[k] == cur)
+        return 1;
+    /* reading the bucket's x here also brings its line in for the flush
+     * (measured: leaving the check to the vector flush alone was ~4% slower) */
+    if (FE_EQ(&ws->bk[k].x, &p->x)) {
+        F(msm_ov_add)(ws, k, p, neg);
+        return 0;
+    }
+    ws->stamp[k] = cur;
+    ws->pidx[*cnt] = (uint32_t)k;
+    ws->pbase[*cnt] = p;
+    ws->pneg[*cnt] = neg;
+    (*cnt)++;
+    return 0;
+}
+
+/* queue the retry list into batch cur while *cnt < limit; what stays (a
+ * bucket twice in the list, or no room) is kept, in order */
+static void F(msm_retry)(struct F(msm_ws) *ws, uint32_t cur, size_t *cnt, size_t limit)
+{
+    size_t r, keep = 0;
+
+    for (r = 0; r < ws->rcnt; r++) {
+        if (*cnt < limit && !F(msm_queue)(ws, ws->ridx[r], ws->rbase[r], ws->rneg[r], cur, cnt))
+            continue;
+        ws->ridx[keep] = ws->ridx[r];
+        ws->rbase[keep] = ws->rbase[r];
+        ws->rneg[keep] = ws->rneg[r];
+        keep++;
+    }
+    ws->rcnt = keep;
+}
+
+/* r = k p for a small k >= 1 (double and add) */
+static void F(xyzz_mul_small)(XYZZ *r, const XYZZ *p, size_t k)
+{
+    int bit = 63 - __builtin_clzll((unsigned long long)k);
+
+    *r = *p;
+    while (bit-- > 0) {
+        F(xyzz_dbl)(r, r);
+        if ((k >> bit) & 1)
+            F(xyzz_add)(r, p);
+    }
+}
+
+#ifdef VX
+#include "common/msm_reduce_x8_tmpl.h"
+#endif
+
 /* running-sum reduction of one window: sum_b (b + 1) * bucket[b] */
 static void F(msm_reduce)(XYZZ *out, struct F(msm_ws) *w, size_t off, size_t nb)
 {
     XYZZ run, sum;
     size_t b;
+
+#ifdef VX
+    /* 8 lanes when the XYZZ side buckets are few (they always are, except
+     * for inputs built to repeat points): those are added one by one */
+    if (w->vscr && nb >= 64) {
+        size_t nov = 0;
+        for (b = 0; b < nb; b++)
+            nov += (w->used[off + b] >> 1) & 1;
+        if (nov <= 64) {
+            F(msm_reduce_x8)(out, w, off, nb);
+            for (b = 0; nov && b < nb; b++)
+                if (w->used[off + b] & 2) {
+                    F(xyzz_mul_small)(&sum, &w->ov[off + b], b + 1);
+                    F(xyzz_add)(out, &sum);
+                    nov--;
+                }
+            return;
+        }
+    }
+#endif
 
     F(xyzz_set_inf)(&run);
     F(xyzz_set_inf)(&sum);
@@ -342,7 +478,7 @@ static void F(msm_tasks)(void *arg, size_t begin, size_t end, unsigned worker)
     struct F(msm_ctx) *c = arg;
     const struct msm_plan *pl = c->pl;
     struct F(msm_ws) *ws = &c->ws[worker];
-    const size_t nb = (size_t)1 << (pl->c - 1), ahead = 4;
+    const size_t nb = (size_t)1 << (pl->c - 1), ahead = 8;
     const AFF *const *tb = c->tb;
     size_t t;
 
@@ -351,21 +487,22 @@ static void F(msm_tasks)(void *arg, size_t begin, size_t end, unsigned worker)
         size_t w0 = pl->windows * g / pl->groups, w1 = pl->windows * (g + 1) / pl->groups;
         size_t gw = w1 - w0;
         size_t lo = pl->M * part / pl->parts, hi = pl->M * (part + 1) / pl->parts, i, w;
-        const int16_t *dig = pl->dig + w0 * pl->M;
+        const size_t W = pl->windows;
+        const int16_t *dig = pl->dig + w0; /* digit w of column i: dig[i * W + w] */
 
         memset(ws->used, 0, gw * nb);
         if (!pl->batch) {
             for (w = 0; w < gw; w++) {
-                const int16_t *dw = dig + w * pl->M;
+                const int16_t *dw = dig + w;
                 XYZZ *bk = ws->ov + w * nb;
                 for (i = lo; i < hi; i++) {
                     int d;
                     size_t k;
-                    if (i + ahead < hi && dw[i + ahead]) {
-                        int da = dw[i + ahead];
+                    if (i + ahead < hi && dw[(i + ahead) * W]) {
+                        int da = dw[(i + ahead) * W];
                         __builtin_prefetch(&bk[(da < 0 ? -da : da) - 1], 1);
                     }
-                    d = dw[i];
+                    d = dw[i * W];
                     if (!d)
                         continue;
                     k = (size_t)(d < 0 ? -d : d) - 1;
@@ -382,53 +519,52 @@ static void F(msm_tasks)(void *arg, size_t begin, size_t end, unsigned worker)
             size_t cnt = 0;
 
             memset(ws->stamp, 0, gw * nb * sizeof(uint32_t));
+            ws->rcnt = 0;
             for (i = lo; i < hi; i++) {
                 const AFF *p = tb[i];
                 if (i + ahead < hi) {
                     __builtin_prefetch(tb[i + ahead]);
                     for (w = 0; w < gw; w++) {
-                        int da = dig[w * pl->M + i + ahead];
+                        int da = dig[(i + ahead) * W + w];
                         if (da)
                             __builtin_prefetch(&ws->bk[w * nb + (size_t)(da < 0 ? -da : da) - 1], 1);
                     }
                 }
                 for (w = 0; w < gw; w++) {
-                    int d = dig[w * pl->M + i];
+                    int d = dig[i * W + w];
                     size_t k;
                     if (!d)
                         continue;
                     k = w * nb + (size_t)(d < 0 ? -d : d) - 1;
-                    if (!(ws->used[k] & 1)) {
-                        ws->bk[k].x = p->x;
-                        if (d < 0)
-                            FE_NEG(&ws->bk[k].y, &p->y);
-                        else
-                            ws->bk[k].y = p->y;
-                        ws->used[k] |= 1;
-                    } else if (ws->stamp[k] == cur || FE_EQ(&ws->bk[k].x, &p->x)) {
-                        /* already pending in this batch, or +-the same point:
-                         * the XYZZ bucket takes it (complete formulas) */
-                        if (!(ws->used[k] & 2)) {
-                            F(xyzz_from_aff)(&ws->ov[k], p, d < 0);
-                            ws->used[k] |= 2;
+                    if (F(msm_queue)(ws, k, p, d < 0, cur, &cnt)) {
+                        /* pending in this batch already: retry in the next
+                         * one (or, with the retry list full, XYZZ) */
+                        if (ws->rcnt < pl->batch_cap) {
+                            ws->ridx[ws->rcnt] = (uint32_t)k;
+                            ws->rbase[ws->rcnt] = p;
+                            ws->rneg[ws->rcnt] = d < 0;
+                            ws->rcnt++;
                         } else {
-                            F(xyzz_add_aff)(&ws->ov[k], p, d < 0);
+                            F(msm_ov_add)(ws, k, p, d < 0);
                         }
-                    } else {
-                        ws->stamp[k] = cur;
-                        ws->pidx[cnt] = (uint32_t)k;
-                        ws->pbase[cnt] = p;
-                        ws->pneg[cnt] = d < 0;
-                        cnt++;
                     }
                 }
                 if (cnt + gw > pl->batch_cap) {
                     F(msm_flush)(ws, cnt);
                     cnt = 0;
                     cur++;
+                    F(msm_retry)(ws, cur, &cnt, pl->batch_cap - gw);
                 }
             }
-            F(msm_flush)(ws, cnt);
+            /* the last batch, then the retries left until none is */
+            for (;;) {
+                F(msm_flush)(ws, cnt);
+                cnt = 0;
+                if (!ws->rcnt)
+                    break;
+                cur++;
+                F(msm_retry)(ws, cur, &cnt, pl->batch_cap);
+            }
         }
         for (w = 0; w < gw; w++)
             F(msm_reduce)(&c->wsum[(w0 + w) * pl->parts + part], ws, w * nb, nb);
@@ -493,8 +629,12 @@ static int F(msm_chunk)(XYZZ *out, const AFF *bases, const czk_fr *scalars, size
     size_t w, p, i, nws = 0;
     int rc;
 
-    rc = msm_plan_build(&pl, bases, F(msm_is_inf_cb), scalars, n, nthreads, ENDO_READY(), sizeof(AFF),
-                        FE_COST_BATCH);
+    if (czk_fpx8_enabled())
+        rc = msm_plan_build(&pl, bases, F(msm_is_inf_cb), scalars, n, nthreads, ENDO_READY(), sizeof(AFF),
+                            FE_COST_BATCH_X8);
+    else
+        rc = msm_plan_build(&pl, bases, F(msm_is_inf_cb), scalars, n, nthreads, ENDO_READY(), sizeof(AFF),
+                            FE_COST_BATCH);
     if (rc)
         return rc;
     memset(&c, 0, sizeof(c));
@@ -588,6 +728,7 @@ static int F(msm_run)(JAC *r, const AFF *bases, const czk_fr *scalars, size_t n,
 }
 
 #undef XYZZ
+#undef XYZZX8
 #undef F
 #undef CAT
 #undef CAT_

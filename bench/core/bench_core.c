@@ -9,6 +9,8 @@
  *   bench_core [--sizes 16,20] [--threads 1,2] [--g2-max 20] [--reps 2] [--bits]
  *
  * --bits uses circom-like scalars (50% zero, 40% one, 10% full size) instead.
+ * The MSMs use the AVX-512 IFMA field code where the CPU has it; set
+ * CZK_NO_IFMA=1 for the scalar code (the first line printed says which).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 
 #include "common/curve.h"
 #include "common/field.h"
+#include "common/fpx8.h"
 #include "common/log.h"
 #include "common/msm.h"
 #include "common/ntt.h"
@@ -151,6 +154,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    printf("msm field code: %s\n", czk_fpx8_enabled() ? "AVX-512 IFMA, 8 lanes" : "scalar (no IFMA, or CZK_NO_IFMA set)");
     printf("scalars: %s\n\n", bits ? "circom-like (50% zero, 40% one, 10% full)" : "full-size random below r");
     printf("| op     | size | threads |  wall (s) |   elements/s | per thread/s |   cpu (s) | per cpu-s    |\n");
     printf("|--------|------|---------|-----------|--------------|--------------|-----------|--------------|\n");
