@@ -161,6 +161,12 @@ static void on_computed(czk_loop_task *t, void *ctx)
     gpud_schedule(g);
 }
 
+/* the compute device of context ctx (one device when the backend has no device_of) */
+static unsigned device_of(const gpud *g, unsigned ctx)
+{
+    return g->bops->device_of ? g->bops->device_of(g->backend, ctx) : 0;
+}
+
 int gpud_workers_start(gpud *g, czk_error *e)
 {
     unsigned n = g->bops->contexts(g->backend), nt = 1;
@@ -170,9 +176,9 @@ int gpud_workers_start(gpud *g, czk_error *e)
     g->workers = calloc(n, sizeof(gpud_work));
     if (!g->workers)
         return czk_errorf(e, -ENOMEM, "out of memory for workers");
-    for (unsigned i = 0; turns && g->bops->device_of && i < n; i++)
-        if (g->bops->device_of(g->backend, i) + 1 > nt)
-            nt = g->bops->device_of(g->backend, i) + 1;
+    for (unsigned i = 0; turns && i < n; i++)
+        if (device_of(g, i) + 1 > nt)
+            nt = device_of(g, i) + 1;
     if (turns) {
         g->turns = calloc(nt, sizeof(gpud_turn));
         if (!g->turns)
@@ -191,7 +197,7 @@ int gpud_workers_start(gpud *g, czk_error *e)
         w->g = g;
         w->ctx = i;
         if (g->turns)
-            w->turn = &g->turns[g->bops->device_of ? g->bops->device_of(g->backend, i) : 0];
+            w->turn = &g->turns[device_of(g, i)];
         w->pub = calloc(g->max_public + 1, sizeof(czk_fr));
         if (!w->pub)
             return czk_errorf(e, -ENOMEM, "out of memory for workers");
