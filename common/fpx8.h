@@ -606,37 +606,9 @@ CZK_IFMA_INLINE void czk_fp2x8_sub(czk_fp2x8 *r, const czk_fp2x8 *a, const czk_f
     czk_fpx8_sub(&r->c1, &a->c1, &b->c1);
 }
 
-/* (a0 + a1 u)(b0 + b1 u) = a0 b0 - a1 b1 + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u,
- * canonical in and out */
-CZK_IFMA_INLINE void czk_fp2x8_mul(czk_fp2x8 *r, const czk_fp2x8 *a, const czk_fp2x8 *b)
-{
-    czk_fpx8 v0, v1, s, t;
-
-    czk_fpx8_mul(&v0, &a->c0, &b->c0);
-    czk_fpx8_mul(&v1, &a->c1, &b->c1);
-    czk_fpx8_add_lazy(&s, &a->c0, &a->c1); /* below 2q: no reduction needed */
-    czk_fpx8_add_lazy(&t, &b->c0, &b->c1);
-    czk_fpx8_mul(&s, &s, &t);
-    czk_fpx8_sub(&s, &s, &v0);
-    czk_fpx8_sub(&r->c1, &s, &v1);
-    czk_fpx8_sub(&r->c0, &v0, &v1);
-}
-
-/* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u */
-CZK_IFMA_INLINE void czk_fp2x8_sqr(czk_fp2x8 *r, const czk_fp2x8 *a)
-{
-    czk_fpx8 s, d, p;
-
-    czk_fpx8_add_lazy(&s, &a->c0, &a->c1); /* below 2q */
-    czk_fpx8_sub_lazy(&d, &a->c0, &a->c1); /* below 3q: s d < 6 q^2 */
-    czk_fpx8_mul(&p, &a->c0, &a->c1);
-    czk_fpx8_mul(&r->c0, &s, &d);
-    czk_fpx8_add(&r->c1, &p, &p);
-}
-
-/* the same out of line, their Fp products out of line too (fpx8.c): the
- * G2 flush with everything inlined outgrew the instruction cache
- * (measured ~10% slower) */
+/* r = a b and r = a^2, canonical in and out: Karatsuba products (fpx8.c), out
+ * of line with their Fp products out of line too: the G2 flush with
+ * everything inlined outgrew the instruction cache (measured ~10% slower) */
 CZK_IFMA void czk_fp2x8_mul_ool(czk_fp2x8 *r, const czk_fp2x8 *a, const czk_fp2x8 *b);
 CZK_IFMA void czk_fp2x8_sqr_ool(czk_fp2x8 *r, const czk_fp2x8 *a);
 
