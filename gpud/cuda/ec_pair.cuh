@@ -11,7 +11,10 @@
  * square costs one ((a0+a1)(a0-a1) on lane 0, 2 a0 a1 on lane 1).  Branch
  * conditions (is zero) are combined over the pair, so both threads of a pair
  * always take the same path; shuffles use the pair's two-lane mask, so pairs
- * in one warp may diverge from each other.
+ * in one warp may diverge from each other.  The fastest form (p2_mul2, the
+ * default G2 first level): each lane computes a whole Fp2 product of an
+ * independent pair by Karatsuba with lazy reduction, three plain products and
+ * two reductions.
  */
 #ifndef CZK_CUDA_EC_PAIR_CUH
 #define CZK_CUDA_EC_PAIR_CUH
@@ -98,7 +101,10 @@ FF_DEV void p2_sqr(const p2ctx &k, fp_t &r, const fp_t &a)
  * that two p2_mul calls cost each lane.  Lane 0 gets a1, b1 from lane 1 and
  * lane 1 gets e0, f0 from lane 0; afterwards lane 0 sends (a b).c1 and lane 1
  * sends (e f).c0.  Outputs may alias inputs (all are read before either is
- * written). */
+ * written).  LAZY: the three products unreduced and two reductions
+ * (fp2_mul_lazy), about 2.5 multiplications' worth of multiply instructions
+ * instead of 3. */
+template <bool LAZY = false>
 FF_DEV void p2_mul2(const p2ctx &k, fp_t &ra, fp_t &rb, const fp_t &a, const fp_t &b, const fp_t &e,
                     const fp_t &f)
 {
@@ -106,16 +112,20 @@ FF_DEV void p2_mul2(const p2ctx &k, fp_t &ra, fp_t &rb, const fp_t &a, const fp_
     const fp_t rx = p2_other(k, p2_sel(one, a, e)), ry = p2_other(k, p2_sel(one, b, f));
     const fp_t x0 = p2_sel(one, rx, a), x1 = p2_sel(one, e, rx);
     const fp_t y0 = p2_sel(one, ry, b), y1 = p2_sel(one, f, ry);
-    fp_t sx, sy, m0, m1, m2;
-    add(sx, x0, x1);
-    add(sy, y0, y1);
-    mul(m0, x0, y0);
-    mul(m1, x1, y1);
-    mul(m2, sx, sy);
     fp_t r0, r1;
-    sub(r0, m0, m1);                /* c0 = x0 y0 - x1 y1 */
-    sub(r1, m2, m0);
-    sub(r1, r1, m1);                /* c1 = (x0 + x1)(y0 + y1) - x0 y0 - x1 y1 */
+    if (LAZY) {
+        fp2_mul_lazy<12>(r0.v, r1.v, x0.v, x1.v, y0.v, y1.v, c_fp_mod, CZK_FP_NINV32);
+    } else {
+        fp_t sx, sy, m0, m1, m2;
+        add(sx, x0, x1);
+        add(sy, y0, y1);
+        mul(m0, x0, y0);
+        mul(m1, x1, y1);
+        mul(m2, sx, sy);
+        sub(r0, m0, m1);            /* c0 = x0 y0 - x1 y1 */
+        sub(r1, m2, m0);
+        sub(r1, r1, m1);            /* c1 = (x0 + x1)(y0 + y1) - x0 y0 - x1 y1 */
+    }
     const fp_t rr = p2_other(k, p2_sel(one, r0, r1));
     ra = p2_sel(one, rr, r0);
     rb = p2_sel(one, r1, rr);
@@ -154,11 +164,13 @@ FF_DEV void p2_xyzz_dbl_aff(const p2ctx &k, xyzz_t<fp_t> &p, const aff_t<fp_t> &
 
 /* madd-2008-s: p <- p + q, q affine and not infinity (same steps as
  * xyzz_add_aff_impl, with X1 overwritten by Q = X1 PP to save a temporary).
- * KARA: the eight products go in four independent pairs through p2_mul2
+ * KARA 1: the eight products go in four independent pairs through p2_mul2
  * (U2 | S2, PPP | Q, ZZ | ZZZ, R (Q - X3) | Y1 PPP): 14 Fp multiplications
- * per lane instead of 18. */
-template <bool KARA = false> FF_DEV void p2_xyzz_add_aff(const p2ctx &k, xyzz_t<fp_t> &p, const aff_t<fp_t> &q)
+ * per lane instead of 18; KARA 2: the same pairs with lazy reduction
+ * (p2_mul2<true>). */
+template <int KARA = 0> FF_DEV void p2_xyzz_add_aff(const p2ctx &k, xyzz_t<fp_t> &p, const aff_t<fp_t> &q)
 {
+    constexpr bool LZ = KARA == 2;
     if (p2_is_zero(k, p.zz)) {
         p.x = q.x;
         p.y = q.y;
@@ -168,7 +180,7 @@ template <bool KARA = false> FF_DEV void p2_xyzz_add_aff(const p2ctx &k, xyzz_t<
     }
     fp_t pp, r, t, ppp;
     if (KARA) {
-        p2_mul2(k, pp, r, q.x, p.zz, q.y, p.zzz);
+        p2_mul2<LZ>(k, pp, r, q.x, p.zz, q.y, p.zzz);
     } else {
         p2_mul(k, pp, q.x, p.zz);
         p2_mul(k, r, q.y, p.zzz);
@@ -184,8 +196,8 @@ template <bool KARA = false> FF_DEV void p2_xyzz_add_aff(const p2ctx &k, xyzz_t<
     }
     p2_sqr(k, t, pp);       /* PP */
     if (KARA) {
-        p2_mul2(k, ppp, p.x, pp, t, p.x, t); /* PPP, Q = X1 PP */
-        p2_mul2(k, p.zz, p.zzz, p.zz, t, p.zzz, ppp);
+        p2_mul2<LZ>(k, ppp, p.x, pp, t, p.x, t); /* PPP, Q = X1 PP */
+        p2_mul2<LZ>(k, p.zz, p.zzz, p.zz, t, p.zzz, ppp);
     } else {
         p2_mul(k, ppp, pp, t);  /* PPP */
         p2_mul(k, p.x, p.x, t); /* Q = X1 PP */
@@ -198,7 +210,7 @@ template <bool KARA = false> FF_DEV void p2_xyzz_add_aff(const p2ctx &k, xyzz_t<
     sub(t, t, p.x);         /* X3 = R^2 - PPP - 2Q */
     sub(pp, p.x, t);
     if (KARA) {
-        p2_mul2(k, pp, r, r, pp, p.y, ppp); /* R (Q - X3), Y1 PPP */
+        p2_mul2<LZ>(k, pp, r, r, pp, p.y, ppp); /* R (Q - X3), Y1 PPP */
     } else {
         p2_mul(k, pp, r, pp);   /* R (Q - X3) */
         p2_mul(k, r, p.y, ppp); /* Y1 PPP */

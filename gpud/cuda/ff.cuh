@@ -12,7 +12,9 @@
  * IMAD.WIDE.U32.X / IMAD.HI.U32.X with carries in predicates, about a third of
  * the instructions of the plain CIOS of the first rounds, kept as
  * mont_mul_cios behind -DCZK_CUDA_FF_CIOS=1); squaring computes the
- * off-diagonal products once (mont_sqr_eo).  Both moduli are below
+ * off-diagonal products once (mont_sqr_eo).  For Fp2 products there is also
+ * a lazily reduced Karatsuba (fp2_mul_lazy: three plain 2N-word products,
+ * mul_wide_eo, and two reductions, mont_redc_eo).  Both moduli are below
  * 2^(32N-1), so one conditional subtraction finishes.  The carry primitives
  * are volatile asm so the front end keeps the chains in order; on the host
  * they are emulated, and tests/cuda/test_cuda_ff_emul checks the algorithms
@@ -361,6 +363,88 @@ FF_DEV bool eq_n(const uint32_t *a, const uint32_t *b)
     return x == 0;
 }
 
+/* Montgomery reduction r = W 2^(-32N) mod p of a 2N-word W < p 2^(32N),
+ * fully reduced: E/O rows as in mont_mul_eo with the a b_i chain replaced by
+ * the shift alone (the carry of E[0] + O... passes into the next row's odd
+ * chain).  Before each division T < 2^(32N) + 2^32 p < 2^(32(N+1)), so the odd
+ * chains' carries out are zero; (W_low + m p) 2^(-32N) <= p and the high half
+ * of W is at most p - 1, so the sum is below 2p and one conditional
+ * subtraction finishes. */
+template <int N>
+FF_HD void mont_redc_eo(uint32_t *r, const uint32_t *W, const uint32_t *mod, uint32_t ninv)
+{
+    /* reduction of W[0..N-1]; T = E + O 2^32 */
+    uint32_t E[N], O[N];
+FF_UNROLL
+    for (int j = 0; j < N; j++)
+        E[j] = W[j];
+FF_UNROLL
+    for (int i = 0; i < N; i++) {
+        if (i > 0) {
+            /* divide by 2^32: E' = O + E[1] (carry into the odd chain below), O' = E >> 2 words */
+            uint32_t Ep[N];
+FF_UNROLL
+            for (int j = 0; j < N; j++)
+                Ep[j] = E[j];
+            E[0] = ff_add_cc(O[0], Ep[1]);
+FF_UNROLL
+            for (int j = 1; j < N; j++)
+                E[j] = O[j];
+FF_UNROLL
+            for (int j = 0; j < N; j++)
+                O[j] = j + 2 < N ? Ep[j + 2] : 0u;
+        }
+        const uint32_t m = E[0] * ninv;
+        if (i == 0) {
+FF_UNROLL
+            for (int j = 1; j < N; j += 2) {
+                O[j - 1] = mod[j] * m;
+                O[j] = __umulhi_hd(mod[j], m);
+            }
+        } else {
+            O[0] = ff_madc_lo_cc(mod[1], m, O[0]);
+            O[1] = ff_madc_hi_cc(mod[1], m, O[1]);
+FF_UNROLL
+            for (int j = 2; j < N; j += 2) {
+                O[j] = ff_madc_lo_cc(mod[j + 1], m, O[j]);
+                if (j + 2 < N)
+                    O[j + 1] = ff_madc_hi_cc(mod[j + 1], m, O[j + 1]);
+                else
+                    O[j + 1] = ff_madc_hi(mod[j + 1], m, O[j + 1]);
+            }
+        }
+        E[0] = ff_mad_lo_cc(mod[0], m, E[0]);
+        E[1] = ff_madc_hi_cc(mod[0], m, E[1]);
+FF_UNROLL
+        for (int j = 2; j < N; j += 2) {
+            E[j] = ff_madc_lo_cc(mod[j], m, E[j]);
+            E[j + 1] = ff_madc_hi_cc(mod[j], m, E[j + 1]);
+        }
+        O[N - 1] = ff_addc(O[N - 1], 0u);
+    }
+    /* T = O + (E >> 1 word), plus the high half of W */
+    uint32_t t[N];
+    t[0] = ff_add_cc(O[0], E[1]);
+FF_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        t[j] = ff_addc_cc(O[j], E[j + 1]);
+    t[N - 1] = ff_addc(O[N - 1], 0u);
+    t[0] = ff_add_cc(t[0], W[N]);
+FF_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        t[j] = ff_addc_cc(t[j], W[N + j]);
+    t[N - 1] = ff_addc(t[N - 1], W[2 * N - 1]);
+    uint32_t sres[N], br;
+    sres[0] = ff_sub_cc(t[0], mod[0]);
+FF_UNROLL
+    for (int j = 1; j < N; j++)
+        sres[j] = ff_subc_cc(t[j], mod[j]);
+    br = ff_subc(0u, 0u);
+FF_UNROLL
+    for (int j = 0; j < N; j++)
+        r[j] = br ? t[j] : sres[j];
+}
+
 /* Montgomery squaring a^2 2^(-32N): the off-diagonal products a_i a_j (i < j)
  * once, doubled, plus the squares a_i^2, then a separate reduction of the
  * 2N-word square; 78 word products instead of 144 for a * a (N = 12).
@@ -370,12 +454,8 @@ FF_DEV bool eq_n(const uint32_t *a, const uint32_t *b)
  *    two chains are independent.  A chain's carry goes to the word after its
  *    end, which holds at most the previous row's carry (the chain ends of two
  *    consecutive rows differ by one word): no further carry.
- *  - W = 2 (WA + WB) + sum a_i^2 2^(64i) < a^2 < 2^(64N-2).
- *  - Reduction: E/O rows as in mont_mul_eo with the a b_i chain replaced by
- *    the shift alone (the carry of E[0] + O... passes into the next row's odd
- *    chain); before each division T < 2^(32N) + 2^32 p < 2^(32(N+1)), so the
- *    odd chains' carries out are zero; the result T + W_high < 2p - 1, and one
- *    conditional subtraction finishes. */
+ *  - W = 2 (WA + WB) + sum a_i^2 2^(64i) = a^2 < p 2^(32N), reduced by
+ *    mont_redc_eo. */
 FF_HD uint32_t ff_shl1(uint32_t lo, uint32_t hi)
 {
 #ifdef __CUDA_ARCH__
@@ -457,76 +537,120 @@ FF_UNROLL
         else
             W[2 * i + 1] = ff_madc_hi(a[i], a[i], W[2 * i + 1]);
     }
-    /* reduction of W[0..N-1]; T = E + O 2^32 */
-    uint32_t E[N], O[N];
+    mont_redc_eo<N>(r, W, mod, ninv);
+}
+
+/* Plain product W = a b (2N words, no reduction) of any N-word a, b.  Row i
+ * adds a_j b_i at words i+j, i+j+1 as one 64-bit IMAD.WIDE into an aligned
+ * register pair, so the products go to two partial sums by the parity of
+ * i+j: P (pairs at even words) and Q (pairs at odd words); each row is one
+ * carry chain into P and one into Q, independent of each other, and a word
+ * pair keeps its parity in every row (splitting by the parity of j instead
+ * costs a register move per product).  A chain's carry goes to the word after
+ * its end, which holds at most the carry of an earlier row: no further carry.
+ * P and Q are partial sums of a b < 2^(64N), so a carry out of the top word
+ * is zero; W = P + Q. */
+template <int N>
+FF_HD void mul_wide_eo(uint32_t *W, const uint32_t *a, const uint32_t *b)
+{
+    uint32_t P[2 * N], Q[2 * N];
 FF_UNROLL
-    for (int j = 0; j < N; j++)
-        E[j] = W[j];
-FF_UNROLL
-    for (int i = 0; i < N; i++) {
-        if (i > 0) {
-            /* divide by 2^32: E' = O + E[1] (carry into the odd chain below), O' = E >> 2 words */
-            uint32_t Ep[N];
-FF_UNROLL
-            for (int j = 0; j < N; j++)
-                Ep[j] = E[j];
-            E[0] = ff_add_cc(O[0], Ep[1]);
-FF_UNROLL
-            for (int j = 1; j < N; j++)
-                E[j] = O[j];
-FF_UNROLL
-            for (int j = 0; j < N; j++)
-                O[j] = j + 2 < N ? Ep[j + 2] : 0u;
-        }
-        const uint32_t m = E[0] * ninv;
-        if (i == 0) {
-FF_UNROLL
-            for (int j = 1; j < N; j += 2) {
-                O[j - 1] = mod[j] * m;
-                O[j] = __umulhi_hd(mod[j], m);
-            }
-        } else {
-            O[0] = ff_madc_lo_cc(mod[1], m, O[0]);
-            O[1] = ff_madc_hi_cc(mod[1], m, O[1]);
-FF_UNROLL
-            for (int j = 2; j < N; j += 2) {
-                O[j] = ff_madc_lo_cc(mod[j + 1], m, O[j]);
-                if (j + 2 < N)
-                    O[j + 1] = ff_madc_hi_cc(mod[j + 1], m, O[j + 1]);
-                else
-                    O[j + 1] = ff_madc_hi(mod[j + 1], m, O[j + 1]);
-            }
-        }
-        E[0] = ff_mad_lo_cc(mod[0], m, E[0]);
-        E[1] = ff_madc_hi_cc(mod[0], m, E[1]);
-FF_UNROLL
-        for (int j = 2; j < N; j += 2) {
-            E[j] = ff_madc_lo_cc(mod[j], m, E[j]);
-            E[j + 1] = ff_madc_hi_cc(mod[j], m, E[j + 1]);
-        }
-        O[N - 1] = ff_addc(O[N - 1], 0u);
+    for (int k = 0; k < 2 * N; k++) {
+        P[k] = 0;
+        Q[k] = 0;
     }
-    /* T = O + (E >> 1 word), plus the high half of W */
-    uint32_t t[N];
-    t[0] = ff_add_cc(O[0], E[1]);
+    /* row 0: plain products (the (lo, hi) pairs of a chain do not overlap) */
+FF_UNROLL
+    for (int j = 0; j < N; j += 2) {
+        P[j] = a[j] * b[0];
+        P[j + 1] = __umulhi_hd(a[j], b[0]);
+        Q[j + 1] = a[j + 1] * b[0];
+        Q[j + 2] = __umulhi_hd(a[j + 1], b[0]);
+    }
+FF_UNROLL
+    for (int i = 1; i < N; i++) {
+        const uint32_t bi = b[i];
+        /* P: j with i + j even */
+FF_UNROLL
+        for (int j = i & 1; j < N; j += 2) {
+            if (j == (i & 1))
+                P[i + j] = ff_mad_lo_cc(a[j], bi, P[i + j]);
+            else
+                P[i + j] = ff_madc_lo_cc(a[j], bi, P[i + j]);
+            P[i + j + 1] = ff_madc_hi_cc(a[j], bi, P[i + j + 1]);
+        }
+        if (i + N + (i & 1) < 2 * N)
+            P[i + N + (i & 1)] = ff_addc(P[i + N + (i & 1)], 0u);
+        /* Q: j with i + j odd */
+FF_UNROLL
+        for (int j = 1 - (i & 1); j < N; j += 2) {
+            if (j == 1 - (i & 1))
+                Q[i + j] = ff_mad_lo_cc(a[j], bi, Q[i + j]);
+            else
+                Q[i + j] = ff_madc_lo_cc(a[j], bi, Q[i + j]);
+            Q[i + j + 1] = ff_madc_hi_cc(a[j], bi, Q[i + j + 1]);
+        }
+        if (i + N + 1 - (i & 1) < 2 * N)
+            Q[i + N + 1 - (i & 1)] = ff_addc(Q[i + N + 1 - (i & 1)], 0u);
+    }
+    W[0] = P[0];
+    W[1] = ff_add_cc(P[1], Q[1]);
+FF_UNROLL
+    for (int k = 2; k < 2 * N - 1; k++)
+        W[k] = ff_addc_cc(P[k], Q[k]);
+    W[2 * N - 1] = ff_addc(P[2 * N - 1], Q[2 * N - 1]);
+}
+
+/* Fp2 product with two reductions instead of three (Karatsuba with lazy
+ * reduction): for x = x0 + x1 u, y = y0 + y1 u (all words < p < 2^(32N-1)),
+ * W0 = x0 y0, W1 = x1 y1 and W2 = (x0 + x1)(y0 + y1) without reduction (the
+ * sums are not reduced: below 2p < 2^(32N));
+ *   c0 = redc(W0 - W1), plus p 2^(32N) when negative: in [0, p 2^(32N));
+ *   c1 = redc(W2 - W0 - W1) = redc(x0 y1 + x1 y0), below 2 p^2 < p 2^(32N).
+ * r0, r1 may alias the inputs. */
+template <int N>
+FF_HD void fp2_mul_lazy(uint32_t *r0, uint32_t *r1, const uint32_t *x0, const uint32_t *x1, const uint32_t *y0,
+                        const uint32_t *y1, const uint32_t *mod, uint32_t ninv)
+{
+    uint32_t sx[N], sy[N];
+    sx[0] = ff_add_cc(x0[0], x1[0]);
 FF_UNROLL
     for (int j = 1; j < N - 1; j++)
-        t[j] = ff_addc_cc(O[j], E[j + 1]);
-    t[N - 1] = ff_addc(O[N - 1], 0u);
-    t[0] = ff_add_cc(t[0], W[N]);
+        sx[j] = ff_addc_cc(x0[j], x1[j]);
+    sx[N - 1] = ff_addc(x0[N - 1], x1[N - 1]);
+    sy[0] = ff_add_cc(y0[0], y1[0]);
 FF_UNROLL
     for (int j = 1; j < N - 1; j++)
-        t[j] = ff_addc_cc(t[j], W[N + j]);
-    t[N - 1] = ff_addc(t[N - 1], W[2 * N - 1]);
-    uint32_t sres[N], br;
-    sres[0] = ff_sub_cc(t[0], mod[0]);
+        sy[j] = ff_addc_cc(y0[j], y1[j]);
+    sy[N - 1] = ff_addc(y0[N - 1], y1[N - 1]);
+    uint32_t W0[2 * N], W1[2 * N], D[2 * N];
+    mul_wide_eo<N>(W0, x0, y0);
+    mul_wide_eo<N>(W1, x1, y1);
+    /* D = W0 - W1 (mod 2^(64N)), W0 = W0 + W1 (< 2 p^2, no carry out) */
+    D[0] = ff_sub_cc(W0[0], W1[0]);
 FF_UNROLL
-    for (int j = 1; j < N; j++)
-        sres[j] = ff_subc_cc(t[j], mod[j]);
-    br = ff_subc(0u, 0u);
+    for (int k = 1; k < 2 * N; k++)
+        D[k] = ff_subc_cc(W0[k], W1[k]);
+    const uint32_t br = ff_subc(0u, 0u);
+    W0[0] = ff_add_cc(W0[0], W1[0]);
 FF_UNROLL
-    for (int j = 0; j < N; j++)
-        r[j] = br ? t[j] : sres[j];
+    for (int k = 1; k < 2 * N - 1; k++)
+        W0[k] = ff_addc_cc(W0[k], W1[k]);
+    W0[2 * N - 1] = ff_addc(W0[2 * N - 1], W1[2 * N - 1]);
+    /* borrow: add p 2^(32N) (the sum wraps back into [0, p 2^(32N))) */
+    D[N] = ff_add_cc(D[N], mod[0] & br);
+FF_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        D[N + j] = ff_addc_cc(D[N + j], mod[j] & br);
+    D[2 * N - 1] = ff_addc(D[2 * N - 1], mod[N - 1] & br);
+    mont_redc_eo<N>(r0, D, mod, ninv);
+    mul_wide_eo<N>(W1, sx, sy);
+    W1[0] = ff_sub_cc(W1[0], W0[0]);
+FF_UNROLL
+    for (int k = 1; k < 2 * N - 1; k++)
+        W1[k] = ff_subc_cc(W1[k], W0[k]);
+    W1[2 * N - 1] = ff_subc(W1[2 * N - 1], W0[2 * N - 1]);
+    mont_redc_eo<N>(r1, W1, mod, ninv);
 }
 
 #ifndef CZK_CUDA_FF_CIOS

@@ -284,11 +284,12 @@ __global__ void __launch_bounds__(128, MINB) k_acc_seg(const uint32_t *keys, con
 
 /* G2 level 0, segmented as k_acc_seg, with a lane pair per slice (thread
  * 2t+c holds component c of slice t, as in k_acc_aff_g2p below); both lanes
- * of a pair always take the same branches.  KARA: the mixed addition's
+ * of a pair always take the same branches.  KARA 1: the mixed addition's
  * products by Karatsuba in pairs (p2_mul2, 14 instead of 18 Fp multiplications
- * per lane).  PF: load the next base while adding the current one (as k_acc_seg).
+ * per lane); KARA 2: the same with lazy reduction (two reductions per Fp2
+ * product instead of three).  PF: load the next base while adding the current one (as k_acc_seg).
  * BS threads per block (MINB blocks per SM set the register cap). */
-template <int MINB, bool KARA, bool PF, int BS = 128>
+template <int MINB, int KARA, bool PF, int BS = 128>
 __global__ void __launch_bounds__(BS, MINB)
     k_acc_seg_g2p(const uint32_t *keys, const uint32_t *vals, const aff_t<fp2_t> *bases, const uint32_t *run_start,
                   const uint32_t *counters, uint32_t T, uint32_t *out_keys, xyzz_t<fp2_t> *out)
@@ -643,8 +644,9 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
     /* segmented G2 level 0 (CZK_CUDA_MSM_G2K): 0 = schoolbook pair products (CZK_CUDA_MSM_G2P blocks
      * of 128 per SM), 1 = Karatsuba pairs (the default; 2 blocks of 128 per SM, or 3 with G2P=3),
      * 2 = 1 with the next base prefetched, 3 = 1 in 3 blocks of 96 (9 warps per SM), 4 = 1 in 5 blocks
-     * of 64 (10 warps) */
-    static const unsigned g2k = env_uint("CZK_CUDA_MSM_G2K", 1);
+     * of 64 (10 warps), 5 = 1 with lazily reduced Fp2 products (the default; 2 blocks of 128 per SM, or
+     * 3 with G2P=3) */
+    static const unsigned g2k = env_uint("CZK_CUDA_MSM_G2K", 5);
     double t_prev = prof ? prof_ms() : 0;
     if (n == 0) {
         if (g2)
@@ -725,14 +727,16 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
                        : segmode == 5 ? (const void *)k_acc_seg<fp_t, true, 3>
                                       : (const void *)k_acc_seg<fp_t, true, 0>;
             else {
-                kern = g2k == 2   ? (const void *)k_acc_seg_g2p<2, true, true>
-                       : g2k == 3 ? (const void *)k_acc_seg_g2p<3, true, false, 96>
-                       : g2k == 4 ? (const void *)k_acc_seg_g2p<5, true, false, 64>
-                       : g2k      ? (g2p == 3 ? (const void *)k_acc_seg_g2p<3, true, false>
-                                              : (const void *)k_acc_seg_g2p<2, true, false>)
-                       : g2p == 2 ? (const void *)k_acc_seg_g2p<2, false, false>
-                       : g2p == 4 ? (const void *)k_acc_seg_g2p<4, false, false>
-                                  : (const void *)k_acc_seg_g2p<3, false, false>;
+                kern = g2k == 5   ? (g2p == 3 ? (const void *)k_acc_seg_g2p<3, 2, false>
+                                              : (const void *)k_acc_seg_g2p<2, 2, false>)
+                       : g2k == 2 ? (const void *)k_acc_seg_g2p<2, 1, true>
+                       : g2k == 3 ? (const void *)k_acc_seg_g2p<3, 1, false, 96>
+                       : g2k == 4 ? (const void *)k_acc_seg_g2p<5, 1, false, 64>
+                       : g2k      ? (g2p == 3 ? (const void *)k_acc_seg_g2p<3, 1, false>
+                                              : (const void *)k_acc_seg_g2p<2, 1, false>)
+                       : g2p == 2 ? (const void *)k_acc_seg_g2p<2, 0, false>
+                       : g2p == 4 ? (const void *)k_acc_seg_g2p<4, 0, false>
+                                  : (const void *)k_acc_seg_g2p<3, 0, false>;
                 lanes = 2;
                 bs = g2k == 3 ? 96 : g2k == 4 ? 64 : 128;
             }

@@ -3,7 +3,9 @@
  * gpud/cuda/ff.cuh (even/odd CIOS, the plain CIOS and the dedicated
  * squaring) run on the CPU, with the
  * PTX carry instructions emulated, against GMP: a b 2^(-32N) mod p for Fp
- * (N = 12) and Fr (N = 8) on random and edge inputs.  Needs no GPU, so CI
+ * (N = 12) and Fr (N = 8) on random and edge inputs; and the pieces of the
+ * lazily reduced Fp2 product (plain wide product, reduction of a wide value,
+ * fp2_mul_lazy).  Needs no GPU, so CI
  * checks the algorithms (carry placement, bounds) even where the GPU tests skip.
  */
 #include <gmp.h>
@@ -115,10 +117,118 @@ template <int N> static void check_field(const char *name, const char *phex, uin
     mpz_clears(p, a, b, e, got, R, Rinv, t, NULL);
 }
 
+/* the lazy-reduction pieces: the plain 2N-word product of any N-word values,
+ * the Montgomery reduction of any W < p 2^(32N), and the Fp2 Karatsuba
+ * product built from them (c0 = (x0 y0 - x1 y1) / R, c1 = (x0 y1 + x1 y0) / R) */
+template <int N> static void check_wide(const char *name, const char *phex, uint32_t ninv, int iters)
+{
+    mpz_t p, a, b, c, d, e, f, got, R, Rinv, top;
+    mpz_inits(p, a, b, c, d, e, f, got, R, Rinv, top, NULL);
+    mpz_set_str(p, phex, 16);
+    uint32_t mod[N];
+    to_limbs<N>(mod, p);
+    mpz_set_ui(R, 1);
+    mpz_mul_2exp(R, R, 32 * N);
+    mpz_invert(Rinv, R, p);
+    mpz_mul(top, p, R); /* redc input bound p R */
+    gmp_randstate_t st;
+    gmp_randinit_default(st);
+    gmp_randseed_ui(st, (unsigned long)time(NULL) ^ 0x5a5a);
+    int bad_wide = 0, bad_redc = 0, bad_fp2 = 0;
+    for (int it = 0; it < iters; it++) {
+        /* wide product: any N-word values, all-ones and zero among them */
+        if (it < 4) {
+            mpz_set_ui(a, it & 1 ? 0 : 1);
+            mpz_mul_2exp(a, a, 32 * N);
+            mpz_sub_ui(a, a, it & 1 ? 0 : 1);
+            mpz_set(b, a);
+            if (it >= 2)
+                mpz_set_ui(b, 0xffffffffu);
+        } else {
+            mpz_urandomb(a, st, 32 * N - (it % 3 == 0 ? 0 : (int)(next_rand() % 64)));
+            mpz_urandomb(b, st, 32 * N);
+        }
+        uint32_t aw[N], bw[N], ww[2 * N], rw[N], r1w[N];
+        to_limbs<N>(aw, a);
+        to_limbs<N>(bw, b);
+        mul_wide_eo<N>(ww, aw, bw);
+        mpz_mul(e, a, b);
+        from_limbs<2 * N>(got, ww);
+        if (mpz_cmp(got, e) != 0 && bad_wide++ < 3)
+            gmp_printf("FAIL %s wide product: a=%Zx b=%Zx got %Zx want %Zx\n", name, a, b, got, e);
+        /* reduction of W < p R: random, p R - 1, p R - 2^(32N) (low half zero), small */
+        int k = it % 8;
+        if (k == 0)
+            mpz_sub_ui(c, top, 1);
+        else if (k == 1)
+            mpz_sub(c, top, R);
+        else if (k == 2)
+            mpz_set_ui(c, it);
+        else
+            mpz_urandomm(c, st, top);
+        to_limbs<2 * N>(ww, c);
+        mont_redc_eo<N>(rw, ww, mod, ninv);
+        mpz_mul(e, c, Rinv);
+        mpz_mod(e, e, p);
+        from_limbs<N>(got, rw);
+        if (mpz_cmp(got, e) != 0 && bad_redc++ < 3)
+            gmp_printf("FAIL %s redc: W=%Zx got %Zx want %Zx\n", name, c, got, e);
+        /* Fp2 lazy Karatsuba: operands < p, p - 1 and 0 among them */
+        mpz_t *ops[4] = {&a, &b, &c, &d};
+        for (int j = 0; j < 4; j++) {
+            unsigned sel = (unsigned)(next_rand() % 8);
+            if (sel == 0)
+                mpz_sub_ui(*ops[j], p, 1);
+            else if (sel == 1)
+                mpz_set_ui(*ops[j], 0);
+            else if (sel == 2)
+                mpz_sub_ui(*ops[j], p, 1 + (next_rand() & 0xffff));
+            else
+                mpz_urandomm(*ops[j], st, p);
+        }
+        uint32_t x0[N], x1[N], y0[N], y1[N];
+        to_limbs<N>(x0, a);
+        to_limbs<N>(x1, b);
+        to_limbs<N>(y0, c);
+        to_limbs<N>(y1, d);
+        fp2_mul_lazy<N>(rw, r1w, x0, x1, y0, y1, mod, ninv);
+        mpz_mul(e, a, c);
+        mpz_submul(e, b, d);
+        mpz_mul(e, e, Rinv);
+        mpz_mod(e, e, p);
+        from_limbs<N>(got, rw);
+        int bad = mpz_cmp(got, e) != 0;
+        mpz_mul(f, a, d);
+        mpz_addmul(f, b, c);
+        mpz_mul(f, f, Rinv);
+        mpz_mod(f, f, p);
+        from_limbs<N>(got, r1w);
+        bad |= mpz_cmp(got, f) != 0;
+        if (bad && bad_fp2++ < 3)
+            gmp_printf("FAIL %s fp2 lazy: x=(%Zx, %Zx) y=(%Zx, %Zx)\n", name, a, b, c, d);
+        /* aliasing: results over the first operand */
+        fp2_mul_lazy<N>(x0, x1, x0, x1, y0, y1, mod, ninv);
+        from_limbs<N>(got, x0);
+        bad = mpz_cmp(got, e) != 0;
+        from_limbs<N>(got, x1);
+        bad |= mpz_cmp(got, f) != 0;
+        if (bad && bad_fp2++ < 3)
+            gmp_printf("FAIL %s fp2 lazy in place: x=(%Zx, %Zx) y=(%Zx, %Zx)\n", name, a, b, c, d);
+    }
+    printf("%s: %d wide products, reductions and Fp2 products, mismatches: wide %d, redc %d, fp2 %d\n", name,
+           iters, bad_wide, bad_redc, bad_fp2);
+    fails += bad_wide + bad_redc + bad_fp2;
+    gmp_randclear(st);
+    mpz_clears(p, a, b, c, d, e, f, got, R, Rinv, top, NULL);
+}
+
 int main(void)
 {
     check_field<12>("fp", "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab",
                     CZK_FP_NINV32, 200000);
     check_field<8>("fr", "73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001", CZK_FR_NINV32, 200000);
+    check_wide<12>("fp", "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab",
+                   CZK_FP_NINV32, 100000);
+    check_wide<8>("fr", "73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001", CZK_FR_NINV32, 100000);
     return fails ? 1 : 0;
 }
