@@ -163,14 +163,20 @@ static void print_table(const msgpack_object *st)
     if (pools && pools->type == MSGPACK_OBJECT_ARRAY)
         for (uint32_t i = 0; i < pools->via.array.size; i++) {
             const msgpack_object *p = &pools->via.array.ptr[i];
-            printf("%-11s pool %llu (NUMA node %d): %llu of %llu slots in use, %s pages\n", i ? "" : "slots",
+            printf("%-11s pool %llu (NUMA node %d): %llu of %llu slots in use, %s pages", i ? "" : "slots",
                    u(p, "id"), (int)num(p, "node"), u(p, "in_use"), u(p, "slots"),
                    u(p, "hugetlb") ? "huge" : "4 KiB");
+            if (u(p, "quarantined"))
+                printf(", %llu quarantined (a synth missed synth_timeout_s)", u(p, "quarantined"));
+            printf("\n");
         }
     printf("latency     mean per partition: queue %.3f s, synth %.3f s, gpu %.3f s, finalize %.3f s\n",
            num(lat, "queue"), num(lat, "synth"), num(lat, "gpu"), num(lat, "finalize"));
     printf("throughput  %llu proofs in the last minute; %llu proved, %llu failed since start\n",
            u(st, "proofs_per_minute"), u(st, "proofs_total"), u(st, "failures_total"));
+    if (u(st, "synth_timeouts_total"))
+        printf("synths      %llu assignment(s) taken back after synth_timeout_s since start\n",
+               u(st, "synth_timeouts_total"));
     if (get(st, "gpu_busy_pct"))
         printf("backend     %.1f%% busy over the last minute (compute stage), largest idle gap %.1f ms\n", num(st, "gpu_busy_pct"),
                num(st, "gpu_max_gap_ms"));

@@ -35,6 +35,7 @@ void czk_config_defaults(czk_config *c)
     c->log_level = 6;
     snprintf(c->backend, sizeof(c->backend), "auto");
     c->slots_per_pool = 4;
+    c->synth_timeout_s = 600;
     snprintf(c->hugepages, sizeof(c->hugepages), "auto");
     c->max_queued_partitions = 4096;
     c->max_partitions_per_job = 256;
@@ -105,6 +106,7 @@ static int config_apply(czk_config *c, const char *section, const char *key, con
     INT("gpud", "threads", gpud_threads, 0, 4096);
     INT("gpud", "contexts", gpud_contexts, 0, 64);
     INT("gpud", "slots_per_pool", slots_per_pool, 1, 4096);
+    INT("gpud", "synth_timeout_s", synth_timeout_s, 0, 86400);
     INT("gpud", "max_queued_partitions", max_queued_partitions, 1, 1 << 24);
     INT("gpud", "max_partitions_per_job", max_partitions_per_job, 1, 1 << 16);
     INT("gpud", "max_jobs", max_jobs, 1, 1 << 20);

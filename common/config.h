@@ -29,6 +29,7 @@ typedef struct czk_config {
     int gpud_threads;          /* 0 = all online CPUs */
     int gpud_contexts;         /* backend contexts (0 = the backend's default: cpu 1, cuda 2 per GPU) */
     int slots_per_pool;        /* slots in each NUMA node's pool */
+    int synth_timeout_s;       /* a synth holding an assigned slot this long without READY is taken as hung (0 = never) */
     char hugepages[8];         /* auto | on | off */
     int max_queued_partitions; /* backpressure: REJECTED beyond this */
     int max_partitions_per_job;

@@ -233,7 +233,7 @@ static void on_status(gpud *g, czk_conn *c, const czk_msg_status *req)
             recent++;
     msgpack_sbuffer_init(&sb);
     msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-    msgpack_pack_map(&pk, wj ? 15 : 14);
+    msgpack_pack_map(&pk, wj ? 16 : 15);
     kv_s(&pk, "daemon", "czk-gpud");
     kv_s(&pk, "backend", g->bops->name);
     pk_str(&pk, "jobs");
@@ -252,12 +252,16 @@ static void on_status(gpud *g, czk_conn *c, const czk_msg_status *req)
     pk_str(&pk, "pools");
     msgpack_pack_array(&pk, g->n_pools);
     for (unsigned i = 0; i < g->n_pools; i++) {
-        msgpack_pack_map(&pk, 5);
+        unsigned q = 0;
+        for (uint32_t k = 0; k < g->pools[i].pool.hdr->slot_count; k++)
+            q += g->pools[i].slots[k].quarantined;
+        msgpack_pack_map(&pk, 6);
         kv_u(&pk, "id", g->pools[i].id);
         pk_str(&pk, "node");
         msgpack_pack_int32(&pk, g->pools[i].node);
         kv_u(&pk, "slots", g->pools[i].pool.hdr->slot_count);
         kv_u(&pk, "in_use", g->pools[i].in_use);
+        kv_u(&pk, "quarantined", q);
         kv_u(&pk, "hugetlb", g->pools[i].pool.hugetlb);
     }
     pk_str(&pk, "latency_s");
@@ -268,6 +272,7 @@ static void on_status(gpud *g, czk_conn *c, const czk_msg_status *req)
     pack_busy(g, &pk, now);
     kv_u(&pk, "proofs_total", g->proofs_total);
     kv_u(&pk, "failures_total", g->failures_total);
+    kv_u(&pk, "synth_timeouts_total", g->synth_timeouts_total);
     kv_u(&pk, "synths", gpud_synth_count(g));
     kv_u(&pk, "finalizer", g->finalizer != NULL);
     pk_str(&pk, "active");

@@ -95,7 +95,9 @@ typedef struct gpud_circuit {
 
 typedef struct gpud_slot {
     gpud_part *part;    /* partition using the slot, NULL when free */
-    gpud_synth *synth;  /* synth filling it (P_SYNTH) */
+    gpud_synth *synth;  /* synth filling it (P_SYNTH), or holding it while quarantined */
+    uint8_t quarantined; /* its synth missed synth_timeout_s: out of use until that synth answers or goes */
+    uint32_t qgen;       /* the generation the quarantined assignment had */
 } gpud_slot;
 
 typedef struct gpud_pool {
@@ -112,6 +114,7 @@ struct gpud_synth {
     uint32_t pool;  /* index into g->pools */
     uint32_t owner; /* slot owner id: the synth's pid */
     uint32_t inflight;
+    uint32_t quarantined; /* slots it holds past synth_timeout_s: no new ASSIGN while > 0 */
     gpud_synth *next;
 };
 
@@ -203,6 +206,7 @@ struct gpud {
     uint64_t next_job_id;
     /* stats */
     uint64_t proofs_total, failures_total, cancelled_total;
+    uint64_t synth_timeouts_total; /* assignments taken back after synth_timeout_s */
     uint64_t done_ring[GPUD_RATE_WINDOW]; /* CLOCK_MONOTONIC of recent proofs */
     unsigned done_ring_pos;
     gpud_stage_stat stage[ST_COUNT];
@@ -216,7 +220,7 @@ struct gpud {
     gpud_submit_req *pending; /* accepted for spooling, not yet journaled */
     unsigned pending_jobs, pending_parts;
     czk_metrics *metrics;
-    czk_metric *m_lane[GPUD_LANES], *m_proofs, *m_failures, *m_jobs;
+    czk_metric *m_lane[GPUD_LANES], *m_proofs, *m_failures, *m_jobs, *m_synth_timeouts;
     int stopping;
 };
 
@@ -246,6 +250,7 @@ void gpud_job_maybe_release(gpud *g, gpud_job *j); /* free a final job's partiti
 void gpud_lane_push(gpud *g, gpud_part *p, int front);
 void gpud_unlink(gpud *g, gpud_part *p);
 void gpud_schedule(gpud *g);                        /* assign slots, start workers */
+void gpud_leases_check(gpud *g);                    /* take back assignments past synth_timeout_s */
 int gpud_pools_open(gpud *g, czk_error *e);         /* create or adopt one pool per NUMA node */
 void gpud_pools_close(gpud *g);
 void gpud_slot_free(gpud *g, gpud_part *p, int send_release); /* READY/DMA slot back to FREE + RELEASE */

@@ -28,6 +28,7 @@ static void status_tick(czk_timer *t, void *ctx)
                       gpud_synth_count(g), g->finalizer ? "connected" : "absent",
                       (unsigned long long)g->proofs_total);
     gpud_results_flush(g);
+    gpud_leases_check(g);
     gpud_schedule(g);
 }
 
@@ -84,6 +85,8 @@ static int open_metrics(gpud *g)
                                   "partitions proved, verified and written");
     g->m_failures = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_gpud_failures_total", NULL,
                                     "partitions that failed");
+    g->m_synth_timeouts = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_gpud_synth_timeouts_total", NULL,
+                                          "assignments taken back from a synth after synth_timeout_s without READY");
     g->m_jobs = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_active_jobs", NULL,
                                 "jobs accepted and not finished");
     czk_metric_set(g->m_jobs, g->n_active);

@@ -8,7 +8,9 @@
  * READY; gpud moves READY -> DMA when a worker starts copying it and DMA ->
  * FREE when the copy is done, then sends RELEASE.  A synth that dies loses its
  * ASSIGNED/FILLING slots (reclaim: generation + 1, the partition goes back to
- * the FRONT of its lane); its READY slots are still proved.
+ * the FRONT of its lane); its READY slots are still proved.  A synth that
+ * hangs (alive, so no EOF, and its loop thread still feeds systemd's
+ * watchdog) is caught by the assignment lease, gpud_leases_check.
  *
  * Scheduling rule: whenever a slot or a worker frees up, the highest
  * non-empty lane goes first (FIFO inside a lane).  Runs on the loop thread.
@@ -172,7 +174,8 @@ void gpud_slot_drop(gpud *g, gpud_part *p)
 static int pool_free_slot(gpud_pool *gp)
 {
     for (uint32_t i = 0; i < gp->pool.hdr->slot_count; i++)
-        if (!gp->slots[i].part && CZK_SLOT_CTL_STATE(czk_slot_ctl(&gp->pool, i)) == CZK_SLOT_FREE)
+        if (!gp->slots[i].part && !gp->slots[i].quarantined &&
+            CZK_SLOT_CTL_STATE(czk_slot_ctl(&gp->pool, i)) == CZK_SLOT_FREE)
             return (int)i;
     return -1;
 }
@@ -181,7 +184,7 @@ static gpud_synth *pool_synth(gpud *g, uint32_t pool)
 {
     gpud_synth *best = NULL;
     for (gpud_synth *s = g->synths; s; s = s->next)
-        if (s->pool == pool && czk_conn_is_open(s->c) && (!best || s->inflight < best->inflight))
+        if (s->pool == pool && czk_conn_is_open(s->c) && !s->quarantined && (!best || s->inflight < best->inflight))
             best = s;
     return best;
 }
@@ -284,6 +287,80 @@ void gpud_schedule(gpud *g)
         gpud_unlink(g, best);
         gpud_work_start(g, w, best);
     }
+}
+
+/* ------------------------------------------------------------- leases --- */
+
+/* Assignment leases.  A synth that has held an ASSIGNED/FILLING slot for
+ * [gpud] synth_timeout_s without READY is taken as hung: its process is alive
+ * (no EOF) and its loop thread may still feed systemd's watchdog while the
+ * fill worker is stuck.  The partition goes back to the front of its lane for
+ * another synth; the slot is quarantined, out of use because the stuck fill may
+ * still write to it, until that synth answers for it (READY of any status,
+ * after the RELEASE that asks it to stop) or disconnects; meanwhile the synth
+ * gets no new ASSIGN.  Runs on the loop thread, from the status tick. */
+void gpud_leases_check(gpud *g)
+{
+    uint64_t now = czk_mono_ns(), lim;
+    unsigned requeued = 0;
+
+    if (g->cfg.synth_timeout_s <= 0)
+        return;
+    lim = (uint64_t)g->cfg.synth_timeout_s * 1000000000ull;
+    for (unsigned i = 0; i < g->n_pools; i++) {
+        gpud_pool *gp = &g->pools[i];
+        for (uint32_t k = 0; k < gp->pool.hdr->slot_count; k++) {
+            gpud_slot *gs = &gp->slots[k];
+            gpud_part *p = gs->part;
+            gpud_synth *s = gs->synth;
+            if (!p || !s || p->state != P_SYNTH || now - p->t_assign < lim ||
+                CZK_SLOT_CTL_STATE(czk_slot_ctl(&gp->pool, k)) == CZK_SLOT_READY)
+                continue; /* a READY slot's message is on its way */
+            czk_warn("synth pid %u has held pool %u slot %u (job %llu partition %u) for %llu s without READY "
+                     "(synth_timeout_s = %d): partition requeued for another synth, slot quarantined until this "
+                     "synth answers for it or disconnects, no new work for it meanwhile",
+                     s->owner, gp->id, k, (unsigned long long)p->job->id, p->index,
+                     (unsigned long long)((now - p->t_assign) / 1000000000ull), g->cfg.synth_timeout_s);
+            send_release(s, gp->id, k, p->gen); /* asks it to stop; it answers READY then */
+            gs->part = NULL;
+            gs->quarantined = 1;
+            gs->qgen = p->gen;
+            s->quarantined++;
+            p->holds_slot = 0;
+            gpud_part_set_state(g, p, P_QUEUED);
+            p->t_enq = now;
+            gpud_lane_push(g, p, 1);
+            g->synth_timeouts_total++;
+            czk_metric_inc(g->m_synth_timeouts, 1);
+            requeued++;
+        }
+    }
+    if (requeued)
+        gpud_schedule(g);
+}
+
+/* a quarantined slot comes back: nobody writes to it any more */
+static void quarantine_end(gpud *g, gpud_pool *gp, uint32_t slot, const char *why)
+{
+    gpud_slot *gs = &gp->slots[slot];
+    uint64_t ctl = czk_slot_ctl(&gp->pool, slot);
+
+    if (CZK_SLOT_CTL_STATE(ctl) == CZK_SLOT_READY) {
+        czk_slot_begin_dma(&gp->pool, slot, gs->qgen, NULL);
+        czk_slot_release(&gp->pool, slot, gs->qgen, NULL);
+    } else if (CZK_SLOT_CTL_STATE(ctl) != CZK_SLOT_FREE) {
+        czk_slot_reclaim(&gp->pool, slot, gs->qgen, NULL);
+    }
+    czk_info("pool %u slot %u: quarantine ended (%s), slot back in use", gp->id, slot, why);
+    if (gs->synth) {
+        gs->synth->quarantined--;
+        if (gs->synth->inflight)
+            gs->synth->inflight--;
+    }
+    gs->synth = NULL;
+    gs->quarantined = 0;
+    gp->in_use--;
+    czk_metric_set(gp->m_in_use, gp->in_use);
 }
 
 /* -------------------------------------------------------------- pools --- */
@@ -476,6 +553,10 @@ void gpud_synth_close(gpud *g, czk_conn *c)
             gpud_part *p = gs->part;
             if (gs->synth != s)
                 continue;
+            if (gs->quarantined) {
+                quarantine_end(g, gp, k, "its synth disconnected");
+                continue;
+            }
             gs->synth = NULL;
             if (!p || (p->state != P_SYNTH && p->state != P_CANCELLED) ||
                 CZK_SLOT_CTL_STATE(czk_slot_ctl(&gp->pool, k)) == CZK_SLOT_READY)
@@ -528,6 +609,14 @@ static void on_ready(gpud *g, gpud_synth *s, const czk_msg_ready *r)
     gp = &g->pools[r->pool_id];
     gs = &gp->slots[r->slot];
     p = gs->part;
+    if (gs->quarantined && gs->synth == s && gs->qgen == r->generation) {
+        char why[CZK_MSG_STR_LONG + 96];
+        snprintf(why, sizeof(why), "synth pid %u answered for it: %s", s->owner,
+                 r->status < 0 ? (r->reason[0] ? r->reason : strerror(-r->status)) : "filled, too late");
+        quarantine_end(g, gp, r->slot, why);
+        gpud_schedule(g);
+        return;
+    }
     if (!p || gs->synth != s || p->gen != r->generation) {
         czk_info("synth pid %u: stale READY for pool %u slot %u gen %llu: ignored", s->owner, r->pool_id, r->slot,
                  (unsigned long long)r->generation);

@@ -44,6 +44,9 @@ static void test_config(void)
     CHECK(czk_config_set(&c, "gpud.slots_per_pool=9", &e) == 0 && c.slots_per_pool == 9);
     CHECK(czk_config_set(&c, "circuit.new.zkey=/z", &e) == 0 && c.n_circuits == 3);
     CHECK(czk_config_set(&c, "gpud.slots_per_pool=0", &e) == -EINVAL && strstr(e.msg, "slots_per_pool"));
+    CHECK(c.synth_timeout_s == 600);
+    CHECK(czk_config_set(&c, "gpud.synth_timeout_s=0", &e) == 0 && c.synth_timeout_s == 0);
+    CHECK(czk_config_set(&c, "gpud.synth_timeout_s=-1", &e) == -EINVAL && strstr(e.msg, "synth_timeout_s"));
     CHECK(czk_config_set(&c, "gpud.bogus=1", &e) == -EINVAL && strstr(e.msg, "unknown setting"));
     CHECK(czk_config_set(&c, "noequals", &e) == -EINVAL);
     CHECK(czk_config_set(&c, "gpud.backend=opencl", &e) == -EINVAL);
