@@ -136,6 +136,30 @@ FF_HD uint32_t __umulhi_hd(uint32_t a, uint32_t b)
 
 /* ---- generic N-word Montgomery helpers ---- */
 
+/* r = t - p if t >= p, else t (t < 2p) */
+template <int N> FF_HD void cond_sub_p(uint32_t *r, const uint32_t *t, const uint32_t *mod)
+{
+    uint32_t s[N], br;
+    s[0] = ff_sub_cc(t[0], mod[0]);
+FF_UNROLL
+    for (int j = 1; j < N; j++)
+        s[j] = ff_subc_cc(t[j], mod[j]);
+    br = ff_subc(0u, 0u);
+FF_UNROLL
+    for (int j = 0; j < N; j++)
+        r[j] = br ? t[j] : s[j];
+}
+
+/* the even/odd rows' final division by 2^32: t = O + (E >> 1 word) */
+template <int N> FF_HD void eo_fold(uint32_t *t, const uint32_t *O, const uint32_t *E)
+{
+    t[0] = ff_add_cc(O[0], E[1]);
+FF_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        t[j] = ff_addc_cc(O[j], E[j + 1]);
+    t[N - 1] = ff_addc(O[N - 1], 0u);
+}
+
 /* Plain CIOS (the first two rounds' multiply, kept for comparisons: build with
  * -DCZK_CUDA_FF_CIOS=1): per word of b, four carry chains
  * t += lo(a bi), t += hi(a bi), t += lo(m p), t += hi(m p), then a word shift. */
@@ -177,15 +201,7 @@ FF_UNROLL
             t[j] = t[j + 1];
         t[N + 1] = 0;
     }
-    uint32_t s[N], br;
-    s[0] = ff_sub_cc(t[0], mod[0]);
-FF_UNROLL
-    for (int j = 1; j < N; j++)
-        s[j] = ff_subc_cc(t[j], mod[j]);
-    br = ff_subc(0u, 0u);
-FF_UNROLL
-    for (int j = 0; j < N; j++)
-        r[j] = br ? t[j] : s[j];
+    cond_sub_p<N>(r, t, mod);
 }
 
 /* Even/odd CIOS Montgomery multiplication (the column split of sppark's
@@ -281,23 +297,10 @@ FF_UNROLL
         }
         O[N - 1] = ff_addc(O[N - 1], 0u);
     }
-    /* final division: T = O + (E >> 1 word) < 2p */
+    /* final division: T = O + (E >> 1 word) < 2p; subtract p once if T >= p */
     uint32_t t[N];
-    t[0] = ff_add_cc(O[0], E[1]);
-FF_UNROLL
-    for (int j = 1; j < N - 1; j++)
-        t[j] = ff_addc_cc(O[j], E[j + 1]);
-    t[N - 1] = ff_addc(O[N - 1], 0u);
-    /* subtract p once if t >= p */
-    uint32_t s[N], br;
-    s[0] = ff_sub_cc(t[0], mod[0]);
-FF_UNROLL
-    for (int j = 1; j < N; j++)
-        s[j] = ff_subc_cc(t[j], mod[j]);
-    br = ff_subc(0u, 0u);
-FF_UNROLL
-    for (int j = 0; j < N; j++)
-        r[j] = br ? t[j] : s[j];
+    eo_fold<N>(t, O, E);
+    cond_sub_p<N>(r, t, mod);
 }
 
 template <int N>
@@ -422,27 +425,15 @@ FF_UNROLL
         }
         O[N - 1] = ff_addc(O[N - 1], 0u);
     }
-    /* T = O + (E >> 1 word), plus the high half of W */
+    /* T = O + (E >> 1 word), plus the high half of W; subtract p once if T >= p */
     uint32_t t[N];
-    t[0] = ff_add_cc(O[0], E[1]);
-FF_UNROLL
-    for (int j = 1; j < N - 1; j++)
-        t[j] = ff_addc_cc(O[j], E[j + 1]);
-    t[N - 1] = ff_addc(O[N - 1], 0u);
+    eo_fold<N>(t, O, E);
     t[0] = ff_add_cc(t[0], W[N]);
 FF_UNROLL
     for (int j = 1; j < N - 1; j++)
         t[j] = ff_addc_cc(t[j], W[N + j]);
     t[N - 1] = ff_addc(t[N - 1], W[2 * N - 1]);
-    uint32_t sres[N], br;
-    sres[0] = ff_sub_cc(t[0], mod[0]);
-FF_UNROLL
-    for (int j = 1; j < N; j++)
-        sres[j] = ff_subc_cc(t[j], mod[j]);
-    br = ff_subc(0u, 0u);
-FF_UNROLL
-    for (int j = 0; j < N; j++)
-        r[j] = br ? t[j] : sres[j];
+    cond_sub_p<N>(r, t, mod);
 }
 
 /* Montgomery squaring a^2 2^(-32N): the off-diagonal products a_i a_j (i < j)
