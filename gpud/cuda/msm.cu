@@ -187,6 +187,25 @@ FF_DEV uint32_t find_run(const uint32_t *task_off, uint32_t R, uint32_t t)
     return lo;
 }
 
+/* the segmented first level's slice for thread (or lane pair) t of T: the
+ * sorted pairs [s, e_end) (M pairs in equal slices of ceil(M / T)) and the
+ * output slot of its first piece (t + the run holding s); false when t has
+ * no pairs */
+FF_DEV bool seg_slice(uint32_t t, uint32_t T, const uint32_t *run_start, const uint32_t *counters, uint32_t &s,
+                      uint32_t &e_end, uint32_t &idx)
+{
+    if (t >= T)
+        return false;
+    const uint32_t R = counters[0], M = counters[4];
+    const uint32_t K = (M + T - 1) / T;
+    s = t * K;
+    if (s >= M)
+        return false;
+    e_end = M - s > K ? s + K : M;
+    idx = t + find_run(run_start, R, s);
+    return true;
+}
+
 template <class F>
 __global__ void __launch_bounds__(128) k_acc_aff(const uint32_t *vals, const aff_t<F> *bases, const uint32_t *run_keys,
                                                  const uint32_t *run_cnt, const uint32_t *run_start,
@@ -234,16 +253,9 @@ __global__ void __launch_bounds__(128, MINB) k_acc_seg(const uint32_t *keys, con
                                                  const uint32_t *run_start, const uint32_t *counters, uint32_t T,
                                                  uint32_t *out_keys, xyzz_t<F> *out)
 {
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= T)
+    uint32_t s, e_end, idx;
+    if (!seg_slice(blockIdx.x * blockDim.x + threadIdx.x, T, run_start, counters, s, e_end, idx))
         return;
-    const uint32_t R = counters[0], M = counters[4];
-    const uint32_t K = (M + T - 1) / T;
-    const uint32_t s = t * K;
-    if (s >= M)
-        return;
-    const uint32_t e_end = M - s > K ? s + K : M;
-    uint32_t idx = t + find_run(run_start, R, s);
     uint32_t cur = keys[s];
     xyzz_t<F> acc;
     xyzz_set_inf(acc);
@@ -294,17 +306,10 @@ __global__ void __launch_bounds__(BS, MINB)
     k_acc_seg_g2p(const uint32_t *keys, const uint32_t *vals, const aff_t<fp2_t> *bases, const uint32_t *run_start,
                   const uint32_t *counters, uint32_t T, uint32_t *out_keys, xyzz_t<fp2_t> *out)
 {
-    uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) >> 1;
-    if (t >= T)
-        return;
-    const uint32_t R = counters[0], M = counters[4];
-    const uint32_t K = (M + T - 1) / T;
-    const uint32_t s = t * K;
-    if (s >= M)
+    uint32_t s, e_end, idx;
+    if (!seg_slice((blockIdx.x * blockDim.x + threadIdx.x) >> 1, T, run_start, counters, s, e_end, idx))
         return;
     const p2ctx k = p2_ctx();
-    const uint32_t e_end = M - s > K ? s + K : M;
-    uint32_t idx = t + find_run(run_start, R, s);
     uint32_t cur = keys[s];
     const fp_t *B = reinterpret_cast<const fp_t *>(bases);
     xyzz_t<fp_t> acc;
