@@ -124,8 +124,10 @@ typedef struct gpud gpud;
  * of one GPU compute one after the other while the next one copies in */
 typedef struct gpud_turn {
     pthread_mutex_t mu;
-    pthread_cond_t cv;
-    uint64_t next, serving;
+    pthread_cond_t cv;  /* CLOCK_MONOTONIC */
+    uint64_t next;
+    uint64_t serving;   /* written under mu with atomic stores; the spinning waiter reads it without mu */
+    uint64_t end_ticket, expect_end; /* the holder's ticket and when it expects to be done (0: unknown) */
 } gpud_turn;
 
 typedef struct gpud_work {
@@ -146,6 +148,7 @@ typedef struct gpud_work {
     czk_groth16_msm_out out;
     czk_fr *pub;
     uint64_t t_copied, t_computed;
+    uint64_t last_compute_ns; /* worker: its previous compute's length, the next turn's estimate */
     _Atomic uint64_t t_started; /* worker: its turn came and compute began; 0 before (read by STATUS) */
     pthread_t th;
     pthread_mutex_t mu;

@@ -19,10 +19,34 @@
  * then both spent their verify + copy with the GPU idle.)  The compute trace
  * span and STATUS's busy time start when the turn is taken, not when the copy
  * ended.  CZK_GPUD_CONCURRENT_COMPUTE=1 turns the turns off (benchmarks).
+ *
+ * Waking the next worker by the condition variable alone costs milliseconds
+ * on a host whose cores are all busy synthesising: the scheduler lets the
+ * running (niced) synth thread finish its slice before the woken worker runs
+ * (2.7-5 ms gaps at 2^22 on the H200 host, kernel 6.18).  So the holder
+ * publishes when it expects to finish (its start + its previous compute's
+ * length), and the next ticket sleeps until TURN_SPIN before that, then spins
+ * on `serving` on its own core until the turn comes (computes of one size
+ * vary by up to ~10%, so it keeps spinning up to TURN_OVERRUN past the
+ * expected end, then goes back to sleeping: a holder far past its estimate,
+ * e.g. a larger circuit, costs at most that much spinning).
+ * CZK_GPUD_TURN_SPIN_US sets the window (default 6000; 0 = sleep only, for
+ * comparisons).  Each worker thread also asks for a short scheduler slice
+ * (sched_setattr sched_runtime, EEVDF's custom slice, Linux 6.12+; ignored by
+ * older kernels): a task with a shorter slice preempts the running one when
+ * it wakes instead of waiting for that one's slice to end.
+ * CZK_GPUD_WORKER_SLICE_US sets it (default 100; 0 = the kernel's default).
  */
+#define TURN_OVERRUN_NS 50000000ull
 #include <errno.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common/daemon.h"
 #include "common/fault.h"
@@ -30,27 +54,117 @@
 #include "common/trace.h"
 #include "gpud/gpud.h"
 
-static void turn_take(gpud_turn *t)
+static uint64_t turn_spin_ns(void)
 {
+    static uint64_t v = UINT64_MAX;
+    if (v == UINT64_MAX) {
+        const char *s = getenv("CZK_GPUD_TURN_SPIN_US");
+        v = (s && *s ? strtoull(s, NULL, 10) : 6000ull) * 1000ull;
+    }
+    return v;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static void turn_wait_until(gpud_turn *t, uint64_t ns)
+{
+    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull)};
+    pthread_cond_timedwait(&t->cv, &t->mu, &ts);
+}
+
+/* returns this worker's ticket */
+static uint64_t turn_take(gpud_turn *t)
+{
+    const uint64_t spin = turn_spin_ns();
     pthread_mutex_lock(&t->mu);
     uint64_t me = t->next++;
-    while (t->serving != me)
+    while (t->serving != me) {
+        /* next in line behind a holder that said when it expects to finish */
+        if (spin && t->serving + 1 == me && t->end_ticket == t->serving && t->expect_end) {
+            uint64_t now = czk_mono_ns(), end = t->expect_end;
+            if (now + spin < end) {
+                turn_wait_until(t, end - spin); /* woken early by a give, or at the window */
+                continue;
+            }
+            if (now < end + TURN_OVERRUN_NS) {
+                pthread_mutex_unlock(&t->mu);
+                while (__atomic_load_n(&t->serving, __ATOMIC_ACQUIRE) != me && czk_mono_ns() < end + TURN_OVERRUN_NS)
+                    cpu_relax();
+                pthread_mutex_lock(&t->mu);
+                if (t->serving == me)
+                    break;
+                t->expect_end = 0; /* overran its estimate: sleep until the give */
+                continue;
+            }
+        }
         pthread_cond_wait(&t->cv, &t->mu);
+    }
+    pthread_mutex_unlock(&t->mu);
+    return me;
+}
+
+/* the holder of ticket `me` expects to be done at `end` (0: no estimate) */
+static void turn_started(gpud_turn *t, uint64_t me, uint64_t end)
+{
+    pthread_mutex_lock(&t->mu);
+    t->end_ticket = me;
+    t->expect_end = end;
+    pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
 }
 
 static void turn_give(gpud_turn *t)
 {
     pthread_mutex_lock(&t->mu);
-    t->serving++;
+    __atomic_store_n(&t->serving, t->serving + 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
+}
+
+/* struct sched_attr (include/uapi/linux/sched/types.h, SCHED_ATTR_SIZE_VER1) */
+struct worker_sched_attr {
+    uint32_t size, sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime, sched_deadline, sched_period;
+    uint32_t sched_util_min, sched_util_max;
+};
+
+static void worker_short_slice(unsigned ctx)
+{
+#ifdef SYS_sched_setattr
+    const char *s = getenv("CZK_GPUD_WORKER_SLICE_US");
+    uint64_t us = s && *s ? strtoull(s, NULL, 10) : 100;
+    struct worker_sched_attr a;
+    if (!us)
+        return;
+    memset(&a, 0, sizeof(a));
+    a.size = sizeof(a);
+    a.sched_policy = SCHED_OTHER;
+    errno = 0;
+    a.sched_nice = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+    if (errno)
+        a.sched_nice = 0;
+    a.sched_runtime = us * 1000ull;
+    if (syscall(SYS_sched_setattr, 0, &a, 0) != 0)
+        czk_debug("worker %u: no short scheduler slice (%s)", ctx, strerror(errno));
+#else
+    (void)ctx;
+#endif
 }
 
 static void *worker_main(void *arg)
 {
     gpud_work *w = arg;
     gpud *g = w->g;
+
+    worker_short_slice(w->ctx);
 
     for (;;) {
         pthread_mutex_lock(&w->mu);
@@ -77,14 +191,16 @@ static void *worker_main(void *arg)
         uint64_t t_start = 0;
         if (w->rc_copy == 0) {
             czk_fault("gpud.mid_compute");
-            if (w->turn)
-                turn_take(w->turn);
+            uint64_t ticket = w->turn ? turn_take(w->turn) : 0;
             t_start = czk_mono_ns();
+            if (w->turn)
+                turn_started(w->turn, ticket, w->last_compute_ns ? t_start + w->last_compute_ns : 0);
             atomic_store(&w->t_started, t_start);
             w->rc_compute = g->bops->compute(g->backend, w->ctx, w->circuit, &w->out, w->pub, &w->err);
             w->t_computed = czk_mono_ns(); /* before the next context's turn begins */
             if (w->turn)
                 turn_give(w->turn);
+            w->last_compute_ns = w->rc_compute == 0 ? w->t_computed - t_start : 0;
         } else {
             w->t_computed = czk_mono_ns();
         }
@@ -183,10 +299,14 @@ int gpud_workers_start(gpud *g, czk_error *e)
         g->turns = calloc(nt, sizeof(gpud_turn));
         if (!g->turns)
             return czk_errorf(e, -ENOMEM, "out of memory for workers");
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* turn_wait_until takes czk_mono_ns times */
         for (unsigned i = 0; i < nt; i++) {
             pthread_mutex_init(&g->turns[i].mu, NULL);
-            pthread_cond_init(&g->turns[i].cv, NULL);
+            pthread_cond_init(&g->turns[i].cv, &ca);
         }
+        pthread_condattr_destroy(&ca);
         g->n_turns = nt;
     } else {
         czk_info("CZK_GPUD_CONCURRENT_COMPUTE=1: contexts of one device compute concurrently");
