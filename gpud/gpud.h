@@ -128,6 +128,7 @@ typedef struct gpud_turn {
     uint64_t next;
     uint64_t serving;   /* written under mu with atomic stores; the spinning waiter reads it without mu */
     uint64_t end_ticket, expect_end; /* the holder's ticket and when it expects to be done (0: unknown) */
+    uint64_t spin_ns;   /* the next worker spins this long before expect_end (0: it only sleeps) */
 } gpud_turn;
 
 typedef struct gpud_work {

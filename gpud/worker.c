@@ -54,16 +54,6 @@
 #include "common/trace.h"
 #include "gpud/gpud.h"
 
-static uint64_t turn_spin_ns(void)
-{
-    static uint64_t v = UINT64_MAX;
-    if (v == UINT64_MAX) {
-        const char *s = getenv("CZK_GPUD_TURN_SPIN_US");
-        v = (s && *s ? strtoull(s, NULL, 10) : 6000ull) * 1000ull;
-    }
-    return v;
-}
-
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -80,7 +70,7 @@ static void turn_wait_until(gpud_turn *t, uint64_t ns)
 /* returns this worker's ticket */
 static uint64_t turn_take(gpud_turn *t)
 {
-    const uint64_t spin = turn_spin_ns();
+    const uint64_t spin = t->spin_ns;
     pthread_mutex_lock(&t->mu);
     uint64_t me = t->next++;
     while (t->serving != me) {
@@ -299,12 +289,15 @@ int gpud_workers_start(gpud *g, czk_error *e)
         g->turns = calloc(nt, sizeof(gpud_turn));
         if (!g->turns)
             return czk_errorf(e, -ENOMEM, "out of memory for workers");
+        const char *sp = getenv("CZK_GPUD_TURN_SPIN_US");
+        const uint64_t spin_ns = (sp && *sp ? strtoull(sp, NULL, 10) : 6000ull) * 1000ull;
         pthread_condattr_t ca;
         pthread_condattr_init(&ca);
         pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* turn_wait_until takes czk_mono_ns times */
         for (unsigned i = 0; i < nt; i++) {
             pthread_mutex_init(&g->turns[i].mu, NULL);
             pthread_cond_init(&g->turns[i].cv, &ca);
+            g->turns[i].spin_ns = spin_ns;
         }
         pthread_condattr_destroy(&ca);
         g->n_turns = nt;
