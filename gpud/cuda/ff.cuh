@@ -160,6 +160,34 @@ FF_UNROLL
     t[N - 1] = ff_addc(O[N - 1], 0u);
 }
 
+/* a Montgomery reduction row of the even/odd split (T += m p with T = E +
+ * O 2^32): the odd chain's words 2.. (O += p_odd m) and the even chain's
+ * words 2.. (E += p_even m) with its carry into O[N-1]; each continues the
+ * carry of the chain's first two words, which the caller computes (they
+ * differ: plain products, a special low modulus, or a carry in from the
+ * division step) */
+template <int N> FF_HD void eo_red_odd(uint32_t *O, uint32_t m, const uint32_t *mod)
+{
+FF_UNROLL
+    for (int j = 2; j < N; j += 2) {
+        O[j] = ff_madc_lo_cc(mod[j + 1], m, O[j]);
+        if (j + 2 < N)
+            O[j + 1] = ff_madc_hi_cc(mod[j + 1], m, O[j + 1]);
+        else
+            O[j + 1] = ff_madc_hi(mod[j + 1], m, O[j + 1]);
+    }
+}
+
+template <int N> FF_HD void eo_red_even(uint32_t *E, uint32_t *O, uint32_t m, const uint32_t *mod)
+{
+FF_UNROLL
+    for (int j = 2; j < N; j += 2) {
+        E[j] = ff_madc_lo_cc(mod[j], m, E[j]);
+        E[j + 1] = ff_madc_hi_cc(mod[j], m, E[j + 1]);
+    }
+    O[N - 1] = ff_addc(O[N - 1], 0u);
+}
+
 /* Plain CIOS (the first two rounds' multiply, kept for comparisons: build with
  * -DCZK_CUDA_FF_CIOS=1): per word of b, four carry chains
  * t += lo(a bi), t += hi(a bi), t += lo(m p), t += hi(m p), then a word shift. */
@@ -275,14 +303,7 @@ FF_UNROLL
             O[0] = ff_mad_lo_cc(mod[1], m, O[0]);
             O[1] = ff_madc_hi_cc(mod[1], m, O[1]);
         }
-FF_UNROLL
-        for (int j = 2; j < N; j += 2) {
-            O[j] = ff_madc_lo_cc(mod[j + 1], m, O[j]);
-            if (j + 2 < N)
-                O[j + 1] = ff_madc_hi_cc(mod[j + 1], m, O[j + 1]);
-            else
-                O[j + 1] = ff_madc_hi(mod[j + 1], m, O[j + 1]);
-        }
+        eo_red_odd<N>(O, m, mod);
         if (low_special) {
             E[0] = ff_add_cc(E[0], m);
             E[1] = ff_addc_cc(E[1], 0u);
@@ -290,12 +311,7 @@ FF_UNROLL
             E[0] = ff_mad_lo_cc(mod[0], m, E[0]);
             E[1] = ff_madc_hi_cc(mod[0], m, E[1]);
         }
-FF_UNROLL
-        for (int j = 2; j < N; j += 2) {
-            E[j] = ff_madc_lo_cc(mod[j], m, E[j]);
-            E[j + 1] = ff_madc_hi_cc(mod[j], m, E[j + 1]);
-        }
-        O[N - 1] = ff_addc(O[N - 1], 0u);
+        eo_red_even<N>(E, O, m, mod);
     }
     /* final division: T = O + (E >> 1 word) < 2p; subtract p once if T >= p */
     uint32_t t[N];
@@ -407,23 +423,11 @@ FF_UNROLL
         } else {
             O[0] = ff_madc_lo_cc(mod[1], m, O[0]);
             O[1] = ff_madc_hi_cc(mod[1], m, O[1]);
-FF_UNROLL
-            for (int j = 2; j < N; j += 2) {
-                O[j] = ff_madc_lo_cc(mod[j + 1], m, O[j]);
-                if (j + 2 < N)
-                    O[j + 1] = ff_madc_hi_cc(mod[j + 1], m, O[j + 1]);
-                else
-                    O[j + 1] = ff_madc_hi(mod[j + 1], m, O[j + 1]);
-            }
+            eo_red_odd<N>(O, m, mod);
         }
         E[0] = ff_mad_lo_cc(mod[0], m, E[0]);
         E[1] = ff_madc_hi_cc(mod[0], m, E[1]);
-FF_UNROLL
-        for (int j = 2; j < N; j += 2) {
-            E[j] = ff_madc_lo_cc(mod[j], m, E[j]);
-            E[j + 1] = ff_madc_hi_cc(mod[j], m, E[j + 1]);
-        }
-        O[N - 1] = ff_addc(O[N - 1], 0u);
+        eo_red_even<N>(E, O, m, mod);
     }
     /* T = O + (E >> 1 word), plus the high half of W; subtract p once if T >= p */
     uint32_t t[N];
