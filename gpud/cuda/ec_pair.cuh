@@ -53,6 +53,33 @@ FF_DEV fp_t p2_sel(bool s, const fp_t &a, const fp_t &b)
     return r;
 }
 
+/* this lane's component of affine G2 base i (4 Fp words: x.c0 x.c1 y.c0 y.c1) */
+FF_DEV aff_t<fp_t> p2_ld_aff(const p2ctx &k, const aff_t<fp2_t> *bases, uint32_t i)
+{
+    const fp_t *B = reinterpret_cast<const fp_t *>(bases) + 4 * (size_t)i;
+    aff_t<fp_t> p;
+    p.x = ld_global(B + k.c);
+    p.y = ld_global(B + 2 + k.c);
+    return p;
+}
+
+/* this lane's component of an XYZZ G2 sum into out[i] */
+FF_DEV void p2_st_xyzz(const p2ctx &k, xyzz_t<fp2_t> *out, uint32_t i, const xyzz_t<fp_t> &acc)
+{
+    fp_t *O = reinterpret_cast<fp_t *>(out + i);
+    st_global(O + k.c, acc.x);
+    st_global(O + 2 + k.c, acc.y);
+    st_global(O + 4 + k.c, acc.zz);
+    st_global(O + 6 + k.c, acc.zzz);
+}
+
+/* the affine point infinity (all four words zero), agreed over the pair */
+FF_DEV bool p2_aff_is_inf(const p2ctx &k, const aff_t<fp_t> &p)
+{
+    unsigned z = (is_zero(p.x) && is_zero(p.y)) ? 1u : 0u;
+    return (z & __shfl_xor_sync(k.mask, z, 1)) != 0;
+}
+
 /* both components zero */
 FF_DEV bool p2_is_zero(const p2ctx &k, const fp_t &a)
 {

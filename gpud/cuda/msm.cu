@@ -311,15 +311,12 @@ __global__ void __launch_bounds__(BS, MINB)
         return;
     const p2ctx k = p2_ctx();
     uint32_t cur = keys[s];
-    const fp_t *B = reinterpret_cast<const fp_t *>(bases);
     xyzz_t<fp_t> acc;
     xyzz_set_inf(acc);
     uint32_t vn = vals[s];
     aff_t<fp_t> pn;
-    if (PF) {
-        pn.x = ld_global(B + 4 * (size_t)(vn >> 1) + k.c);
-        pn.y = ld_global(B + 4 * (size_t)(vn >> 1) + 2 + k.c);
-    }
+    if (PF)
+        pn = p2_ld_aff(k, bases, vn >> 1);
     for (uint32_t e = s; e < e_end; e++) {
         const uint32_t key = keys[e], v = vn;
         aff_t<fp_t> p;
@@ -327,29 +324,22 @@ __global__ void __launch_bounds__(BS, MINB)
             p = pn;
             if (e + 1 < e_end) {
                 vn = vals[e + 1];
-                pn.x = ld_global(B + 4 * (size_t)(vn >> 1) + k.c);
-                pn.y = ld_global(B + 4 * (size_t)(vn >> 1) + 2 + k.c);
+                pn = p2_ld_aff(k, bases, vn >> 1);
             }
         } else {
-            p.x = ld_global(B + 4 * (size_t)(v >> 1) + k.c);
-            p.y = ld_global(B + 4 * (size_t)(v >> 1) + 2 + k.c);
+            p = p2_ld_aff(k, bases, v >> 1);
             if (e + 1 < e_end)
                 vn = vals[e + 1];
         }
         if (key != cur) {
             if (k.c == 0)
                 out_keys[idx] = cur;
-            fp_t *O = reinterpret_cast<fp_t *>(out + idx);
-            st_global(O + k.c, acc.x);
-            st_global(O + 2 + k.c, acc.y);
-            st_global(O + 4 + k.c, acc.zz);
-            st_global(O + 6 + k.c, acc.zzz);
+            p2_st_xyzz(k, out, idx, acc);
             idx++;
             cur = key;
             xyzz_set_inf(acc);
         }
-        unsigned z = (is_zero(p.x) && is_zero(p.y)) ? 1u : 0u;
-        if (z & __shfl_xor_sync(k.mask, z, 1))
+        if (p2_aff_is_inf(k, p))
             continue;
         if (v & 1)
             neg(p.y, p.y);
@@ -357,11 +347,7 @@ __global__ void __launch_bounds__(BS, MINB)
     }
     if (k.c == 0)
         out_keys[idx] = cur;
-    fp_t *O = reinterpret_cast<fp_t *>(out + idx);
-    st_global(O + k.c, acc.x);
-    st_global(O + 2 + k.c, acc.y);
-    st_global(O + 4 + k.c, acc.zz);
-    st_global(O + 6 + k.c, acc.zzz);
+    p2_st_xyzz(k, out, idx, acc);
 }
 
 /* G2 level 0 with a lane pair per task (ec_pair.cuh): thread 2t+c sums component
@@ -382,29 +368,20 @@ __global__ void __launch_bounds__(128, MINB)
     uint32_t end = run_start[r] + run_cnt[r];
     if (end - st > L)
         end = st + L;
-    /* an affine G2 point is 4 Fp words: x.c0 x.c1 y.c0 y.c1 */
-    const fp_t *B = reinterpret_cast<const fp_t *>(bases);
     xyzz_t<fp_t> acc;
     xyzz_set_inf(acc);
     for (uint32_t e = st; e < end; e++) {
         uint32_t v = vals[e];
-        aff_t<fp_t> p;
-        p.x = ld_global(B + 4 * (size_t)(v >> 1) + k.c);
-        p.y = ld_global(B + 4 * (size_t)(v >> 1) + 2 + k.c);
-        unsigned z = (is_zero(p.x) && is_zero(p.y)) ? 1u : 0u;
-        if (z & __shfl_xor_sync(k.mask, z, 1))
-            continue; /* infinity base (all four words zero) */
+        aff_t<fp_t> p = p2_ld_aff(k, bases, v >> 1);
+        if (p2_aff_is_inf(k, p))
+            continue;
         if (v & 1)
             neg(p.y, p.y);
         p2_xyzz_add_aff(k, acc, p);
     }
     if (k.c == 0)
         out_keys[t] = run_keys[r];
-    fp_t *O = reinterpret_cast<fp_t *>(out + t);
-    st_global(O + k.c, acc.x);
-    st_global(O + 2 + k.c, acc.y);
-    st_global(O + 4 + k.c, acc.zz);
-    st_global(O + 6 + k.c, acc.zzz);
+    p2_st_xyzz(k, out, t, acc);
 }
 
 template <class F>
