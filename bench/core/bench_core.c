@@ -23,6 +23,7 @@
 #include "common/fpx8.h"
 #include "common/log.h"
 #include "common/msm.h"
+#include "tests/common/points.h"
 #include "common/ntt.h"
 
 static uint64_t rng = 0x1234567887654321ULL;
@@ -89,44 +90,26 @@ static int parse_list(const char *s, unsigned *out, int max)
 
 static czk_g1_aff *g1_bases(size_t n)
 {
-    czk_g1_aff *b = malloc(n * sizeof(*b));
-    czk_g1 *p = malloc(n * sizeof(*p)), q, x;
-    czk_fp *scratch = malloc(n * sizeof(czk_fp));
+    czk_g1 q, x;
     czk_fr k;
 
     rand_scalar(&k, 0);
     czk_g1_mul_aff(&x, &CZK_G1_GEN, &k);
     rand_scalar(&k, 0);
     czk_g1_mul_aff(&q, &CZK_G1_GEN, &k);
-    for (size_t i = 0; i < n; i++) {
-        p[i] = x;
-        czk_g1_add(&x, &x, &q);
-    }
-    czk_g1_batch_to_aff(b, p, n, scratch);
-    free(p);
-    free(scratch);
-    return b;
+    return t_g1_walk(n, &x, &q);
 }
 
 static czk_g2_aff *g2_bases(size_t n)
 {
-    czk_g2_aff *b = malloc(n * sizeof(*b));
-    czk_g2 *p = malloc(n * sizeof(*p)), q, x;
-    czk_fp2 *scratch = malloc(n * sizeof(czk_fp2));
+    czk_g2 q, x;
     czk_fr k;
 
     rand_scalar(&k, 0);
     czk_g2_mul_aff(&x, &CZK_G2_GEN, &k);
     rand_scalar(&k, 0);
     czk_g2_mul_aff(&q, &CZK_G2_GEN, &k);
-    for (size_t i = 0; i < n; i++) {
-        p[i] = x;
-        czk_g2_add(&x, &x, &q);
-    }
-    czk_g2_batch_to_aff(b, p, n, scratch);
-    free(p);
-    free(scratch);
-    return b;
+    return t_g2_walk(n, &x, &q);
 }
 
 int main(int argc, char **argv)

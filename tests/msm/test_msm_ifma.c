@@ -21,6 +21,7 @@
 #include "common/field.h"
 #include "common/fpx8.h"
 #include "common/msm.h"
+#include "tests/common/points.h"
 #include "tests/common/test_util.h"
 
 #define N1 (1u << 15)
@@ -46,21 +47,13 @@ static void rand_scalar(czk_fr *k, size_t i)
 /* x0 + i q for i < n, then runs of repeats and negations */
 static czk_g1_aff *g1_bases(size_t n)
 {
-    czk_g1_aff *b = malloc(n * sizeof(*b));
-    czk_g1 *p = malloc(n * sizeof(*p)), q, x;
-    czk_fp *scratch = malloc(n * sizeof(czk_fp));
+    czk_g1 q, x;
     czk_fr k = {{t_rand64(), t_rand64(), 0, 0}};
 
-    if (!b || !p || !scratch)
-        exit(2);
     czk_g1_mul_aff(&x, &CZK_G1_GEN, &k);
     k.l[0] = t_rand64();
     czk_g1_mul_aff(&q, &CZK_G1_GEN, &k);
-    for (size_t i = 0; i < n; i++) {
-        p[i] = x;
-        czk_g1_add(&x, &x, &q);
-    }
-    czk_g1_batch_to_aff(b, p, n, scratch);
+    czk_g1_aff *b = t_g1_walk(n, &x, &q);
     for (size_t i = 1; i < n; i++) {
         unsigned pick = (unsigned)(t_rand64() % 64);
         if (pick == 0)
@@ -70,28 +63,18 @@ static czk_g1_aff *g1_bases(size_t n)
         else if (pick == 2)
             b[i] = b[t_rand64() % i];
     }
-    free(p);
-    free(scratch);
     return b;
 }
 
 static czk_g2_aff *g2_bases(size_t n)
 {
-    czk_g2_aff *b = malloc(n * sizeof(*b));
-    czk_g2 *p = malloc(n * sizeof(*p)), q, x;
-    czk_fp2 *scratch = malloc(n * sizeof(czk_fp2));
+    czk_g2 q, x;
     czk_fr k = {{t_rand64(), t_rand64(), 0, 0}};
 
-    if (!b || !p || !scratch)
-        exit(2);
     czk_g2_mul_aff(&x, &CZK_G2_GEN, &k);
     k.l[0] = t_rand64();
     czk_g2_mul_aff(&q, &CZK_G2_GEN, &k);
-    for (size_t i = 0; i < n; i++) {
-        p[i] = x;
-        czk_g2_add(&x, &x, &q);
-    }
-    czk_g2_batch_to_aff(b, p, n, scratch);
+    czk_g2_aff *b = t_g2_walk(n, &x, &q);
     for (size_t i = 1; i < n; i++) {
         unsigned pick = (unsigned)(t_rand64() % 64);
         if (pick == 0)
@@ -99,8 +82,6 @@ static czk_g2_aff *g2_bases(size_t n)
         else if (pick == 1)
             czk_g2_aff_neg(&b[i], &b[i - 1]);
     }
-    free(p);
-    free(scratch);
     return b;
 }
 
