@@ -254,7 +254,7 @@ void gpud_job_maybe_release(gpud *g, gpud_job *j); /* free a final job's partiti
 void gpud_lane_push(gpud *g, gpud_part *p, int front);
 void gpud_unlink(gpud *g, gpud_part *p);
 void gpud_schedule(gpud *g);                        /* assign slots, start workers */
-void gpud_leases_check(gpud *g);                    /* take back assignments past synth_timeout_s */
+void gpud_leases_check(gpud *g);                    /* take back assignments past synth_timeout_s; then schedule */
 int gpud_pools_open(gpud *g, czk_error *e);         /* create or adopt one pool per NUMA node */
 void gpud_pools_close(gpud *g);
 void gpud_slot_free(gpud *g, gpud_part *p, int send_release); /* READY/DMA slot back to FREE + RELEASE */

@@ -298,11 +298,11 @@ void gpud_schedule(gpud *g)
  * another synth; the slot is quarantined, out of use because the stuck fill may
  * still write to it, until that synth answers for it (READY of any status,
  * after the RELEASE that asks it to stop) or disconnects; meanwhile the synth
- * gets no new ASSIGN.  Runs on the loop thread, from the status tick. */
+ * gets no new ASSIGN.  Runs on the loop thread, from the status tick, which
+ * schedules the requeued partitions right after. */
 void gpud_leases_check(gpud *g)
 {
     uint64_t now = czk_mono_ns(), lim;
-    unsigned requeued = 0;
 
     if (g->cfg.synth_timeout_s <= 0)
         return;
@@ -332,11 +332,8 @@ void gpud_leases_check(gpud *g)
             gpud_lane_push(g, p, 1);
             g->synth_timeouts_total++;
             czk_metric_inc(g->m_synth_timeouts, 1);
-            requeued++;
         }
     }
-    if (requeued)
-        gpud_schedule(g);
 }
 
 /* a quarantined slot comes back: nobody writes to it any more */
@@ -352,15 +349,10 @@ static void quarantine_end(gpud *g, gpud_pool *gp, uint32_t slot, const char *wh
         czk_slot_reclaim(&gp->pool, slot, gs->qgen, NULL);
     }
     czk_info("pool %u slot %u: quarantine ended (%s), slot back in use", gp->id, slot, why);
-    if (gs->synth) {
+    if (gs->synth)
         gs->synth->quarantined--;
-        if (gs->synth->inflight)
-            gs->synth->inflight--;
-    }
-    gs->synth = NULL;
     gs->quarantined = 0;
-    gp->in_use--;
-    czk_metric_set(gp->m_in_use, gp->in_use);
+    slot_clear(g, gp, slot); /* the synth's inflight count, in_use (no partition holds it any more) */
 }
 
 /* -------------------------------------------------------------- pools --- */
