@@ -136,6 +136,17 @@ FF_HD uint32_t __umulhi_hd(uint32_t a, uint32_t b)
 
 /* ---- generic N-word Montgomery helpers ---- */
 
+/* r = a + b over M words, the carry out dropped (callers' bounds keep the sum
+ * below 2^(32M)); r may alias a or b */
+template <int M> FF_HD void add_words(uint32_t *r, const uint32_t *a, const uint32_t *b)
+{
+    r[0] = ff_add_cc(a[0], b[0]);
+FF_UNROLL
+    for (int k = 1; k < M - 1; k++)
+        r[k] = ff_addc_cc(a[k], b[k]);
+    r[M - 1] = ff_addc(a[M - 1], b[M - 1]);
+}
+
 /* r = t - p if t >= p, else t (t < 2p) */
 template <int N> FF_HD void cond_sub_p(uint32_t *r, const uint32_t *t, const uint32_t *mod)
 {
@@ -432,11 +443,7 @@ FF_UNROLL
     /* T = O + (E >> 1 word), plus the high half of W; subtract p once if T >= p */
     uint32_t t[N];
     eo_fold<N>(t, O, E);
-    t[0] = ff_add_cc(t[0], W[N]);
-FF_UNROLL
-    for (int j = 1; j < N - 1; j++)
-        t[j] = ff_addc_cc(t[j], W[N + j]);
-    t[N - 1] = ff_addc(t[N - 1], W[2 * N - 1]);
+    add_words<N>(t, t, W + N);
     cond_sub_p<N>(r, t, mod);
 }
 
@@ -588,12 +595,8 @@ FF_UNROLL
         if (i + N + 1 - (i & 1) < 2 * N)
             Q[i + N + 1 - (i & 1)] = ff_addc(Q[i + N + 1 - (i & 1)], 0u);
     }
-    W[0] = P[0];
-    W[1] = ff_add_cc(P[1], Q[1]);
-FF_UNROLL
-    for (int k = 2; k < 2 * N - 1; k++)
-        W[k] = ff_addc_cc(P[k], Q[k]);
-    W[2 * N - 1] = ff_addc(P[2 * N - 1], Q[2 * N - 1]);
+    W[0] = P[0]; /* Q[0] is 0 */
+    add_words<2 * N - 1>(W + 1, P + 1, Q + 1);
 }
 
 /* Fp2 product with two reductions instead of three (Karatsuba with lazy
@@ -608,16 +611,8 @@ FF_HD void fp2_mul_lazy(uint32_t *r0, uint32_t *r1, const uint32_t *x0, const ui
                         const uint32_t *y1, const uint32_t *mod, uint32_t ninv)
 {
     uint32_t sx[N], sy[N];
-    sx[0] = ff_add_cc(x0[0], x1[0]);
-FF_UNROLL
-    for (int j = 1; j < N - 1; j++)
-        sx[j] = ff_addc_cc(x0[j], x1[j]);
-    sx[N - 1] = ff_addc(x0[N - 1], x1[N - 1]);
-    sy[0] = ff_add_cc(y0[0], y1[0]);
-FF_UNROLL
-    for (int j = 1; j < N - 1; j++)
-        sy[j] = ff_addc_cc(y0[j], y1[j]);
-    sy[N - 1] = ff_addc(y0[N - 1], y1[N - 1]);
+    add_words<N>(sx, x0, x1);
+    add_words<N>(sy, y0, y1);
     uint32_t W0[2 * N], W1[2 * N], D[2 * N];
     mul_wide_eo<N>(W0, x0, y0);
     mul_wide_eo<N>(W1, x1, y1);
@@ -627,11 +622,7 @@ FF_UNROLL
     for (int k = 1; k < 2 * N; k++)
         D[k] = ff_subc_cc(W0[k], W1[k]);
     const uint32_t br = ff_subc(0u, 0u);
-    W0[0] = ff_add_cc(W0[0], W1[0]);
-FF_UNROLL
-    for (int k = 1; k < 2 * N - 1; k++)
-        W0[k] = ff_addc_cc(W0[k], W1[k]);
-    W0[2 * N - 1] = ff_addc(W0[2 * N - 1], W1[2 * N - 1]);
+    add_words<2 * N>(W0, W0, W1);
     /* borrow: add p 2^(32N) (the sum wraps back into [0, p 2^(32N))) */
     D[N] = ff_add_cc(D[N], mod[0] & br);
 FF_UNROLL
