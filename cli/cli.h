@@ -6,7 +6,7 @@
 #ifndef CZK_CLI_H
 #define CZK_CLI_H
 
-#include "common/error.h"
+#include "common/base/error.h"
 
 enum { CZK_EXIT_OK = 0, CZK_EXIT_FALSE = 1, CZK_EXIT_ERROR = 2 };
 

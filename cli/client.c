@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "common/daemon.h"
-#include "common/log.h"
+#include "common/runtime/daemon.h"
+#include "common/base/log.h"
 #include "ipc/peer.h"
 
 #define SYSTEM_RUNTIME_DIR "/run/czk"

@@ -8,7 +8,7 @@
  *   1. --runtime-dir DIR                         -> DIR/czk.sock
  *   2. the runtime_dir of --config FILE, or of /etc/czk/czk.conf when that
  *      file exists and is readable (the file the systemd units use)
- *   3. the built-in default of common/config.c: $CZK_RUNTIME_DIR, else
+ *   3. the built-in default of common/runtime/config.c: $CZK_RUNTIME_DIR, else
  *      $XDG_RUNTIME_DIR/czk (non-root), else /tmp/czk-UID (non-root), else
  *      /run/czk
  *   When neither 1 nor an explicit --config nor $CZK_RUNTIME_DIR chose the
@@ -23,8 +23,8 @@
 
 #include <stdint.h>
 
-#include "common/config.h"
-#include "common/error.h"
+#include "common/runtime/config.h"
+#include "common/base/error.h"
 #include "ipc/msg.h"
 
 typedef struct czk_client {

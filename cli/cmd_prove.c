@@ -15,20 +15,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/base/clock.h"
 #include "cli/cli.h"
-#include "common/groth16.h"
-#include "common/json.h"
-#include "common/log.h"
-#include "common/verify.h"
-#include "gpud/backend.h"
+#include "common/groth16/groth16.h"
+#include "common/groth16/json.h"
+#include "common/base/log.h"
+#include "common/groth16/verify.h"
+#include "backend/backend.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+static double now_s(void) { return (double)czk_mono_ns() * 1e-9; }
 
 /*
  * CZK_TEST_RS="r,s" (decimal, each < r the group order): fixed blinding

@@ -13,9 +13,9 @@
 #include <sys/random.h>
 
 #include "cli/cli.h"
-#include "common/gencircuit.h"
-#include "common/log.h"
-#include "common/setup.h"
+#include "common/groth16/gencircuit.h"
+#include "common/base/log.h"
+#include "common/groth16/setup.h"
 
 int czk_cmd_setup(int argc, char **argv)
 {

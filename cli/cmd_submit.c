@@ -34,9 +34,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/base/clock.h"
 #include "cli/cli.h"
 #include "cli/client.h"
-#include "common/log.h"
+#include "common/base/log.h"
 
 #define TTY_MAX_LINES 24      /* more partitions than this: one summary line */
 #define ACCEPT_TIMEOUT_MS 600000 /* gpud spools and fsyncs every witness before it answers */
@@ -77,13 +78,6 @@ static void on_sigint(int sig)
 {
     (void)sig;
     interrupted = 1;
-}
-
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static double secs(uint64_t ns) { return (double)ns * 1e-9; }
@@ -291,7 +285,7 @@ static void render_summary(submit_ctx *s, uint64_t now, char *buf, size_t n)
 
 static void redraw(submit_ctx *s)
 {
-    uint64_t now = mono_ns();
+    uint64_t now = czk_mono_ns();
     char line[1400];
     unsigned lines = s->nparts <= TTY_MAX_LINES ? s->nparts : 1;
 
@@ -322,7 +316,7 @@ static void report_change(submit_ctx *s, uint32_t p)
 static void set_stage(submit_ctx *s, uint32_t p, uint32_t stage, int32_t status, const char *reason)
 {
     part_view *v = &s->parts[p];
-    uint64_t now = mono_ns();
+    uint64_t now = czk_mono_ns();
 
     if (v->stage == stage || (stage_final(v->stage) && stage != CZK_STAGE_DONE))
         return;
@@ -368,7 +362,7 @@ static void on_event(submit_ctx *s, const czk_msg_event *ev)
 /* reconnect after gpud went away and WATCH the job again; 0 or -errno */
 static int reconnect(submit_ctx *s)
 {
-    uint64_t deadline = mono_ns() + (uint64_t)s->reconnect_s * 1000000000ull;
+    uint64_t deadline = czk_mono_ns() + (uint64_t)s->reconnect_s * 1000000000ull;
     unsigned backoff_ms = 100;
     czk_error e = {0};
     czk_msg m;
@@ -389,7 +383,7 @@ static int reconnect(submit_ctx *s)
             }
             czk_client_close(&cl);
         }
-        if (mono_ns() >= deadline) {
+        if (czk_mono_ns() >= deadline) {
             czk_cli_failf(s->cmd, "could not reconnect to czk-gpud within %d s: %s (job %llu stays journaled: "
                           "czk status --job %llu)", s->reconnect_s, e.msg, (unsigned long long)s->job,
                           (unsigned long long)s->job);
@@ -583,7 +577,7 @@ int czk_cmd_submit(int argc, char **argv)
     m.u.submit.n_partitions = (uint32_t)nfds;
     m.u.submit.n_fds = (uint32_t)nfds;
     m.u.submit.flags = wait ? CZK_SUBMIT_F_WAIT : 0;
-    s.t0 = mono_ns();
+    s.t0 = czk_mono_ns();
     for (int attempt = 0;; attempt++) {
         czk_msg sub = m;
         if (czk_client_send(&cl, &sub, fds, nfds, &e) < 0) {
@@ -668,7 +662,7 @@ int czk_cmd_submit(int argc, char **argv)
         uint32_t nfail = 0;
         for (uint32_t p = 0; p < s.nparts; p++)
             nfail += s.parts[p].stage == CZK_STAGE_FAILED;
-        double wall = secs(mono_ns() - s.t0);
+        double wall = secs(czk_mono_ns() - s.t0);
         if (s.job_stage == CZK_STAGE_DONE) {
             printf("job %llu done: %u partition%s proved in %.2f s", (unsigned long long)s.job, s.nparts,
                    s.nparts == 1 ? "" : "s", wall);

@@ -1,7 +1,7 @@
 /*
  * cmd_trace.c — `czk trace [--since SECONDS] [--out FILE] [--config FILE]
  * [--state-dir DIR]`: merges the per-process trace files every czk daemon
- * writes into state_dir/trace/ (common/trace.h) into one Chrome/Perfetto JSON
+ * writes into state_dir/trace/ (common/runtime/trace.h) into one Chrome/Perfetto JSON
  * trace (open it in ui.perfetto.dev or chrome://tracing).  Reads files only;
  * needs no running daemon.  docs/tracing.md describes the stages.
  */
@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "common/config.h"
-#include "common/trace.h"
+#include "common/runtime/config.h"
+#include "common/runtime/trace.h"
 
 static int usage(void)
 {

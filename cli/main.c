@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "common/log.h"
+#include "common/base/log.h"
 
 int czk_cli_threads;
 

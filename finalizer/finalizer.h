@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/error.h"
+#include "common/base/error.h"
 
 /* per-partition stage timings, seconds */
 typedef struct fin_timings {

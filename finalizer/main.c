@@ -15,14 +15,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/daemon.h"
-#include "common/fault.h"
-#include "common/field.h"
-#include "common/groth16.h"
-#include "common/json.h"
-#include "common/log.h"
-#include "common/verify.h"
-#include "common/trace.h"
+#include "common/runtime/daemon.h"
+#include "common/runtime/fault.h"
+#include "common/crypto/field.h"
+#include "common/groth16/groth16.h"
+#include "common/groth16/json.h"
+#include "common/base/log.h"
+#include "common/groth16/verify.h"
+#include "common/runtime/trace.h"
 #include "finalizer/finalizer.h"
 #include "ipc/loop.h"
 #include "ipc/peer.h"

@@ -17,33 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/daemon.h"
-#include "common/fault.h"
-#include "common/log.h"
+#include "common/base/fsutil.h"
+#include "common/runtime/daemon.h"
+#include "common/runtime/fault.h"
+#include "common/base/log.h"
 #include "finalizer/finalizer.h"
 
 #define PATH_CAP 1200
-
-static int fsync_dir(const char *dir, czk_error *e)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
-    if (fd < 0)
-        return czk_errorf(e, -errno, "could not open directory \"%s\": %s", dir, strerror(errno));
-    if (fsync(fd) < 0)
-        r = czk_errorf(e, -errno, "could not fsync directory \"%s\": %s", dir, strerror(errno));
-    close(fd);
-    return r;
-}
-
-/* mkdir that also makes the new entry durable in its parent */
-static int mkdir_durable(const char *parent, const char *dir, czk_error *e)
-{
-    if (mkdir(dir, 0755) == 0)
-        return fsync_dir(parent, e);
-    if (errno == EEXIST)
-        return 0;
-    return czk_errorf(e, -errno, "could not create directory \"%s\": %s", dir, strerror(errno));
-}
 
 static int write_atomic(const char *dir, const char *name, const char *text, size_t len, const char *fault,
                         czk_error *e)
@@ -143,7 +123,7 @@ int fin_output_write(const char *output_dir, const fin_timings *t, const char *p
 
     snprintf(jdir, sizeof(jdir), "%s/%llu", output_dir, (unsigned long long)t->job);
     snprintf(pdir, sizeof(pdir), "%s/%u", jdir, t->partition);
-    if ((r = mkdir_durable(output_dir, jdir, e)) < 0 || (r = mkdir_durable(jdir, pdir, e)) < 0)
+    if ((r = czk_mkdir_durable(jdir, 0755, e)) < 0 || (r = czk_mkdir_durable(pdir, 0755, e)) < 0)
         return r;
     if ((r = write_atomic(pdir, "public.json", pub, strlen(pub), NULL, e)) < 0)
         return r;
@@ -155,7 +135,7 @@ int fin_output_write(const char *output_dir, const fin_timings *t, const char *p
         return r;
     if ((r = write_atomic(pdir, "proof.json", proof, strlen(proof), "finalizer.before_rename", e)) < 0)
         return r;
-    if ((r = fsync_dir(pdir, e)) < 0)
+    if ((r = czk_fsync_dir(pdir, e)) < 0)
         return r;
     czk_fault("finalizer.after_write");
     return 0;
@@ -211,6 +191,6 @@ int fin_output_summary(const char *output_dir, uint64_t job, uint32_t n_partitio
     r = write_atomic(jdir, "summary.json", text, strlen(text), NULL, e);
     free(text);
     if (r == 0)
-        r = fsync_dir(jdir, e);
+        r = czk_fsync_dir(jdir, e);
     return r < 0 ? r : 1;
 }

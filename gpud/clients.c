@@ -15,9 +15,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/daemon.h"
-#include "common/log.h"
-#include "common/trace.h"
+#include "common/runtime/daemon.h"
+#include "common/base/log.h"
+#include "common/runtime/trace.h"
 #include "gpud/gpud.h"
 
 #define EVENT_TEXT_MAX (CZK_MSG_MAX_RECORD - 2048) /* proof + public text that still fits one record */

@@ -19,12 +19,12 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "common/config.h"
-#include "common/formats.h"
-#include "common/groth16.h"
-#include "common/metrics.h"
-#include "common/trace.h"
-#include "gpud/backend.h"
+#include "common/runtime/config.h"
+#include "common/formats/formats.h"
+#include "common/groth16/groth16.h"
+#include "common/runtime/metrics.h"
+#include "common/runtime/trace.h"
+#include "backend/backend.h"
 #include "ipc/journal.h"
 #include "ipc/loop.h"
 #include "ipc/pool.h"

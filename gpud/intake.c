@@ -19,23 +19,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/binfile.h"
-#include "common/daemon.h"
-#include "common/fault.h"
-#include "common/field.h"
-#include "common/log.h"
+#include "common/base/fsutil.h"
+#include "common/formats/binfile.h"
+#include "common/runtime/daemon.h"
+#include "common/runtime/fault.h"
+#include "common/crypto/field.h"
+#include "common/base/log.h"
 #include "gpud/gpud.h"
-
-static int fsync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
-    if (fd < 0)
-        return -errno;
-    if (fsync(fd) < 0)
-        r = -errno;
-    close(fd);
-    return r;
-}
 
 /* the name the witness readers put in front of their messages; stripped,
  * since the reason names the partition instead */
@@ -188,7 +178,7 @@ static void spool_job(gpud *g, gpud_submit_req *r)
     for (uint32_t i = 0; i < r->nparts; i++)
         if ((r->rc = spool_one(g, circ, r->job, i, r->fds[i], r->why, sizeof(r->why))) < 0)
             return;
-    if ((r->rc = fsync_dir(dir)) < 0 || (r->rc = fsync_dir(g->spool_dir)) < 0)
+    if ((r->rc = czk_fsync_dir(dir, NULL)) < 0 || (r->rc = czk_fsync_dir(g->spool_dir, NULL)) < 0)
         snprintf(r->why, sizeof(r->why), "could not fsync the spool: %s", strerror(-r->rc));
     if (r->rc == 0 && (r->rc = czk_fault("gpud.spool")) < 0)
         snprintf(r->why, sizeof(r->why), "fault injected while spooling");

@@ -26,9 +26,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/daemon.h"
-#include "common/fault.h"
-#include "common/log.h"
+#include "common/runtime/daemon.h"
+#include "common/runtime/fault.h"
+#include "common/base/log.h"
 #include "gpud/gpud.h"
 
 /* ------------------------------------------------------------ records --- */

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/daemon.h"
-#include "common/log.h"
-#include "common/trace.h"
+#include "common/runtime/daemon.h"
+#include "common/base/log.h"
+#include "common/runtime/trace.h"
 #include "gpud/gpud.h"
 #include "ipc/peer.h"
 

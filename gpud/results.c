@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/daemon.h"
-#include "common/fault.h"
-#include "common/field.h"
-#include "common/log.h"
-#include "common/trace.h"
+#include "common/runtime/daemon.h"
+#include "common/runtime/fault.h"
+#include "common/crypto/field.h"
+#include "common/base/log.h"
+#include "common/runtime/trace.h"
 #include "gpud/gpud.h"
 
 #define RESULT_QUEUE_LIMIT 128 /* records queued to the finalizer before we hold back */

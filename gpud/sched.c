@@ -22,10 +22,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/daemon.h"
-#include "common/fault.h"
-#include "common/log.h"
-#include "common/trace.h"
+#include "common/runtime/daemon.h"
+#include "common/runtime/fault.h"
+#include "common/base/log.h"
+#include "common/runtime/trace.h"
 #include "gpud/gpud.h"
 
 /* -------------------------------------------------------------- lanes --- */

@@ -48,10 +48,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/daemon.h"
-#include "common/fault.h"
-#include "common/log.h"
-#include "common/trace.h"
+#include "common/runtime/daemon.h"
+#include "common/runtime/fault.h"
+#include "common/base/log.h"
+#include "common/runtime/trace.h"
 #include "gpud/gpud.h"
 
 static inline void cpu_relax(void)

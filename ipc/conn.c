@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/log.h"
+#include "common/base/log.h"
 #include "ipc/loop_internal.h"
 
 static const char *peer_desc(const czk_conn *c, char *buf, size_t n)

@@ -3,6 +3,9 @@
  * Only gpud's main thread writes its journal; no other process opens it for
  * writing, so there is no locking.
  */
+#include "common/base/fsutil.h"
+#include "common/base/crc.h"
+#include "common/base/clock.h"
 #include "ipc/journal.h"
 
 #include <errno.h>
@@ -19,7 +22,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "common/log.h"
+#include "common/base/log.h"
 
 struct czk_journal {
     int fd;
@@ -29,40 +32,21 @@ struct czk_journal {
     czk_journal_info info;
 };
 
-static uint32_t crc_bytes(uint32_t crc, const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    while (n) {
-        uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
-        crc = (uint32_t)crc32(crc, b, chunk);
-        b += chunk;
-        n -= chunk;
-    }
-    return crc;
-}
-
 static uint32_t rec_crc(const czk_journal_rec_header *h, const void *payload)
 {
     czk_journal_rec_header c = *h;
-    uint32_t crc = (uint32_t)crc32(0L, Z_NULL, 0);
+    uint32_t crc = czk_crc32_init();
     c.crc = 0;
-    crc = crc_bytes(crc, &c, sizeof(c));
-    return crc_bytes(crc, payload, h->len);
+    crc = czk_crc32(crc, &c, sizeof(c));
+    return czk_crc32(crc, payload, h->len);
 }
 
 static uint32_t file_header_crc(const czk_journal_file_header *h)
 {
-    return crc_bytes((uint32_t)crc32(0L, Z_NULL, 0), h, offsetof(czk_journal_file_header, crc));
+    return czk_crc32(czk_crc32_init(), h, offsetof(czk_journal_file_header, crc));
 }
 
 static uint64_t pad8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
-
-static uint64_t now_ns(clockid_t c)
-{
-    struct timespec ts;
-    clock_gettime(c, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int read_all(int fd, uint8_t **out, size_t *len, const char *path, czk_error *err)
 {
@@ -165,21 +149,6 @@ int czk_journal_replay_file(const char *path, czk_journal_replay_fn fn, void *ct
     return r;
 }
 
-static int fsync_dir_of(const char *path, czk_error *err)
-{
-    char tmp[PATH_MAX];
-    int dfd, r = 0;
-
-    snprintf(tmp, sizeof(tmp), "%s", path);
-    dfd = open(dirname(tmp), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0)
-        return czk_errorf(err, -errno, "could not open directory of \"%s\": %s", path, strerror(errno));
-    if (fsync(dfd) < 0)
-        r = czk_errorf(err, -errno, "could not fsync directory of \"%s\": %s", path, strerror(errno));
-    close(dfd);
-    return r;
-}
-
 static int write_full(int fd, const struct iovec *iov, int n, uint64_t off, const char *path, czk_error *err)
 {
     struct iovec v[4];
@@ -211,7 +180,7 @@ static int write_file_header(int fd, uint64_t base_seq, const char *path, czk_er
     fh.magic = CZK_JOURNAL_MAGIC;
     fh.version = CZK_JOURNAL_VERSION;
     fh.header_size = sizeof(fh);
-    fh.created_ns = now_ns(CLOCK_REALTIME);
+    fh.created_ns = czk_real_ns();
     fh.base_seq = base_seq;
     fh.crc = file_header_crc(&fh);
     iov.iov_base = &fh;
@@ -246,7 +215,7 @@ int czk_journal_open(czk_journal **out, const char *path, czk_journal_replay_fn 
             r = czk_errorf(err, -errno, "could not fsync journal \"%s\": %s", path, strerror(errno));
             goto fail;
         }
-        if ((r = fsync_dir_of(path, err)) < 0)
+        if ((r = czk_fsync_parent(path, err)) < 0)
             goto fail;
         czk_info("created journal \"%s\"", path);
     } else if (j->fd < 0) {
@@ -430,7 +399,7 @@ int czk_journal_compact(czk_journal *j, czk_journal_keep_fn keep, void *ctx, czk
         r = czk_errorf(err, -errno, "could not rename \"%s\" over \"%s\": %s", tmp, j->path, strerror(errno));
         goto fail;
     }
-    if ((r = fsync_dir_of(j->path, err)) < 0) {
+    if ((r = czk_fsync_parent(j->path, err)) < 0) {
         /* the rename happened; continue on the new file */
         close(j->fd);
         j->fd = fd;

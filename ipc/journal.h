@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/error.h"
+#include "common/base/error.h"
 #include "ipc/layout.h"
 
 #define CZK_JOURNAL_SYNC 0x1u

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/log.h"
+#include "common/base/log.h"
 #include "ipc/loop_internal.h"
 
 uint64_t czk_loopi_mono_ns(void)

@@ -50,7 +50,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/error.h"
+#include "common/base/error.h"
 #include "ipc/msg.h"
 #include "ipc/peer.h"
 

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/error.h"
+#include "common/base/error.h"
 
 #define CZK_PROTO_VERSION 1u
 #define CZK_MSG_MAX_RECORD (64u * 1024u) /* hard cap on one record, bytes */

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/log.h"
+#include "common/base/log.h"
 
 #ifndef SO_PEERGROUPS
 #define SO_PEERGROUPS 59

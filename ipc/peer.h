@@ -32,7 +32,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "common/error.h"
+#include "common/base/error.h"
 #include "ipc/msg.h"
 
 #define CZK_RUNTIME_DIR_DEFAULT "/run/czk"

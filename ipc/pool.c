@@ -9,6 +9,8 @@
  * data fields are written by the slot's owner before the release CAS that
  * hands the slot on, and read after an acquire load by the next owner.
  */
+#include "common/base/crc.h"
+#include "common/base/clock.h"
 #include "ipc/pool.h"
 
 #include <errno.h>
@@ -27,7 +29,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "common/log.h"
+#include "common/base/log.h"
 #include "ipc/msg.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -42,25 +44,7 @@
 
 #define MIB (1024ull * 1024ull)
 
-static uint64_t now_ns(clockid_t c)
-{
-    struct timespec ts;
-    clock_gettime(c, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
-
-static uint32_t crc_bytes_seq(uint32_t crc, const uint8_t *b, uint64_t n)
-{
-    while (n) {
-        uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
-        crc = (uint32_t)crc32(crc, b, chunk);
-        b += chunk;
-        n -= chunk;
-    }
-    return crc;
-}
 
 /* Slot payloads are large (hundreds of MiB at 2^22 and up) and zlib's crc32
  * runs at ~2 GB/s on one core, which would put seconds on the critical path of
@@ -78,7 +62,7 @@ struct crc_piece {
 static void *crc_piece_run(void *arg)
 {
     struct crc_piece *pc = arg;
-    pc->crc = crc_bytes_seq((uint32_t)crc32(0L, Z_NULL, 0), pc->b, pc->n);
+    pc->crc = czk_crc32(czk_crc32_init(), pc->b, pc->n);
     return NULL;
 }
 
@@ -97,7 +81,7 @@ static uint32_t crc_bytes(uint32_t crc, const void *p, uint64_t n)
     if (k > n / CRC_PAR_MIN_PIECE)
         k = n / CRC_PAR_MIN_PIECE;
     if (k < 2)
-        return crc_bytes_seq(crc, p, n);
+        return czk_crc32(crc, p, n);
     piece = n / k;
     for (uint64_t i = 0; i < k; i++) {
         pc[i].b = (const uint8_t *)p + off;
@@ -123,12 +107,12 @@ static uint32_t pool_header_crc(const czk_pool_header *h, uint32_t layout_versio
     czk_pool_header c;
     memcpy(&c, h, offsetof(czk_pool_header, header_crc));
     c.layout_version = layout_version;
-    return crc_bytes((uint32_t)crc32(0L, Z_NULL, 0), &c, offsetof(czk_pool_header, header_crc));
+    return crc_bytes(czk_crc32_init(), &c, offsetof(czk_pool_header, header_crc));
 }
 
 static uint32_t slot_header_crc(const czk_slot_header *s)
 {
-    return crc_bytes((uint32_t)crc32(0L, Z_NULL, 0), (const uint8_t *)s + 8, 52);
+    return crc_bytes(czk_crc32_init(), (const uint8_t *)s + 8, 52);
 }
 
 /* start time of a process in clock ticks since boot (/proc/<pid>/stat field 22), 0 if unknown */
@@ -366,7 +350,7 @@ retry_small:
     h->slot_hdr_offset = CZK_POOL_HEADER_SIZE;
     h->data_offset = data_off;
     h->total_size = total;
-    h->created_ns = now_ns(CLOCK_REALTIME);
+    h->created_ns = czk_real_ns();
     h->header_crc = pool_header_crc(h, CZK_POOL_LAYOUT_VERSION);
     h->epoch = 1;
     h->owner_pid = (uint32_t)getpid();
@@ -506,7 +490,7 @@ int czk_pool_adopt(czk_pool *p, int fd, czk_pool_adopt_report *rep, czk_error *e
     /* the previous owner is gone (that is why we adopt): we are the only writer */
     h->owner_pid = (uint32_t)getpid();
     h->owner_start = proc_start_time(getpid());
-    h->adopted_ns = now_ns(CLOCK_REALTIME);
+    h->adopted_ns = czk_real_ns();
     __atomic_store_n(&h->epoch, rep->old_epoch + 1, __ATOMIC_RELEASE);
     rep->new_epoch = rep->old_epoch + 1;
     for (uint32_t i = 0; i < h->slot_count; i++) {
@@ -654,7 +638,7 @@ int czk_slot_publish_ready(czk_pool *p, uint32_t slot, uint32_t gen, uint32_t ow
     s->n_vars = n_vars;
     s->data_len = data_len;
     s->flags = with_crc ? CZK_SLOT_F_CRC : 0;
-    s->payload_crc = with_crc ? crc_bytes((uint32_t)crc32(0L, Z_NULL, 0), czk_slot_data(p, slot), data_len) : 0;
+    s->payload_crc = with_crc ? crc_bytes(czk_crc32_init(), czk_slot_data(p, slot), data_len) : 0;
     s->hdr_crc = slot_header_crc(s);
     return cas_ctl(p, slot, ctl, CZK_SLOT_CTL(gen, owner, CZK_SLOT_READY), "publish ready", err);
 }
@@ -730,7 +714,7 @@ int czk_slot_verify(const czk_pool *p, uint32_t slot, czk_error *err)
         return czk_errorf(err, -EBADMSG, "slot %u data length %llu exceeds slot size", slot,
                           (unsigned long long)s->data_len);
     if ((s->flags & CZK_SLOT_F_CRC) &&
-        s->payload_crc != crc_bytes((uint32_t)crc32(0L, Z_NULL, 0), czk_slot_data(p, slot), s->data_len))
+        s->payload_crc != crc_bytes(czk_crc32_init(), czk_slot_data(p, slot), s->data_len))
         return czk_errorf(err, -EBADMSG, "slot %u payload crc mismatch", slot);
     return 0;
 }

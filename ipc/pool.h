@@ -42,7 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/error.h"
+#include "common/base/error.h"
 #include "ipc/layout.h"
 
 enum czk_pool_huge {

@@ -13,10 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/fault.h"
-#include "common/groth16.h"
-#include "common/log.h"
-#include "common/trace.h"
+#include "common/runtime/fault.h"
+#include "common/groth16/groth16.h"
+#include "common/base/log.h"
+#include "common/runtime/trace.h"
 #include "synth/synth.h"
 
 static int do_fill(synth *s, fill *f)

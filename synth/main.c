@@ -16,10 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/daemon.h"
-#include "common/log.h"
-#include "common/par.h"
-#include "common/trace.h"
+#include "common/runtime/daemon.h"
+#include "common/base/log.h"
+#include "common/crypto/par.h"
+#include "common/runtime/trace.h"
 #include "ipc/peer.h"
 #include "synth/synth.h"
 

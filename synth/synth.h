@@ -15,8 +15,8 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "common/config.h"
-#include "common/formats.h"
+#include "common/runtime/config.h"
+#include "common/formats/formats.h"
 #include "ipc/loop.h"
 #include "ipc/pool.h"
 

@@ -18,13 +18,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/curve.h"
-#include "common/field.h"
-#include "common/fpx8.h"
-#include "common/log.h"
-#include "common/msm.h"
+#include "common/crypto/curve.h"
+#include "common/crypto/field.h"
+#include "common/crypto/fpx8.h"
+#include "common/base/log.h"
+#include "common/crypto/msm.h"
 #include "tests/common/points.h"
-#include "common/ntt.h"
+#include "common/crypto/ntt.h"
 
 static uint64_t rng = 0x1234567887654321ULL;
 

@@ -18,9 +18,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/msm.h"
-#include "common/ntt.h"
-#include "gpud/cuda/czk_cuda.h"
+#include "common/crypto/msm.h"
+#include "common/crypto/ntt.h"
+#include "backend/cuda/czk_cuda.h"
 
 static uint64_t rs = 0x1234567887654321ULL;
 static uint64_t rnd(void)

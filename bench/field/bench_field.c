@@ -3,16 +3,16 @@
  * ns per Fp/Fr mul and sqr, Fp inversion, G1/G2 mixed add, add, dbl,
  * variable-base mul and fixed-base mul, and the throughput of independent Fp
  * multiplications: scalar czk_fp_mul against the 8-lane AVX-512 IFMA code
- * (common/fpx8.h).  Usage: bench_field [fb_window_bits | --mul-only]
+ * (common/crypto/fpx8.h).  Usage: bench_field [fb_window_bits | --mul-only]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "common/curve.h"
-#include "common/field.h"
-#include "common/fpx8.h"
+#include "common/crypto/curve.h"
+#include "common/crypto/field.h"
+#include "common/crypto/fpx8.h"
 
 static double now_ns(void)
 {

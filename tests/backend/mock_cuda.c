@@ -1,6 +1,6 @@
 /*
- * mock_cuda.c — a host-memory stand-in for gpud/cuda (czk_cuda.h), for
- * testing gpud/backend_cuda.c's use of the interface on machines without a
+ * mock_cuda.c — a host-memory stand-in for backend/cuda (czk_cuda.h), for
+ * testing backend/backend_cuda.c's use of the interface on machines without a
  * GPU: "device" buffers are host arrays, h and the MSMs are the CPU code of
  * common/, and completion callbacks run on another thread (as CUDA's do).
  * It follows the interface's documented semantics (buffer roles, standard
@@ -15,9 +15,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/groth16.h"
-#include "common/msm.h"
-#include "gpud/cuda/czk_cuda.h"
+#include "common/groth16/groth16.h"
+#include "common/crypto/msm.h"
+#include "backend/cuda/czk_cuda.h"
 
 struct czk_cuda_ctx {
     czk_cuda_cfg cfg;

@@ -1,6 +1,6 @@
 /*
- * test_backend_cuda.c — the cuda backend (gpud/backend_cuda.c) against the
- * cpu backend (gpud/cpu/backend_cpu.c, itself checked against GMP and
+ * test_backend_cuda.c — the cuda backend (backend/backend_cuda.c) against the
+ * cpu backend (backend/cpu/backend_cpu.c, itself checked against GMP and
  * snarkjs in tests/groth16), through the backend.h interface gpud uses.
  *
  *   test_backend_cuda open
@@ -34,13 +34,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/curve.h"
-#include "common/formats.h"
-#include "common/groth16.h"
-#include "gpud/backend.h"
+#include "common/crypto/curve.h"
+#include "common/formats/formats.h"
+#include "common/groth16/groth16.h"
+#include "backend/backend.h"
 #include "tests/backend/bk_test.h"
 #ifdef CZK_HAVE_CUDA_BACKEND
-#include "gpud/cuda/czk_cuda.h"
+#include "backend/cuda/czk_cuda.h"
 #endif
 
 static int have_gpu(void)

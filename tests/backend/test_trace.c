@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/trace.h"
+#include "common/runtime/trace.h"
 #include "tests/backend/bk_test.h"
 
 /* ---------------------------------------------------------- round trip --- */

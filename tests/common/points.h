@@ -10,7 +10,7 @@
 
 #include <stdlib.h>
 
-#include "common/curve.h"
+#include "common/crypto/curve.h"
 
 static inline czk_g1_aff *t_g1_walk(size_t n, const czk_g1 *x0, const czk_g1 *q)
 {

@@ -1,6 +1,6 @@
 /* test_config.c — INI config: defaults, file values, overrides, errors naming the line. */
-#include "common/config.h"
-#include "common/metrics.h"
+#include "common/runtime/config.h"
+#include "common/runtime/metrics.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

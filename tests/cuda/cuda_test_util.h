@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/curve.h"
-#include "common/field.h"
-#include "gpud/cuda/czk_cuda.h"
+#include "common/crypto/curve.h"
+#include "common/crypto/field.h"
+#include "backend/cuda/czk_cuda.h"
 
 #define CHECK(cond, ...)                                                      \
     do {                                                                      \

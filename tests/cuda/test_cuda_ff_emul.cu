@@ -1,6 +1,6 @@
 /*
  * test_cuda_ff_emul.cu — the device Montgomery multiplications of
- * gpud/cuda/ff.cuh (even/odd CIOS, the plain CIOS and the dedicated
+ * backend/cuda/ff.cuh (even/odd CIOS, the plain CIOS and the dedicated
  * squaring) run on the CPU, with the
  * PTX carry instructions emulated, against GMP: a b 2^(-32N) mod p for Fp
  * (N = 12) and Fr (N = 8) on random and edge inputs; and the pieces of the
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpud/cuda/ff.cuh"
+#include "backend/cuda/ff.cuh"
 #include "tests/common/test_util.h"
 
 static int fails;

@@ -1,6 +1,6 @@
 /*
  * test_cuda_field.c — device Fr/Fp/Fp2 Montgomery multiplication and Fp
- * add/sub against the CPU field (common/field.h) on random and edge inputs.
+ * add/sub against the CPU field (common/crypto/field.h) on random and edge inputs.
  * Exit 77 without a GPU.
  */
 #include "tests/cuda/cuda_test_util.h"

@@ -11,7 +11,7 @@
  * Sizes 2^10..2^CZK_CUDA_TEST_MSM_MAX_LOG (default 12; G2 stops 2 lower).
  * Exit 77 without a GPU.
  */
-#include "common/msm.h"
+#include "common/crypto/msm.h"
 #include "tests/cuda/cuda_test_util.h"
 
 enum { S_RANDOM, S_BITS, S_ZERO, S_ONE, S_MAX, S_OVER, S_COUNT };

@@ -1,11 +1,11 @@
 /*
  * test_cuda_ntt.c — device NTT, inverse NTT, odd-coset step and the whole h
- * computation against the CPU (common/ntt.h) on random inputs, plus a naive
+ * computation against the CPU (common/crypto/ntt.h) on random inputs, plus a naive
  * O(n^2) DFT with snarkjs's root at 2^10 as an independent oracle.
  * Sizes 2^10..2^CZK_CUDA_TEST_MAX_LOG (default 20; scripts/gpu-run.sh raises it to 24).
  * Exit 77 without a GPU.
  */
-#include "common/ntt.h"
+#include "common/crypto/ntt.h"
 #include "tests/cuda/cuda_test_util.h"
 
 static void rand_vec(czk_fr *a, size_t n)

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "common/curve.h"
+#include "common/crypto/curve.h"
 #include "../field/test_util.h"
 #include "oracle.h"
 

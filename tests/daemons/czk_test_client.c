@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/log.h"
+#include "common/base/log.h"
 #include "ipc/peer.h"
 
 static uint8_t buf[CZK_MSG_MAX_RECORD];

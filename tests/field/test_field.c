@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "common/field.h"
+#include "common/crypto/field.h"
 #include "test_util.h"
 
 #define Q_HEX "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab"

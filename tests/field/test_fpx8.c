@@ -1,5 +1,5 @@
 /*
- * test_fpx8.c — the 8-lane AVX-512 IFMA Fp code (common/fpx8.h) against GMP
+ * test_fpx8.c — the 8-lane AVX-512 IFMA Fp code (common/crypto/fpx8.h) against GMP
  * and against the scalar czk_fp functions, on random residues and edge
  * values: 0, 1, q-1, q-2, values near 2^380, products whose Montgomery
  * result is 0, 1 or q-1, sums equal to q, differences that wrap; the test
@@ -11,8 +11,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "common/field.h"
-#include "common/fpx8.h"
+#include "common/crypto/field.h"
+#include "common/crypto/fpx8.h"
 #include "test_util.h"
 
 #define Q_HEX "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab"

@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "common/formats.h"
+#include "common/formats/formats.h"
 
 static int fmt_failures;
 

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/formats.h"
+#include "common/formats/formats.h"
 
 static int add_cb(void *ctx, uint32_t index, const czk_r1cs_term *a, uint32_t na,
                   const czk_r1cs_term *b, uint32_t nb, const czk_r1cs_term *c, uint32_t nc)

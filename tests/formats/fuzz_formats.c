@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "common/formats.h"
+#include "common/formats/formats.h"
 
 #ifndef CZK_FUZZ_KIND
 #error "define CZK_FUZZ_KIND (0 zkey, 1 wtns, 2 r1cs)"

@@ -2,7 +2,7 @@
  * g16_test.h — helpers for the Groth16 prover/setup/gen-circuit tests: a
  * CHECK macro that counts failures, a seeded generator, GMP conversions of
  * Fr values, the BLS12-381 r and snarkjs roots of unity computed with GMP
- * (an oracle independent of common/ntt.c), and a direct pairing check.
+ * (an oracle independent of common/crypto/ntt.c), and a direct pairing check.
  */
 #ifndef CZK_G16_TEST_H
 #define CZK_G16_TEST_H
@@ -14,10 +14,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/curve.h"
-#include "common/field.h"
-#include "common/formats.h"
-#include "common/pairing.h"
+#include "common/crypto/curve.h"
+#include "common/crypto/field.h"
+#include "common/formats/formats.h"
+#include "common/crypto/pairing.h"
 
 static int g_failures;
 

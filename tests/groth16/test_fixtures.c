@@ -17,10 +17,10 @@
 
 #include <errno.h>
 
-#include "common/formats.h"
-#include "common/groth16.h"
-#include "common/json.h"
-#include "common/verify.h"
+#include "common/formats/formats.h"
+#include "common/groth16/groth16.h"
+#include "common/groth16/json.h"
+#include "common/groth16/verify.h"
 
 static char path_buf[4][4096];
 

@@ -11,8 +11,8 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#include "common/formats.h"
-#include "common/gencircuit.h"
+#include "common/formats/formats.h"
+#include "common/groth16/gencircuit.h"
 
 struct sat { const czk_fr *w; size_t unsat, bad_terms; };
 

@@ -9,7 +9,7 @@
  */
 #include "tests/groth16/g16_test.h"
 
-#include "common/groth16.h"
+#include "common/groth16/groth16.h"
 
 /* value at x of the polynomial whose evaluations on <w> (size n) are ev */
 static void eval_at(mpz_t out, mpz_t *ev, size_t n, const mpz_t w, const mpz_t x)

@@ -17,11 +17,11 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#include "common/formats.h"
-#include "common/gencircuit.h"
-#include "common/groth16.h"
-#include "common/setup.h"
-#include "common/verify.h"
+#include "common/formats/formats.h"
+#include "common/groth16/gencircuit.h"
+#include "common/groth16/groth16.h"
+#include "common/groth16/setup.h"
+#include "common/groth16/verify.h"
 
 static mpz_t *lag;       /* L_i(tau), size-n domain */
 static mpz_t *at, *bt, *ct;

@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/log.h"
+#include "common/base/log.h"
 #include "ipc/loop.h"
 #include "ipc/peer.h"
 #include "tutil.h"

@@ -30,7 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/log.h"
+#include "common/base/log.h"
 #include "ipc/loop.h"
 #include "ipc/peer.h"
 #include "ipc/pool.h"

@@ -1,5 +1,5 @@
 /*
- * test_msm.c — czk_msm_g1 / czk_msm_g2 (common/msm.c) against the naive sum
+ * test_msm.c — czk_msm_g1 / czk_msm_g2 (common/crypto/msm.c) against the naive sum
  * of single scalar multiplications (czk_g*_mul_aff + czk_g*_add from curve.c,
  * which share no code with the MSM's XYZZ buckets and digit recoding).
  *
@@ -20,9 +20,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/curve.h"
-#include "common/field.h"
-#include "common/msm.h"
+#include "common/crypto/curve.h"
+#include "common/crypto/field.h"
+#include "common/crypto/msm.h"
 #include "tests/common/test_util.h"
 
 /* 256-bit integer compare / add / sub on czk_fr limbs (standard form) */

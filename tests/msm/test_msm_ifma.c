@@ -1,5 +1,5 @@
 /*
- * test_msm_ifma.c — the AVX-512 IFMA MSM path (common/fpx8.h, msm_ifma.c,
+ * test_msm_ifma.c — the AVX-512 IFMA MSM path (common/crypto/fpx8.h, msm_ifma.c,
  * the 8-lane running sums of msm_tmpl.h) against the scalar path at sizes
  * where the batches are full and the vector reduction runs on 4096-bucket
  * windows: G1 with 2^15 terms, G2 with 2^13, 2 threads.  The scalar path
@@ -17,10 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/curve.h"
-#include "common/field.h"
-#include "common/fpx8.h"
-#include "common/msm.h"
+#include "common/crypto/curve.h"
+#include "common/crypto/field.h"
+#include "common/crypto/fpx8.h"
+#include "common/crypto/msm.h"
 #include "tests/common/points.h"
 #include "tests/common/test_util.h"
 

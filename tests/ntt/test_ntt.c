@@ -1,5 +1,5 @@
 /*
- * test_ntt.c — the NTT over Fr (common/ntt.c) against GMP oracles:
+ * test_ntt.c — the NTT over Fr (common/crypto/ntt.c) against GMP oracles:
  *   - roots of unity: 5^((r-1)/2^32) squared down, computed with GMP, equal the
  *     constants documented for snarkjs (w[32], w[10], w[12], w[16], w[18],
  *     w[19]) and czk_fr_root_of_unity; each w[k] is a primitive 2^k-th root;
@@ -18,8 +18,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/field.h"
-#include "common/ntt.h"
+#include "common/crypto/field.h"
+#include "common/crypto/ntt.h"
 #include "tests/common/test_util.h"
 
 static mpz_t R; /* the scalar field modulus r */

@@ -1,5 +1,5 @@
 /*
- * test_par.c — the fork-join helper (common/par.c): thread-count selection
+ * test_par.c — the fork-join helper (common/crypto/par.c): thread-count selection
  * (argument, CZK_THREADS, online CPUs) and czk_par_for coverage: every index
  * of [0, n) is visited exactly once, in contiguous chunks, by workers with
  * distinct ids below the thread count.  Exit 0 pass, 1 fail.
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/par.h"
+#include "common/crypto/par.h"
 #include "tests/common/test_util.h"
 
 struct cov {

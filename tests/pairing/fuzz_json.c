@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/json.h"
+#include "common/groth16/json.h"
 
 #define FAIL(...)                                                        \
     do {                                                                 \

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/pairing.h"
+#include "common/crypto/pairing.h"
 
 #define PT_Q_HEX "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab"
 #define PT_R_HEX "73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001"

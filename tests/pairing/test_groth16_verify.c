@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#include "common/json.h"
+#include "common/groth16/json.h"
 #include "pt_util.h"
 
 static char *slurp(const char *path, size_t *len)

@@ -11,7 +11,7 @@
 #include <jansson.h>
 #include <sys/stat.h>
 
-#include "common/json.h"
+#include "common/groth16/json.h"
 #include "pt_util.h"
 
 #define Q_DEC "4002409555221667393417789825735904156556882819939007885332058136124031650490837864442687629129015664037894272559787"

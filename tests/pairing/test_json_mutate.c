@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "common/json.h"
+#include "common/groth16/json.h"
 #include "pt_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,7 +10,7 @@
  */
 #include <errno.h>
 
-#include "common/verify.h"
+#include "common/groth16/verify.h"
 #include "pt_util.h"
 
 static void fr_to_u64(uint64_t l[4], const czk_fr *k) { memcpy(l, k->l, 32); }

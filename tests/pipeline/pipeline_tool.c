@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/log.h"
+#include "common/base/log.h"
 #include "ipc/journal.h"
 #include "ipc/peer.h"
 

@@ -1,0 +1,89 @@
+/*
+ * backend.h — the compute backend behind czk-gpud: h (NTTs) and the MSMs of
+ * one partition, given the a, b, c, w vectors a synth wrote into a pool slot.
+ *
+ * A backend owns `contexts` independent sets of buffers (host or device).
+ * gpud runs one worker thread per context; a context is used by one thread at
+ * a time, so backends need no locks.  For each partition the worker calls
+ *   copy_in(ctx, circuit, slot payload)   -> the slot may be released after this
+ *   compute(ctx, circuit, out, pub)       -> the four MSM points, public signals
+ * copy_in must not keep any pointer into the slot: gpud hands the slot back to
+ * the synth as soon as copy_in returns (DESIGN.md "A partition's life", step 4).
+ * Both run on worker threads, never on gpud's event-loop thread.
+ *
+ * Implementations: "cpu" (backend/cpu/backend_cpu.c: memcpy into preallocated
+ * buffers, then czk_groth16_compute_h + czk_groth16_msms) and, when built
+ * with CUDA, "cuda" (backend/backend_cuda.c: async H2D copies from the
+ * registered pool into per-context device buffers, h and the MSMs against
+ * device-resident key points).  czk_backend_open picks one by name and falls
+ * back from cuda to cpu (logged) when asked to.
+ */
+#ifndef CZK_GPUD_BACKEND_H
+#define CZK_GPUD_BACKEND_H
+
+#include <stdint.h>
+
+#include "common/base/error.h"
+#include "common/formats/formats.h"
+#include "common/groth16/groth16.h"
+
+typedef struct czk_backend czk_backend;
+
+/* host memory slots are copied from (gpud's pools): a backend that DMAs
+ * registers it once in create (cudaHostRegister) and unregisters in destroy */
+typedef struct czk_backend_region {
+    void *base;
+    size_t len;
+} czk_backend_region;
+
+typedef struct czk_backend_config {
+    unsigned n_circuits;
+    const czk_zkey *const *zkeys; /* [n_circuits], mapped by gpud for the backend's lifetime */
+    int threads;                  /* CPU threads for compute (0: all online CPUs) */
+    unsigned contexts;            /* requested contexts (0: the backend's default) */
+    const czk_backend_region *regions; /* [n_regions], may be NULL; valid until destroy */
+    unsigned n_regions;
+} czk_backend_config;
+
+/* the slot payload: a, b, c (domain_size Fr, Montgomery) and w (n_vars Fr, standard) */
+typedef struct czk_backend_input {
+    const uint8_t *a, *b, *c, *w;
+    uint64_t domain_size, n_vars;
+    uint64_t job;       /* for trace records (common/runtime/trace.h) only */
+    uint32_t partition;
+} czk_backend_input;
+
+typedef struct czk_backend_ops {
+    const char *name;
+    int (*create)(czk_backend **out, const czk_backend_config *cfg, czk_error *e);
+    void (*destroy)(czk_backend *b);
+    unsigned (*contexts)(const czk_backend *b);
+    /* copies the slot payload into context ctx; circuit indexes cfg->zkeys */
+    int (*copy_in)(czk_backend *b, unsigned ctx, unsigned circuit, const czk_backend_input *in, czk_error *e);
+    /* computes the partition copied into ctx: out gets the MSM results, pub the
+     * circuit's n_public public signals w[1..n_public] (standard form) */
+    int (*compute)(czk_backend *b, unsigned ctx, unsigned circuit, czk_groth16_msm_out *out, czk_fr *pub,
+                   czk_error *e);
+    /* optional: the compute device of context ctx (a GPU index); contexts on
+     * one device take turns to compute (gpud/worker.c) while the others copy.
+     * NULL: all contexts share one device (the CPU backend's cores). */
+    unsigned (*device_of)(const czk_backend *b, unsigned ctx);
+} czk_backend_ops;
+
+/* "cpu", "cuda" or "auto" (the best one built in); NULL with e set when unknown */
+const czk_backend_ops *czk_backend_find(const char *name, czk_error *e);
+
+/* Finds name (as czk_backend_find) and creates it into *ops / *out.  When the
+ * chosen backend is not "cpu" and its create fails with -ENODEV (no GPU) or
+ * -ENOMEM (a proving key does not fit in device memory), and fallback is set
+ * (always for "auto"), logs a warning naming the reason and creates "cpu"
+ * instead; *ops says which one runs. */
+int czk_backend_open(const char *name, int fallback, const czk_backend_config *cfg, const czk_backend_ops **ops,
+                     czk_backend **out, czk_error *e);
+
+extern const czk_backend_ops czk_backend_cpu_ops;
+#ifdef CZK_HAVE_CUDA_BACKEND
+extern const czk_backend_ops czk_backend_cuda_ops;
+#endif
+
+#endif

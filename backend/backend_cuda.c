@@ -1,0 +1,413 @@
+/*
+ * backend_cuda.c — the CUDA compute backend of czk-gpud and `czk prove
+ * --backend cuda` (backend.h), on top of the C interface backend/cuda/czk_cuda.h
+ * only (no CUDA header here).
+ *
+ * At create, once:
+ *  - every GPU gets the proving keys' point sections A, B1, B2, C, H of every
+ *    configured circuit uploaded (czk_cuda_bases_*), shared by the contexts
+ *    of that GPU; -ENOMEM with a message giving the sizes when they do not
+ *    fit next to the contexts' buffers (czk_backend_open then falls back to
+ *    the cpu backend), -ENODEV when there is no GPU;
+ *  - `contexts` czk_cuda contexts (default two per GPU), each with its own
+ *    preallocated device vectors A, B, C, W and MSM workspace.  gpud runs one
+ *    worker per context, so with two per GPU the copy of partition k+1 into
+ *    one context's buffers overlaps the compute of partition k in the other's
+ *    (double buffering); nothing is allocated per partition;
+ *  - gpud's pools are page-locked with czk_cuda_host_register (one call
+ *    per slot, so no copy straddles two registrations) so copies run at full PCIe speed straight from the slots.
+ *
+ * copy_in queues four async H2D copies (a, b, c into A, B, C; w into W) on the
+ * context's copy stream with a completion callback on the last one; the
+ * callback (a CUDA thread) posts the context's semaphore and the worker thread,
+ * waiting on it, returns -- gpud then frees the slot and sends RELEASE at once
+ * (worker.c posts to the loop through its task stack + eventfd).  So the slot
+ * is released when its copy completes, not when the proof is done, and no
+ * device-wide synchronisation happens on this path.
+ *
+ * compute: h on the device (czk_cuda_compute_h_dev, h left in A, standard
+ * form), waited for with a context-stream sync (for its trace record), then
+ * the five MSMs (each returns when its result is on the host): A·w, B1·w,
+ * B2·w, C·w[nPublic+1..] from W, H·h from A; C·w + H·h and the conversion to
+ * affine on the host.  h and each MSM are trace records (common/runtime/trace.h);
+ * gpud's worker records the copy and the whole compute around them.
+ *
+ * Each context (device buffers, semaphore, host copy of the public signals)
+ * is used by the one worker thread gpud gives it to; the key points are
+ * read-only after create.  No locks.
+ */
+#include <errno.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/crypto/curve.h"
+#include "common/base/log.h"
+#include "common/runtime/trace.h"
+#include "backend/backend.h"
+#include "backend/cuda/czk_cuda.h"
+
+#define CUDA_CONTEXTS_PER_GPU 2
+#define HOST_REGISTER_CHUNK ((size_t)1 << 30)
+/* a single cudaHostRegister of 512 GiB or more fails (r580 drivers); stay well below */
+#define HOST_REGISTER_ONE_CALL_MAX ((size_t)256 << 30)
+#define HOST_REGISTER_STEP(len) ((len) <= HOST_REGISTER_ONE_CALL_MAX ? (len) : HOST_REGISTER_CHUNK)
+/* device memory left free after the key points: kernels' stacks, CUB, the driver */
+#define DEVICE_MEM_MARGIN ((size_t)256 << 20)
+
+typedef struct cuda_keys {
+    czk_cuda_bases *a, *b1, *b2, *c, *h;
+} cuda_keys;
+
+typedef struct cuda_gpu {
+    int device;
+    czk_cuda_ctx *owner; /* the context the bases were uploaded with (freed last) */
+    cuda_keys *keys;     /* [n_circuits] */
+} cuda_gpu;
+
+typedef struct cuda_ctx {
+    czk_cuda_ctx *cc;
+    unsigned gpu;        /* index into b->gpus */
+    sem_t copied;        /* posted by the copy-completion callback */
+    int sem_ok;
+    czk_fr *pub;         /* n_public of the partition held (host copy) */
+    int loaded;          /* a partition of `circuit` is in the device buffers */
+    unsigned circuit;
+    uint64_t job;        /* trace ids of the partition held */
+    uint32_t partition;
+} cuda_ctx;
+
+struct czk_backend {
+    czk_backend_config cfg;
+    const czk_zkey **zkeys;
+    cuda_gpu *gpus;
+    unsigned n_gpus;
+    cuda_ctx *ctx;
+    unsigned n;
+    czk_backend_region *regs; /* registered host regions */
+    unsigned n_regs;
+};
+
+static const char *cuda_err(void)
+{
+    const char *s = czk_cuda_last_error();
+    return s && s[0] ? s : "cuda failure";
+}
+
+static size_t key_bytes(const czk_zkey *z)
+{
+    size_t nv = z->n_vars, npriv = (size_t)z->n_vars - z->n_public - 1;
+    return nv * sizeof(czk_g1_aff) * 2 + nv * sizeof(czk_g2_aff) + npriv * sizeof(czk_g1_aff) +
+           (size_t)z->domain_size * sizeof(czk_g1_aff);
+}
+
+static void cuda_destroy(czk_backend *b)
+{
+    if (!b)
+        return;
+    for (unsigned g = 0; b->gpus && g < b->n_gpus; g++)
+        for (unsigned c = 0; b->gpus[g].keys && c < b->cfg.n_circuits; c++) {
+            cuda_keys *k = &b->gpus[g].keys[c];
+            czk_cuda_bases_free(k->a);
+            czk_cuda_bases_free(k->b1);
+            czk_cuda_bases_free(k->b2);
+            czk_cuda_bases_free(k->c);
+            czk_cuda_bases_free(k->h);
+        }
+    for (unsigned i = 0; b->ctx && i < b->n; i++) {
+        czk_cuda_ctx_free(b->ctx[i].cc);
+        if (b->ctx[i].sem_ok)
+            sem_destroy(&b->ctx[i].copied);
+        free(b->ctx[i].pub);
+    }
+    for (unsigned i = 0; i < b->n_regs; i++)
+        czk_cuda_host_unregister(b->regs[i].base, b->regs[i].len, HOST_REGISTER_STEP(b->regs[i].len));
+    for (unsigned g = 0; b->gpus && g < b->n_gpus; g++)
+        free(b->gpus[g].keys);
+    free(b->regs);
+    free(b->gpus);
+    free(b->ctx);
+    free(b->zkeys);
+    free(b);
+}
+
+static int upload_keys(czk_backend *b, cuda_gpu *gpu, czk_error *e)
+{
+    for (unsigned c = 0; c < b->cfg.n_circuits; c++) {
+        const czk_zkey *z = b->zkeys[c];
+        cuda_keys *k = &gpu->keys[c];
+        size_t npriv = (size_t)z->n_vars - z->n_public - 1;
+        int r;
+        if ((r = czk_cuda_bases_upload_g1(gpu->owner, &k->a, z->a, z->n_vars)) < 0 ||
+            (r = czk_cuda_bases_upload_g1(gpu->owner, &k->b1, z->b1, z->n_vars)) < 0 ||
+            (r = czk_cuda_bases_upload_g2(gpu->owner, &k->b2, z->b2, z->n_vars)) < 0 ||
+            (r = czk_cuda_bases_upload_g1(gpu->owner, &k->c, z->c, npriv)) < 0 ||
+            (r = czk_cuda_bases_upload_g1(gpu->owner, &k->h, z->h, z->domain_size)) < 0)
+            return czk_errorf(e, r, "cuda backend: uploading the points of circuit %u (%zu MiB) to GPU %d failed: %s",
+                              c, key_bytes(z) >> 20, gpu->device, cuda_err());
+    }
+    return 0;
+}
+
+static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_error *e)
+{
+    czk_backend *b;
+    czk_cuda_cfg cc;
+    size_t keys_total = 0;
+    uint64_t max_domain = 0, max_vars = 0;
+    uint32_t max_public = 0;
+    unsigned max_log = 1;
+    int ndev = 0, r;
+
+    *out = NULL;
+    if ((r = czk_cuda_device_count(&ndev)) < 0)
+        return czk_errorf(e, r, "cuda backend: no usable GPU (%s)", cuda_err());
+    if (cfg->n_circuits == 0)
+        return czk_errorf(e, -EINVAL, "cuda backend: no circuits");
+    b = calloc(1, sizeof(*b));
+    if (!b)
+        return czk_errorf(e, -ENOMEM, "cuda backend: out of memory");
+    b->cfg = *cfg;
+    b->n_gpus = (unsigned)ndev;
+    b->n = cfg->contexts ? cfg->contexts : CUDA_CONTEXTS_PER_GPU * b->n_gpus;
+    if (b->n < b->n_gpus)
+        b->n_gpus = b->n; /* fewer contexts than GPUs: use the first ones */
+    b->zkeys = calloc(cfg->n_circuits, sizeof(*b->zkeys));
+    b->gpus = calloc(b->n_gpus, sizeof(*b->gpus));
+    b->ctx = calloc(b->n, sizeof(*b->ctx));
+    if (!b->zkeys || !b->gpus || !b->ctx) {
+        cuda_destroy(b);
+        return czk_errorf(e, -ENOMEM, "cuda backend: out of memory");
+    }
+    for (unsigned i = 0; i < cfg->n_circuits; i++) {
+        const czk_zkey *z = cfg->zkeys[i];
+        b->zkeys[i] = z;
+        if (z->domain_size > max_domain)
+            max_domain = z->domain_size;
+        if (z->n_vars > max_vars)
+            max_vars = z->n_vars;
+        if (z->n_public > max_public)
+            max_public = z->n_public;
+        if (z->log_domain > max_log)
+            max_log = z->log_domain;
+        keys_total += key_bytes(z);
+    }
+    if (max_log > CZK_CUDA_MAX_LOG_N) {
+        r = czk_errorf(e, -EINVAL, "cuda backend: a circuit has domain 2^%u, the GPU code supports up to 2^%d", max_log,
+                       CZK_CUDA_MAX_LOG_N);
+        cuda_destroy(b);
+        return r;
+    }
+    memset(&cc, 0, sizeof(cc));
+    cc.max_log_n = max_log;
+    cc.max_msm_n = max_vars > max_domain ? max_vars : max_domain;
+    cc.enable_g2 = 1;
+
+    /* contexts first (their buffers and MSM workspace are needed anyway),
+     * then check that the key points fit in what is left */
+    for (unsigned i = 0; i < b->n; i++) {
+        cuda_ctx *c = &b->ctx[i];
+        c->gpu = i % b->n_gpus;
+        cc.device = (int)c->gpu;
+        b->gpus[c->gpu].device = cc.device;
+        if ((r = czk_cuda_ctx_new(&c->cc, &cc)) < 0) {
+            r = czk_errorf(e, r, "cuda backend: context %u on GPU %d (domain 2^%u, MSMs of %zu terms): %s", i,
+                           cc.device, max_log, cc.max_msm_n, cuda_err());
+            cuda_destroy(b);
+            return r;
+        }
+        if (sem_init(&c->copied, 0, 0) < 0) {
+            r = czk_errorf(e, -errno, "cuda backend: sem_init: %s", strerror(errno));
+            cuda_destroy(b);
+            return r;
+        }
+        c->sem_ok = 1;
+        c->pub = calloc(max_public + 1, sizeof(czk_fr));
+        if (!c->pub) {
+            cuda_destroy(b);
+            return czk_errorf(e, -ENOMEM, "cuda backend: out of memory");
+        }
+        if (!b->gpus[c->gpu].owner)
+            b->gpus[c->gpu].owner = c->cc;
+    }
+    for (unsigned g = 0; g < b->n_gpus; g++) {
+        cuda_gpu *gpu = &b->gpus[g];
+        czk_cuda_dev_info info;
+        if ((r = czk_cuda_device_info(gpu->device, &info)) < 0) {
+            r = czk_errorf(e, r, "cuda backend: querying GPU %d: %s", gpu->device, cuda_err());
+            cuda_destroy(b);
+            return r;
+        }
+        if (keys_total + DEVICE_MEM_MARGIN > info.mem_free) {
+            r = czk_errorf(e, -ENOMEM,
+                           "cuda backend: the proving keys' points need %zu MiB on GPU %d (%s), which has %zu MiB "
+                           "free of %zu MiB after %u context(s) (+%zu MiB margin): configure fewer or smaller circuits "
+                           "or fewer gpud contexts",
+                           keys_total >> 20, gpu->device, info.name, info.mem_free >> 20, info.mem_total >> 20,
+                           b->n, DEVICE_MEM_MARGIN >> 20);
+            cuda_destroy(b);
+            return r;
+        }
+        gpu->keys = calloc(cfg->n_circuits, sizeof(*gpu->keys));
+        if (!gpu->keys) {
+            cuda_destroy(b);
+            return czk_errorf(e, -ENOMEM, "cuda backend: out of memory");
+        }
+        if ((r = upload_keys(b, gpu, e)) < 0) {
+            cuda_destroy(b);
+            return r;
+        }
+        czk_info("cuda backend: GPU %d %s (sm %d.%d, %d SMs): %zu MiB of key points resident, %zu MiB free before", gpu->device,
+                 info.name, info.cc_major, info.cc_minor, info.sm_count, keys_total >> 20, info.mem_free >> 20);
+    }
+    /* page-lock the pools once: DMA straight from the slots */
+    if (cfg->n_regions) {
+        b->regs = calloc(cfg->n_regions, sizeof(*b->regs));
+        if (!b->regs) {
+            cuda_destroy(b);
+            return czk_errorf(e, -ENOMEM, "cuda backend: out of memory");
+        }
+    }
+    for (unsigned i = 0; i < cfg->n_regions; i++) {
+        const czk_backend_region *rg = &cfg->regions[i];
+        if (!rg->base || !rg->len)
+            continue;
+        /* one registration per region (a copy must not straddle two), in
+         * chunks only past the driver's single-call limit */
+        if (czk_cuda_host_register(rg->base, rg->len, HOST_REGISTER_STEP(rg->len)) < 0) {
+            czk_warn("cuda backend: could not page-lock host region %u (%zu MiB): %s; copies from it run at pageable "
+                     "speed (check `ulimit -l` / LimitMEMLOCK=)",
+                     i, rg->len >> 20, cuda_err());
+            continue;
+        }
+        b->regs[b->n_regs++] = *rg;
+    }
+    czk_info("cuda backend: %u context(s) on %u GPU(s), buffers for domain 2^%u and MSMs of %zu terms, %u of %u host "
+             "region(s) page-locked",
+             b->n, b->n_gpus, max_log, cc.max_msm_n, b->n_regs, cfg->n_regions);
+    *out = b;
+    return 0;
+}
+
+static unsigned cuda_contexts(const czk_backend *b) { return b->n; }
+
+static unsigned cuda_device_of(const czk_backend *b, unsigned ctx) { return ctx < b->n ? b->ctx[ctx].gpu : 0; }
+
+/* CUDA's callback thread: the copies of this context are complete */
+static void copy_done(void *arg)
+{
+    cuda_ctx *c = arg;
+    sem_post(&c->copied);
+}
+
+static int cuda_copy_in(czk_backend *b, unsigned ctx, unsigned circuit, const czk_backend_input *in, czk_error *e)
+{
+    cuda_ctx *c;
+    const czk_zkey *z;
+    int r;
+
+    if (ctx >= b->n || circuit >= b->cfg.n_circuits)
+        return czk_errorf(e, -EINVAL, "cuda backend: context %u / circuit %u out of range", ctx, circuit);
+    c = &b->ctx[ctx];
+    z = b->zkeys[circuit];
+    c->loaded = 0;
+    if (in->domain_size != z->domain_size || in->n_vars != z->n_vars)
+        return czk_errorf(e, -EINVAL, "slot holds domain %llu and %llu variables, the circuit has %u and %u",
+                          (unsigned long long)in->domain_size, (unsigned long long)in->n_vars, z->domain_size,
+                          z->n_vars);
+    c->job = in->job;
+    c->partition = in->partition;
+    /* the public signals are the only host-side data compute needs */
+    memcpy(c->pub, in->w + sizeof(czk_fr), (size_t)z->n_public * sizeof(czk_fr));
+    if ((r = czk_cuda_upload_async(c->cc, CZK_CUDA_BUF_A, 0, (const czk_fr *)in->a, z->domain_size, NULL, NULL)) < 0 ||
+        (r = czk_cuda_upload_async(c->cc, CZK_CUDA_BUF_B, 0, (const czk_fr *)in->b, z->domain_size, NULL, NULL)) < 0 ||
+        (r = czk_cuda_upload_async(c->cc, CZK_CUDA_BUF_C, 0, (const czk_fr *)in->c, z->domain_size, NULL, NULL)) < 0 ||
+        (r = czk_cuda_upload_async(c->cc, CZK_CUDA_BUF_W, 0, (const czk_fr *)in->w, z->n_vars, copy_done, c)) < 0) {
+        czk_errorf(e, r, "cuda backend: queueing the copy of job %llu partition %u: %s", (unsigned long long)in->job,
+                   in->partition, cuda_err());
+        /* copies already queued may still read the slot, which gpud hands
+         * back when we return: wait for them (error path only) */
+        czk_cuda_sync(c->cc);
+        return r;
+    }
+    while (sem_wait(&c->copied) < 0)
+        if (errno != EINTR)
+            return czk_errorf(e, -errno, "cuda backend: sem_wait: %s", strerror(errno));
+    {
+        /* the DMA alone, by device timing, for the trace (h2d rate) */
+        double ms;
+        uint64_t t1 = czk_trace_now();
+        if (czk_cuda_copy_ms(c->cc, &ms) == 0 && ms >= 0 && ms * 1e6 < (double)t1)
+            czk_trace_add(c->job, c->partition, CZK_TRACE_H2D, t1 - (uint64_t)(ms * 1e6), t1);
+    }
+    c->loaded = 1;
+    c->circuit = circuit;
+    return 0;
+}
+
+/* h into buffer A; the sync waits for this context's streams only (for the
+ * h trace record and its errors), never for the whole device */
+static int h_and_wait(czk_cuda_ctx *cc, unsigned log_n)
+{
+    int r = czk_cuda_compute_h_dev(cc, log_n);
+    return r < 0 ? r : czk_cuda_sync(cc);
+}
+
+static int cuda_compute(czk_backend *b, unsigned ctx, unsigned circuit, czk_groth16_msm_out *out, czk_fr *pub,
+                        czk_error *e)
+{
+    cuda_ctx *c;
+    const czk_zkey *z;
+    const cuda_keys *k;
+    czk_g1 pa, pb1, pc, ph;
+    czk_g2 pb2;
+    size_t npriv;
+    uint64_t t;
+    int r;
+
+    if (ctx >= b->n || circuit >= b->cfg.n_circuits)
+        return czk_errorf(e, -EINVAL, "cuda backend: context %u / circuit %u out of range", ctx, circuit);
+    c = &b->ctx[ctx];
+    if (!c->loaded || c->circuit != circuit)
+        return czk_errorf(e, -EINVAL, "cuda backend: context %u does not hold a partition of circuit %u", ctx, circuit);
+    c->loaded = 0; /* h overwrites A: the partition can be computed once */
+    z = b->zkeys[circuit];
+    k = &b->gpus[c->gpu].keys[circuit];
+    npriv = (size_t)z->n_vars - z->n_public - 1;
+
+#define STAGE(stage, what, call)                                                                                   \
+    do {                                                                                                           \
+        t = czk_trace_now();                                                                                       \
+        if ((r = (call)) < 0)                                                                                      \
+            return czk_errorf(e, r, "cuda backend: %s of job %llu partition %u failed: %s", what,                \
+                              (unsigned long long)c->job, c->partition, cuda_err());                             \
+        czk_trace_add(c->job, c->partition, stage, t, czk_trace_now());                                          \
+    } while (0)
+
+    STAGE(CZK_TRACE_H, "computing h", h_and_wait(c->cc, z->log_domain));
+    STAGE(CZK_TRACE_MSM_A, "the A MSM", czk_cuda_msm_g1(c->cc, k->a, 0, CZK_CUDA_BUF_W, 0, z->n_vars, &pa));
+    STAGE(CZK_TRACE_MSM_B1, "the B1 MSM", czk_cuda_msm_g1(c->cc, k->b1, 0, CZK_CUDA_BUF_W, 0, z->n_vars, &pb1));
+    STAGE(CZK_TRACE_MSM_B2, "the B2 MSM", czk_cuda_msm_g2(c->cc, k->b2, 0, CZK_CUDA_BUF_W, 0, z->n_vars, &pb2));
+    STAGE(CZK_TRACE_MSM_C, "the C MSM",
+          czk_cuda_msm_g1(c->cc, k->c, 0, CZK_CUDA_BUF_W, (size_t)z->n_public + 1, npriv, &pc));
+    STAGE(CZK_TRACE_MSM_H, "the H MSM", czk_cuda_msm_g1(c->cc, k->h, 0, CZK_CUDA_BUF_A, 0, z->domain_size, &ph));
+#undef STAGE
+    czk_g1_add(&pc, &pc, &ph);
+    czk_g1_to_aff(&out->a, &pa);
+    czk_g1_to_aff(&out->b1, &pb1);
+    czk_g1_to_aff(&out->c, &pc);
+    czk_g2_to_aff(&out->b2, &pb2);
+    memcpy(pub, c->pub, (size_t)z->n_public * sizeof(czk_fr));
+    return 0;
+}
+
+const czk_backend_ops czk_backend_cuda_ops = {
+    .name = "cuda",
+    .create = cuda_create,
+    .destroy = cuda_destroy,
+    .contexts = cuda_contexts,
+    .copy_in = cuda_copy_in,
+    .compute = cuda_compute,
+    .device_of = cuda_device_of,
+};

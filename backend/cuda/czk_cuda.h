@@ -1,0 +1,144 @@
+/*
+ * czk_cuda.h — the CUDA backend of czk behind a plain C interface: NTT-based
+ * h computation and G1/G2 multi-scalar multiplication on one GPU.
+ *
+ * No CUDA type appears here; callers (gpud, tests, benchmarks) are C11.
+ * Every function returns 0 or -errno: -ENODEV when no usable GPU exists,
+ * -ENOMEM when device memory or a preallocated capacity is exhausted,
+ * -EINVAL for bad arguments, -EIO for any other CUDA failure.  Failures are
+ * logged once where detected (common/base/log.h) and the last message is kept
+ * per thread for czk_cuda_last_error().
+ *
+ * Data layout is the host contract (common/crypto/field.h, curve.h) byte for byte:
+ * Fr in Montgomery form for NTT inputs, MSM scalars in STANDARD form, affine
+ * bases in the zkey layout (all-zero bytes = infinity, skipped).
+ *
+ * Threading: a context is used by one host thread at a time (gpud's GPU
+ * worker); different contexts may be used concurrently.  All device memory a
+ * context needs is allocated by czk_cuda_ctx_new, sized by its config; the
+ * hot path allocates nothing.
+ */
+#ifndef CZK_CUDA_H
+#define CZK_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "common/crypto/curve.h"
+#include "common/crypto/field.h"
+
+typedef struct czk_cuda_ctx czk_cuda_ctx;
+typedef struct czk_cuda_bases czk_cuda_bases;
+
+typedef struct czk_cuda_dev_info {
+    char name[256];
+    int sm_count;
+    int cc_major, cc_minor;
+    int clock_khz;
+    size_t mem_total, mem_free;
+} czk_cuda_dev_info;
+
+/* number of CUDA devices; -ENODEV when the driver reports none or fails */
+int czk_cuda_device_count(int *count);
+int czk_cuda_device_info(int device, czk_cuda_dev_info *info);
+/* text of the last failure on this thread ("" when none) */
+const char *czk_cuda_last_error(void);
+
+typedef struct czk_cuda_cfg {
+    int device;          /* CUDA device index */
+    unsigned max_log_n;  /* largest NTT domain, 2^max_log_n (<= CZK_CUDA_MAX_LOG_N) */
+    size_t max_msm_n;    /* largest MSM size (G1 and G2) */
+    int enable_g2;       /* size MSM scratch for G2 as well (twice the bucket memory) */
+} czk_cuda_cfg;
+
+#define CZK_CUDA_MAX_LOG_N 28
+
+int czk_cuda_ctx_new(czk_cuda_ctx **ctx, const czk_cuda_cfg *cfg);
+void czk_cuda_ctx_free(czk_cuda_ctx *ctx);
+/* wait for everything queued on the context */
+int czk_cuda_sync(czk_cuda_ctx *ctx);
+
+/* Device vectors owned by the context, each of 2^max_log_n Fr elements
+ * (W: max(max_msm_n, 2^max_log_n)). */
+enum czk_cuda_buf { CZK_CUDA_BUF_A = 0, CZK_CUDA_BUF_B = 1, CZK_CUDA_BUF_C = 2, CZK_CUDA_BUF_W = 3 };
+size_t czk_cuda_buf_len(const czk_cuda_ctx *ctx, int buf);
+
+/* Completion callback: runs on a CUDA-owned thread once the work before it
+ * is done; it must not call into CUDA (wake an event loop instead). */
+typedef void (*czk_cuda_done_fn)(void *arg);
+
+/* Queue an asynchronous host-to-device copy of n Fr elements into buffer
+ * buf at element offset off, on the context's copy stream; cb (may be NULL)
+ * runs when the copy has completed, so the host memory may be reused from
+ * then on.  Host memory should be registered (czk_cuda_host_register) for
+ * full PCIe speed.  Later compute on that buffer waits for the copy. */
+int czk_cuda_upload_async(czk_cuda_ctx *ctx, int buf, size_t off, const czk_fr *host, size_t n,
+                          czk_cuda_done_fn cb, void *arg);
+/* Device time of the uploads queued since the previous call: from the start of
+ * the first to the end of the last (CUDA events on the copy stream, so only
+ * the DMA itself, without queueing or callback latency).  Waits for the last
+ * upload.  -EINVAL when nothing was uploaded since the previous call. */
+int czk_cuda_copy_ms(czk_cuda_ctx *ctx, double *ms);
+/* synchronous device-to-host copy of n elements of buffer buf from offset off */
+int czk_cuda_download(czk_cuda_ctx *ctx, int buf, size_t off, czk_fr *host, size_t n);
+
+/* Page-lock a host region for DMA, in chunks of at most chunk bytes (0: 1 GiB)
+ * so huge pools do not hit driver limits.  Unregister with the same arguments. */
+int czk_cuda_host_register(void *p, size_t len, size_t chunk);
+int czk_cuda_host_unregister(void *p, size_t len, size_t chunk);
+
+/* ---- NTT (snarkjs roots: non-residue 5) ---- */
+
+/* In-place on buffer A, natural order, Montgomery form: forward NTT
+ * (inverse != 0: inverse NTT including 1/n). */
+int czk_cuda_ntt_dev(czk_cuda_ctx *ctx, unsigned log_n, int inverse);
+/* In-place on buffer A: iNTT, times w_{2n}^i, NTT (czk_ntt_to_odd_coset) */
+int czk_cuda_ntt_to_odd_coset_dev(czk_cuda_ctx *ctx, unsigned log_n);
+/* h from a, b, c already in buffers A, B, C (Montgomery, natural order,
+ * evaluations on the size-2^log_n domain): each goes to the odd coset, then
+ * h_j = a_j b_j - c_j, converted to STANDARD form, left in buffer A
+ * (the H-MSM scalars). */
+int czk_cuda_compute_h_dev(czk_cuda_ctx *ctx, unsigned log_n);
+/* host convenience wrappers: copy in, compute, copy out */
+int czk_cuda_ntt(czk_cuda_ctx *ctx, czk_fr *a, unsigned log_n, int inverse);
+int czk_cuda_compute_h(czk_cuda_ctx *ctx, const czk_fr *a, const czk_fr *b, const czk_fr *c,
+                       czk_fr *h, unsigned log_n);
+
+/* ---- MSM (Pippenger, signed digits, sorted buckets, XYZZ) ---- */
+
+/* Upload n affine bases once; they stay resident until czk_cuda_bases_free. */
+int czk_cuda_bases_upload_g1(czk_cuda_ctx *ctx, czk_cuda_bases **b, const czk_g1_aff *pts, size_t n);
+int czk_cuda_bases_upload_g2(czk_cuda_ctx *ctx, czk_cuda_bases **b, const czk_g2_aff *pts, size_t n);
+void czk_cuda_bases_free(czk_cuda_bases *b);
+size_t czk_cuda_bases_len(const czk_cuda_bases *b);
+
+/* r = sum_{i<n} s[off+i] * base[base_off+i], scalars (STANDARD form) taken from
+ * device buffer scalar_buf (e.g. BUF_A after compute_h, BUF_W after an upload). */
+int czk_cuda_msm_g1(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, int scalar_buf,
+                    size_t scalar_off, size_t n, czk_g1 *r);
+int czk_cuda_msm_g2(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, int scalar_buf,
+                    size_t scalar_off, size_t n, czk_g2 *r);
+/* host-scalar convenience: uploads to BUF_W then runs the MSM */
+int czk_cuda_msm_g1_host(czk_cuda_ctx *ctx, const czk_cuda_bases *b, const czk_fr *scalars, size_t n,
+                         czk_g1 *r);
+int czk_cuda_msm_g2_host(czk_cuda_ctx *ctx, const czk_cuda_bases *b, const czk_fr *scalars, size_t n,
+                         czk_g2 *r);
+/* window size the MSM uses for n terms (for benchmarks and logs) */
+unsigned czk_cuda_msm_window_bits(size_t n, int g2);
+
+/* ---- self-test entry points (tests compare these with the CPU field) ---- */
+int czk_cuda_test_fr_mul(czk_cuda_ctx *ctx, czk_fr *r, const czk_fr *a, const czk_fr *b, size_t n);
+int czk_cuda_test_fp_mul(czk_cuda_ctx *ctx, czk_fp *r, const czk_fp *a, const czk_fp *b, size_t n);
+int czk_cuda_test_fp2_mul(czk_cuda_ctx *ctx, czk_fp2 *r, const czk_fp2 *a, const czk_fp2 *b, size_t n);
+/* op: 0 add, 1 sub (Fp), checks the non-multiplicative paths too */
+int czk_cuda_test_fp_addsub(czk_cuda_ctx *ctx, czk_fp *r, const czk_fp *a, const czk_fp *b, size_t n, int op);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,756 @@
+/*
+ * ff.cuh — BLS12-381 field arithmetic on the device: Fp (381 bits, 12 x 32-bit
+ * limbs), Fr (255 bits, 8 x 32-bit limbs) and Fp2 = Fp[u]/(u^2+1).
+ *
+ * Representation is the host contract of common/crypto/field.h reinterpreted as
+ * 32-bit words: Montgomery form (R = 2^384 for Fp, 2^256 for Fr), least
+ * significant word first, fully reduced.  A czk_fp array in host memory is
+ * therefore a fp_t array on the device byte for byte.
+ *
+ * Multiplication is Montgomery CIOS with the even/odd column split
+ * (mont_mul_eo: two independent carry chains per row, which ptxas turns into
+ * IMAD.WIDE.U32.X / IMAD.HI.U32.X with carries in predicates, about a third of
+ * the instructions of the plain CIOS of the first rounds, kept as
+ * mont_mul_cios behind -DCZK_CUDA_FF_CIOS=1); squaring computes the
+ * off-diagonal products once (mont_sqr_eo).  For Fp2 products there is also
+ * a lazily reduced Karatsuba (fp2_mul_lazy: three plain 2N-word products,
+ * mul_wide_eo, and two reductions, mont_redc_eo).  Both moduli are below
+ * 2^(32N-1), so one conditional subtraction finishes.  The carry primitives
+ * are volatile asm so the front end keeps the chains in order; on the host
+ * they are emulated, and tests/cuda/test_cuda_ff_emul checks the algorithms
+ * against GMP without a GPU.
+ */
+#ifndef CZK_CUDA_FF_CUH
+#define CZK_CUDA_FF_CUH
+
+#include <stdint.h>
+
+struct fp_t { uint32_t v[12]; };
+struct fr_t { uint32_t v[8]; };
+struct fp2_t { fp_t c0, c1; };
+
+static_assert(sizeof(fp_t) == 48, "fp_t layout");
+static_assert(sizeof(fr_t) == 32, "fr_t layout");
+static_assert(sizeof(fp2_t) == 96, "fp2_t layout");
+
+/* moduli, Montgomery one, -p^-1 mod 2^32 (values checked against common/crypto/field_impl.h) */
+__constant__ static const uint32_t c_fp_mod[12] = {
+    0xffffaaab, 0xb9feffff, 0xb153ffff, 0x1eabfffe, 0xf6b0f624, 0x6730d2a0,
+    0xf38512bf, 0x64774b84, 0x434bacd7, 0x4b1ba7b6, 0x397fe69a, 0x1a0111ea};
+__constant__ static const uint32_t c_fp_one[12] = {
+    0x0002fffd, 0x76090000, 0xc40c0002, 0xebf4000b, 0x53c758ba, 0x5f489857,
+    0x70525745, 0x77ce5853, 0xa256ec6d, 0x5c071a97, 0xfa80e493, 0x15f65ec3};
+__constant__ static const uint32_t c_fr_mod[8] = {
+    0x00000001, 0xffffffff, 0xfffe5bfe, 0x53bda402,
+    0x09a1d805, 0x3339d808, 0x299d7d48, 0x73eda753};
+__constant__ static const uint32_t c_fr_one[8] = {
+    0xfffffffe, 0x00000001, 0x00034802, 0x5884b7fa,
+    0xecbc4ff5, 0x998c4fef, 0xacc5056f, 0x1824b159};
+#define CZK_FP_NINV32 0xfffcfffdu
+#define CZK_FR_NINV32 0xffffffffu
+
+#define FF_DEV static __device__ __forceinline__
+/* the generic N-word helpers below are also host code, where the PTX carry
+ * instructions are emulated (tests/cuda/test_cuda_ff_emul checks them on the CPU) */
+#define FF_HD static __host__ __device__ __forceinline__
+#ifdef __CUDA_ARCH__
+#define FF_UNROLL _Pragma("unroll")
+#else
+#define FF_UNROLL
+#endif
+
+/* ---- PTX carry-chain primitives ----
+ * On the device each is one PTX instruction; the carry flag (CC) passes
+ * between consecutive statements, so every statement that reads or writes it
+ * is asm volatile (the front end keeps them in order; ptxas turns CC into
+ * predicate registers and may interleave independent chains).  On the host
+ * the same names run on an emulated flag, so the algorithms can be checked
+ * without a GPU. */
+#ifdef __CUDA_ARCH__
+#define FF_PTX3(name, insn)                                                    \
+    static __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b, uint32_t c) \
+    {                                                                          \
+        uint32_t r;                                                            \
+        asm volatile(insn " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); \
+        return r;                                                              \
+    }
+#define FF_PTX2(name, insn)                                                    \
+    static __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b)   \
+    {                                                                          \
+        uint32_t r;                                                            \
+        asm volatile(insn " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));         \
+        return r;                                                              \
+    }
+FF_PTX3(ff_mad_lo_cc, "mad.lo.cc.u32")
+FF_PTX3(ff_madc_lo_cc, "madc.lo.cc.u32")
+FF_PTX3(ff_mad_hi_cc, "mad.hi.cc.u32")
+FF_PTX3(ff_madc_hi_cc, "madc.hi.cc.u32")
+FF_PTX3(ff_madc_hi, "madc.hi.u32")
+FF_PTX2(ff_add_cc, "add.cc.u32")
+FF_PTX2(ff_addc_cc, "addc.cc.u32")
+FF_PTX2(ff_addc, "addc.u32")
+FF_PTX2(ff_sub_cc, "sub.cc.u32")
+FF_PTX2(ff_subc_cc, "subc.cc.u32")
+FF_PTX2(ff_subc, "subc.u32")
+#undef FF_PTX2
+#undef FF_PTX3
+#else
+static thread_local uint32_t ff_emu_cc; /* the emulated carry flag (0 or 1) */
+static inline uint32_t ff_emu_set(uint64_t x)
+{
+    ff_emu_cc = (uint32_t)(x >> 32) & 1u;
+    return (uint32_t)x;
+}
+static inline uint64_t ff_lo(uint32_t a, uint32_t b) { return (uint32_t)((uint64_t)a * b); }
+static inline uint64_t ff_hi(uint32_t a, uint32_t b) { return ((uint64_t)a * b) >> 32; }
+static inline uint32_t ff_mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) { return ff_emu_set(ff_lo(a, b) + c); }
+static inline uint32_t ff_madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) { return ff_emu_set(ff_lo(a, b) + c + ff_emu_cc); }
+static inline uint32_t ff_mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) { return ff_emu_set(ff_hi(a, b) + c); }
+static inline uint32_t ff_madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) { return ff_emu_set(ff_hi(a, b) + c + ff_emu_cc); }
+static inline uint32_t ff_madc_hi(uint32_t a, uint32_t b, uint32_t c) { return (uint32_t)(ff_hi(a, b) + c + ff_emu_cc); }
+static inline uint32_t ff_add_cc(uint32_t a, uint32_t b) { return ff_emu_set((uint64_t)a + b); }
+static inline uint32_t ff_addc_cc(uint32_t a, uint32_t b) { return ff_emu_set((uint64_t)a + b + ff_emu_cc); }
+static inline uint32_t ff_addc(uint32_t a, uint32_t b) { return a + b + ff_emu_cc; }
+static inline uint32_t ff_sub_cc(uint32_t a, uint32_t b)
+{
+    ff_emu_cc = a < b;
+    return a - b;
+}
+static inline uint32_t ff_subc_cc(uint32_t a, uint32_t b)
+{
+    uint64_t d = (uint64_t)a - b - ff_emu_cc;
+    ff_emu_cc = (uint32_t)(d >> 63);
+    return (uint32_t)d;
+}
+static inline uint32_t ff_subc(uint32_t a, uint32_t b) { return a - b - ff_emu_cc; }
+#endif
+
+FF_HD uint32_t __umulhi_hd(uint32_t a, uint32_t b)
+{
+#ifdef __CUDA_ARCH__
+    return __umulhi(a, b);
+#else
+    return (uint32_t)(((uint64_t)a * b) >> 32);
+#endif
+}
+
+/* ---- generic N-word Montgomery helpers ---- */
+
+/* r = a + b over M words, the carry out dropped (callers' bounds keep the sum
+ * below 2^(32M)); r may alias a or b */
+template <int M> FF_HD void add_words(uint32_t *r, const uint32_t *a, const uint32_t *b)
+{
+    r[0] = ff_add_cc(a[0], b[0]);
+FF_UNROLL
+    for (int k = 1; k < M - 1; k++)
+        r[k] = ff_addc_cc(a[k], b[k]);
+    r[M - 1] = ff_addc(a[M - 1], b[M - 1]);
+}
+
+/* r = t - p if t >= p, else t (t < 2p) */
+template <int N> FF_HD void cond_sub_p(uint32_t *r, const uint32_t *t, const uint32_t *mod)
+{
+    uint32_t s[N], br;
+    s[0] = ff_sub_cc(t[0], mod[0]);
+FF_UNROLL
+    for (int j = 1; j < N; j++)
+        s[j] = ff_subc_cc(t[j], mod[j]);
+    br = ff_subc(0u, 0u);
+FF_UNROLL
+    for (int j = 0; j < N; j++)
+        r[j] = br ? t[j] : s[j];
+}
+
+/* the even/odd rows' final division by 2^32: t = O + (E >> 1 word) */
+template <int N> FF_HD void eo_fold(uint32_t *t, const uint32_t *O, const uint32_t *E)
+{
+    t[0] = ff_add_cc(O[0], E[1]);
+FF_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        t[j] = ff_addc_cc(O[j], E[j + 1]);
+    t[N - 1] = ff_addc(O[N - 1], 0u);
+}
+
+/* a Montgomery reduction row of the even/odd split (T += m p with T = E +
+ * O 2^32): the odd chain's words 2.. (O += p_odd m) and the even chain's
+ * words 2.. (E += p_even m) with its carry into O[N-1]; each continues the
+ * carry of the chain's first two words, which the caller computes (they
+ * differ: plain products, a special low modulus, or a carry in from the
+ * division step) */
+template <int N> FF_HD void eo_red_odd(uint32_t *O, uint32_t m, const uint32_t *mod)
+{
+FF_UNROLL
+    for (int j = 2; j < N; j += 2) {
+        O[j] = ff_madc_lo_cc(mod[j + 1], m, O[j]);
+        if (j + 2 < N)
+            O[j + 1] = ff_madc_hi_cc(mod[j + 1], m, O[j + 1]);
+        else
+            O[j + 1] = ff_madc_hi(mod[j + 1], m, O[j + 1]);
+    }
+}
+
+template <int N> FF_HD void eo_red_even(uint32_t *E, uint32_t *O, uint32_t m, const uint32_t *mod)
+{
+FF_UNROLL
+    for (int j = 2; j < N; j += 2) {
+        E[j] = ff_madc_lo_cc(mod[j], m, E[j]);
+        E[j + 1] = ff_madc_hi_cc(mod[j], m, E[j + 1]);
+    }
+    O[N - 1] = ff_addc(O[N - 1], 0u);
+}
+
+/* Plain CIOS (the first two rounds' multiply, kept for comparisons: build with
+ * -DCZK_CUDA_FF_CIOS=1): per word of b, four carry chains
+ * t += lo(a bi), t += hi(a bi), t += lo(m p), t += hi(m p), then a word shift. */
+template <int N>
+FF_HD void mont_mul_cios(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *mod, uint32_t ninv)
+{
+    uint32_t t[N + 2];
+FF_UNROLL
+    for (int j = 0; j < N + 2; j++)
+        t[j] = 0;
+FF_UNROLL
+    for (int i = 0; i < N; i++) {
+        const uint32_t bi = b[i];
+        t[0] = ff_mad_lo_cc(a[0], bi, t[0]);
+FF_UNROLL
+        for (int j = 1; j < N; j++)
+            t[j] = ff_madc_lo_cc(a[j], bi, t[j]);
+        t[N] = ff_addc_cc(t[N], 0u);
+        t[N + 1] = ff_addc(t[N + 1], 0u);
+        t[1] = ff_mad_hi_cc(a[0], bi, t[1]);
+FF_UNROLL
+        for (int j = 1; j < N; j++)
+            t[j + 1] = ff_madc_hi_cc(a[j], bi, t[j + 1]);
+        t[N + 1] = ff_addc(t[N + 1], 0u);
+        const uint32_t m = t[0] * ninv;
+        t[0] = ff_mad_lo_cc(mod[0], m, t[0]);
+FF_UNROLL
+        for (int j = 1; j < N; j++)
+            t[j] = ff_madc_lo_cc(mod[j], m, t[j]);
+        t[N] = ff_addc_cc(t[N], 0u);
+        t[N + 1] = ff_addc(t[N + 1], 0u);
+        t[1] = ff_mad_hi_cc(mod[0], m, t[1]);
+FF_UNROLL
+        for (int j = 1; j < N; j++)
+            t[j + 1] = ff_madc_hi_cc(mod[j], m, t[j + 1]);
+        t[N + 1] = ff_addc(t[N + 1], 0u);
+FF_UNROLL
+        for (int j = 0; j < N + 1; j++)
+            t[j] = t[j + 1];
+        t[N + 1] = 0;
+    }
+    cond_sub_p<N>(r, t, mod);
+}
+
+/* Even/odd CIOS Montgomery multiplication (the column split of sppark's
+ * mont_t, derived again here).  The running value is T = E + O * 2^32 with
+ * E[k] at 2^(32k) and O[k] at 2^(32(k+1)): products a_j b_i with j even land
+ * on E[j], E[j+1] and those with j odd on O[j-1], O[j], so each row is two
+ * carry chains that do not depend on each other, and so is its reduction
+ * (E += p_even m, O += p_odd m, m = E[0] (-1/p)).  After the reduction E[0]
+ * is 0; dividing by 2^32 swaps the roles: the new E is O plus E[1] in its low
+ * word, the new O is E shifted down by two words, which the next row's odd
+ * chain folds in as its addends (mad_rshift).
+ * Bounds (N words, p < 2^(32N-1), a, b < p): before each division
+ * T < 2^33 p < 2^(32(N+1)), so the odd chains' carries out of 2^(32(N+1))
+ * are zero and the even chains' carries out of 2^(32N) fit in O[N-1]; after
+ * it T < 2p, and one conditional subtraction finishes. */
+template <int N>
+FF_HD void mont_mul_eo(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *mod, uint32_t ninv)
+{
+    uint32_t E[N], O[N];
+    /* row 0: plain products, no carries (lo/hi pairs do not overlap) */
+FF_UNROLL
+    for (int j = 0; j < N; j += 2) {
+        E[j] = a[j] * b[0];
+        E[j + 1] = __umulhi_hd(a[j], b[0]);
+        O[j] = a[j + 1] * b[0];
+        O[j + 1] = __umulhi_hd(a[j + 1], b[0]);
+    }
+FF_UNROLL
+    for (int i = 0; i < N; i++) {
+        if (i > 0) {
+            /* divide by 2^32 and add a b_i: E' = O + E[1], O' = E >> 2 words + a_odd b_i */
+            const uint32_t bi = b[i];
+            uint32_t e1 = E[1];
+            E[0] = ff_add_cc(O[0], e1);
+            uint32_t Ep[N];
+FF_UNROLL
+            for (int j = 0; j < N; j++)
+                Ep[j] = E[j];
+FF_UNROLL
+            for (int j = 1; j < N; j++)
+                E[j] = O[j];
+            /* odd chain: O'[j-1] = lo(a_j bi) + E[j+1], O'[j] = hi(a_j bi) + E[j+2] (E[N], E[N+1] = 0) */
+FF_UNROLL
+            for (int j = 1; j < N; j += 2) {
+                O[j - 1] = ff_madc_lo_cc(a[j], bi, j + 1 < N ? Ep[j + 1] : 0u);
+                if (j + 2 < N)
+                    O[j] = ff_madc_hi_cc(a[j], bi, Ep[j + 2]);
+                else
+                    O[j] = ff_madc_hi(a[j], bi, 0u);
+            }
+            /* even chain: E += a_even bi, carry into O[N-1] */
+            E[0] = ff_mad_lo_cc(a[0], bi, E[0]);
+            E[1] = ff_madc_hi_cc(a[0], bi, E[1]);
+FF_UNROLL
+            for (int j = 2; j < N; j += 2) {
+                E[j] = ff_madc_lo_cc(a[j], bi, E[j]);
+                E[j + 1] = ff_madc_hi_cc(a[j], bi, E[j + 1]);
+            }
+            O[N - 1] = ff_addc(O[N - 1], 0u);
+        }
+        /* reduction; for a modulus ending in words 1, 2^32 - 1 (Fr) the two
+         * lowest products need no multiplier: m * 1 = (m, 0) and
+         * m (2^32 - 1) = (-m, m - [m != 0]) (additions on the integer ALU
+         * instead of the multiply pipe, which bounds the NTT) */
+        const uint32_t m = E[0] * ninv;
+        const bool low_special = mod[0] == 1u && mod[1] == 0xffffffffu;
+        if (low_special) {
+            O[0] = ff_add_cc(O[0], 0u - m);
+            O[1] = ff_addc_cc(O[1], m - (m != 0u ? 1u : 0u));
+        } else {
+            O[0] = ff_mad_lo_cc(mod[1], m, O[0]);
+            O[1] = ff_madc_hi_cc(mod[1], m, O[1]);
+        }
+        eo_red_odd<N>(O, m, mod);
+        if (low_special) {
+            E[0] = ff_add_cc(E[0], m);
+            E[1] = ff_addc_cc(E[1], 0u);
+        } else {
+            E[0] = ff_mad_lo_cc(mod[0], m, E[0]);
+            E[1] = ff_madc_hi_cc(mod[0], m, E[1]);
+        }
+        eo_red_even<N>(E, O, m, mod);
+    }
+    /* final division: T = O + (E >> 1 word) < 2p; subtract p once if T >= p */
+    uint32_t t[N];
+    eo_fold<N>(t, O, E);
+    cond_sub_p<N>(r, t, mod);
+}
+
+template <int N>
+FF_DEV void mod_add_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *mod)
+{
+    uint32_t t[N], s[N], br;
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a[0]), "r"(b[0]));
+#pragma unroll
+    for (int j = 1; j < N; j++)
+        asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(a[j]), "r"(b[j]));
+    /* a + b < 2p < 2^(32N): no carry out */
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(mod[0]));
+#pragma unroll
+    for (int j = 1; j < N; j++)
+        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(t[j]), "r"(mod[j]));
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(br));
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        r[j] = br ? t[j] : s[j];
+}
+
+template <int N>
+FF_DEV void mod_sub_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *mod)
+{
+    uint32_t t[N], br;
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a[0]), "r"(b[0]));
+#pragma unroll
+    for (int j = 1; j < N; j++)
+        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(a[j]), "r"(b[j]));
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(br));
+    /* borrow: add p back (masked) */
+    uint32_t m[N];
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        m[j] = mod[j] & br;
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(t[0]) : "r"(m[0]));
+#pragma unroll
+    for (int j = 1; j < N - 1; j++)
+        asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[j]) : "r"(m[j]));
+    asm volatile("addc.u32 %0, %0, %1;" : "+r"(t[N - 1]) : "r"(m[N - 1]));
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        r[j] = t[j];
+}
+
+template <int N>
+FF_DEV bool is_zero_n(const uint32_t *a)
+{
+    uint32_t x = 0;
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        x |= a[j];
+    return x == 0;
+}
+
+template <int N>
+FF_DEV bool eq_n(const uint32_t *a, const uint32_t *b)
+{
+    uint32_t x = 0;
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        x |= a[j] ^ b[j];
+    return x == 0;
+}
+
+/* Montgomery reduction r = W 2^(-32N) mod p of a 2N-word W < p 2^(32N),
+ * fully reduced: E/O rows as in mont_mul_eo with the a b_i chain replaced by
+ * the shift alone (the carry of E[0] + O... passes into the next row's odd
+ * chain).  Before each division T < 2^(32N) + 2^32 p < 2^(32(N+1)), so the odd
+ * chains' carries out are zero; (W_low + m p) 2^(-32N) <= p and the high half
+ * of W is at most p - 1, so the sum is below 2p and one conditional
+ * subtraction finishes. */
+template <int N>
+FF_HD void mont_redc_eo(uint32_t *r, const uint32_t *W, const uint32_t *mod, uint32_t ninv)
+{
+    /* reduction of W[0..N-1]; T = E + O 2^32 */
+    uint32_t E[N], O[N];
+FF_UNROLL
+    for (int j = 0; j < N; j++)
+        E[j] = W[j];
+FF_UNROLL
+    for (int i = 0; i < N; i++) {
+        if (i > 0) {
+            /* divide by 2^32: E' = O + E[1] (carry into the odd chain below), O' = E >> 2 words */
+            uint32_t Ep[N];
+FF_UNROLL
+            for (int j = 0; j < N; j++)
+                Ep[j] = E[j];
+            E[0] = ff_add_cc(O[0], Ep[1]);
+FF_UNROLL
+            for (int j = 1; j < N; j++)
+                E[j] = O[j];
+FF_UNROLL
+            for (int j = 0; j < N; j++)
+                O[j] = j + 2 < N ? Ep[j + 2] : 0u;
+        }
+        const uint32_t m = E[0] * ninv;
+        if (i == 0) {
+FF_UNROLL
+            for (int j = 1; j < N; j += 2) {
+                O[j - 1] = mod[j] * m;
+                O[j] = __umulhi_hd(mod[j], m);
+            }
+        } else {
+            O[0] = ff_madc_lo_cc(mod[1], m, O[0]);
+            O[1] = ff_madc_hi_cc(mod[1], m, O[1]);
+            eo_red_odd<N>(O, m, mod);
+        }
+        E[0] = ff_mad_lo_cc(mod[0], m, E[0]);
+        E[1] = ff_madc_hi_cc(mod[0], m, E[1]);
+        eo_red_even<N>(E, O, m, mod);
+    }
+    /* T = O + (E >> 1 word), plus the high half of W; subtract p once if T >= p */
+    uint32_t t[N];
+    eo_fold<N>(t, O, E);
+    add_words<N>(t, t, W + N);
+    cond_sub_p<N>(r, t, mod);
+}
+
+/* Montgomery squaring a^2 2^(-32N): the off-diagonal products a_i a_j (i < j)
+ * once, doubled, plus the squares a_i^2, then a separate reduction of the
+ * 2N-word square; 78 word products instead of 144 for a * a (N = 12).
+ *  - Off-diagonal rows: row i adds a_i a_j at words i+j, i+j+1.  The j - i odd
+ *    products of a row are one carry chain into WA, the j - i even ones one
+ *    into WB (within a chain the (lo, hi) word pairs do not overlap), so the
+ *    two chains are independent.  A chain's carry goes to the word after its
+ *    end, which holds at most the previous row's carry (the chain ends of two
+ *    consecutive rows differ by one word): no further carry.
+ *  - W = 2 (WA + WB) + sum a_i^2 2^(64i) = a^2 < p 2^(32N), reduced by
+ *    mont_redc_eo. */
+FF_HD uint32_t ff_shl1(uint32_t lo, uint32_t hi)
+{
+#ifdef __CUDA_ARCH__
+    return __funnelshift_l(lo, hi, 1);
+#else
+    return (hi << 1) | (lo >> 31);
+#endif
+}
+
+template <int N>
+FF_HD void mont_sqr_eo(uint32_t *r, const uint32_t *a, const uint32_t *mod, uint32_t ninv)
+{
+    uint32_t WA[2 * N], WB[2 * N];
+FF_UNROLL
+    for (int k = 0; k < 2 * N; k++) {
+        WA[k] = 0;
+        WB[k] = 0;
+    }
+    /* row 0: plain products */
+FF_UNROLL
+    for (int j = 1; j < N; j += 2) {
+        WA[j] = a[0] * a[j];
+        WA[j + 1] = __umulhi_hd(a[0], a[j]);
+    }
+FF_UNROLL
+    for (int j = 2; j < N; j += 2) {
+        WB[j] = a[0] * a[j];
+        WB[j + 1] = __umulhi_hd(a[0], a[j]);
+    }
+FF_UNROLL
+    for (int i = 1; i < N - 1; i++) {
+        /* j - i odd: j = i+1, i+3, ... */
+        {
+            int jl = i + 1;
+FF_UNROLL
+            for (int j = i + 1; j < N; j += 2) {
+                if (j == i + 1)
+                    WA[i + j] = ff_mad_lo_cc(a[i], a[j], WA[i + j]);
+                else
+                    WA[i + j] = ff_madc_lo_cc(a[i], a[j], WA[i + j]);
+                WA[i + j + 1] = ff_madc_hi_cc(a[i], a[j], WA[i + j + 1]);
+                jl = j;
+            }
+            WA[i + jl + 2] = ff_addc(WA[i + jl + 2], 0u);
+        }
+        /* j - i even: j = i+2, i+4, ... */
+        if (i + 2 < N) {
+            int jl = i + 2;
+FF_UNROLL
+            for (int j = i + 2; j < N; j += 2) {
+                if (j == i + 2)
+                    WB[i + j] = ff_mad_lo_cc(a[i], a[j], WB[i + j]);
+                else
+                    WB[i + j] = ff_madc_lo_cc(a[i], a[j], WB[i + j]);
+                WB[i + j + 1] = ff_madc_hi_cc(a[i], a[j], WB[i + j + 1]);
+                jl = j;
+            }
+            WB[i + jl + 2] = ff_addc(WB[i + jl + 2], 0u);
+        }
+    }
+    /* W = 2 (WA + WB) + squares */
+    uint32_t W[2 * N];
+    WA[0] = ff_add_cc(WA[0], WB[0]);
+FF_UNROLL
+    for (int k = 1; k < 2 * N - 1; k++)
+        WA[k] = ff_addc_cc(WA[k], WB[k]);
+    WA[2 * N - 1] = ff_addc(WA[2 * N - 1], WB[2 * N - 1]);
+    W[0] = WA[0] << 1;
+FF_UNROLL
+    for (int k = 1; k < 2 * N; k++)
+        W[k] = ff_shl1(WA[k - 1], WA[k]);
+    W[0] = ff_mad_lo_cc(a[0], a[0], W[0]);
+    W[1] = ff_madc_hi_cc(a[0], a[0], W[1]);
+FF_UNROLL
+    for (int i = 1; i < N; i++) {
+        W[2 * i] = ff_madc_lo_cc(a[i], a[i], W[2 * i]);
+        if (i + 1 < N)
+            W[2 * i + 1] = ff_madc_hi_cc(a[i], a[i], W[2 * i + 1]);
+        else
+            W[2 * i + 1] = ff_madc_hi(a[i], a[i], W[2 * i + 1]);
+    }
+    mont_redc_eo<N>(r, W, mod, ninv);
+}
+
+/* Plain product W = a b (2N words, no reduction) of any N-word a, b.  Row i
+ * adds a_j b_i at words i+j, i+j+1 as one 64-bit IMAD.WIDE into an aligned
+ * register pair, so the products go to two partial sums by the parity of
+ * i+j: P (pairs at even words) and Q (pairs at odd words); each row is one
+ * carry chain into P and one into Q, independent of each other, and a word
+ * pair keeps its parity in every row (splitting by the parity of j instead
+ * costs a register move per product).  A chain's carry goes to the word after
+ * its end, which holds at most the carry of an earlier row: no further carry.
+ * P and Q are partial sums of a b < 2^(64N), so a carry out of the top word
+ * is zero; W = P + Q. */
+template <int N>
+FF_HD void mul_wide_eo(uint32_t *W, const uint32_t *a, const uint32_t *b)
+{
+    uint32_t P[2 * N], Q[2 * N];
+FF_UNROLL
+    for (int k = 0; k < 2 * N; k++) {
+        P[k] = 0;
+        Q[k] = 0;
+    }
+    /* row 0: plain products (the (lo, hi) pairs of a chain do not overlap) */
+FF_UNROLL
+    for (int j = 0; j < N; j += 2) {
+        P[j] = a[j] * b[0];
+        P[j + 1] = __umulhi_hd(a[j], b[0]);
+        Q[j + 1] = a[j + 1] * b[0];
+        Q[j + 2] = __umulhi_hd(a[j + 1], b[0]);
+    }
+FF_UNROLL
+    for (int i = 1; i < N; i++) {
+        const uint32_t bi = b[i];
+        /* P: j with i + j even */
+FF_UNROLL
+        for (int j = i & 1; j < N; j += 2) {
+            if (j == (i & 1))
+                P[i + j] = ff_mad_lo_cc(a[j], bi, P[i + j]);
+            else
+                P[i + j] = ff_madc_lo_cc(a[j], bi, P[i + j]);
+            P[i + j + 1] = ff_madc_hi_cc(a[j], bi, P[i + j + 1]);
+        }
+        if (i + N + (i & 1) < 2 * N)
+            P[i + N + (i & 1)] = ff_addc(P[i + N + (i & 1)], 0u);
+        /* Q: j with i + j odd */
+FF_UNROLL
+        for (int j = 1 - (i & 1); j < N; j += 2) {
+            if (j == 1 - (i & 1))
+                Q[i + j] = ff_mad_lo_cc(a[j], bi, Q[i + j]);
+            else
+                Q[i + j] = ff_madc_lo_cc(a[j], bi, Q[i + j]);
+            Q[i + j + 1] = ff_madc_hi_cc(a[j], bi, Q[i + j + 1]);
+        }
+        if (i + N + 1 - (i & 1) < 2 * N)
+            Q[i + N + 1 - (i & 1)] = ff_addc(Q[i + N + 1 - (i & 1)], 0u);
+    }
+    W[0] = P[0]; /* Q[0] is 0 */
+    add_words<2 * N - 1>(W + 1, P + 1, Q + 1);
+}
+
+/* Fp2 product with two reductions instead of three (Karatsuba with lazy
+ * reduction): for x = x0 + x1 u, y = y0 + y1 u (all words < p < 2^(32N-1)),
+ * W0 = x0 y0, W1 = x1 y1 and W2 = (x0 + x1)(y0 + y1) without reduction (the
+ * sums are not reduced: below 2p < 2^(32N));
+ *   c0 = redc(W0 - W1), plus p 2^(32N) when negative: in [0, p 2^(32N));
+ *   c1 = redc(W2 - W0 - W1) = redc(x0 y1 + x1 y0), below 2 p^2 < p 2^(32N).
+ * r0, r1 may alias the inputs. */
+template <int N>
+FF_HD void fp2_mul_lazy(uint32_t *r0, uint32_t *r1, const uint32_t *x0, const uint32_t *x1, const uint32_t *y0,
+                        const uint32_t *y1, const uint32_t *mod, uint32_t ninv)
+{
+    uint32_t sx[N], sy[N];
+    add_words<N>(sx, x0, x1);
+    add_words<N>(sy, y0, y1);
+    uint32_t W0[2 * N], W1[2 * N], D[2 * N];
+    mul_wide_eo<N>(W0, x0, y0);
+    mul_wide_eo<N>(W1, x1, y1);
+    /* D = W0 - W1 (mod 2^(64N)), W0 = W0 + W1 (< 2 p^2, no carry out) */
+    D[0] = ff_sub_cc(W0[0], W1[0]);
+FF_UNROLL
+    for (int k = 1; k < 2 * N; k++)
+        D[k] = ff_subc_cc(W0[k], W1[k]);
+    const uint32_t br = ff_subc(0u, 0u);
+    add_words<2 * N>(W0, W0, W1);
+    /* borrow: add p 2^(32N) (the sum wraps back into [0, p 2^(32N))) */
+    D[N] = ff_add_cc(D[N], mod[0] & br);
+FF_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        D[N + j] = ff_addc_cc(D[N + j], mod[j] & br);
+    D[2 * N - 1] = ff_addc(D[2 * N - 1], mod[N - 1] & br);
+    mont_redc_eo<N>(r0, D, mod, ninv);
+    mul_wide_eo<N>(W1, sx, sy);
+    W1[0] = ff_sub_cc(W1[0], W0[0]);
+FF_UNROLL
+    for (int k = 1; k < 2 * N - 1; k++)
+        W1[k] = ff_subc_cc(W1[k], W0[k]);
+    W1[2 * N - 1] = ff_subc(W1[2 * N - 1], W0[2 * N - 1]);
+    mont_redc_eo<N>(r1, W1, mod, ninv);
+}
+
+#ifndef CZK_CUDA_FF_CIOS
+#define CZK_CUDA_FF_CIOS 0
+#endif
+template <int N>
+FF_HD void mont_mul_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *mod, uint32_t ninv)
+{
+    if (CZK_CUDA_FF_CIOS)
+        mont_mul_cios<N>(r, a, b, mod, ninv);
+    else
+        mont_mul_eo<N>(r, a, b, mod, ninv);
+}
+
+template <int N>
+FF_HD void mont_sqr_n(uint32_t *r, const uint32_t *a, const uint32_t *mod, uint32_t ninv)
+{
+    if (CZK_CUDA_FF_CIOS)
+        mont_mul_cios<N>(r, a, a, mod, ninv);
+    else
+        mont_sqr_eo<N>(r, a, mod, ninv);
+}
+
+/* ---- Fp ---- */
+FF_DEV void mul(fp_t &r, const fp_t &a, const fp_t &b) { mont_mul_n<12>(r.v, a.v, b.v, c_fp_mod, CZK_FP_NINV32); }
+FF_DEV void sqr(fp_t &r, const fp_t &a) { mont_sqr_n<12>(r.v, a.v, c_fp_mod, CZK_FP_NINV32); }
+FF_DEV void add(fp_t &r, const fp_t &a, const fp_t &b) { mod_add_n<12>(r.v, a.v, b.v, c_fp_mod); }
+FF_DEV void sub(fp_t &r, const fp_t &a, const fp_t &b) { mod_sub_n<12>(r.v, a.v, b.v, c_fp_mod); }
+FF_DEV void dbl(fp_t &r, const fp_t &a) { mod_add_n<12>(r.v, a.v, a.v, c_fp_mod); }
+FF_DEV bool is_zero(const fp_t &a) { return is_zero_n<12>(a.v); }
+FF_DEV bool eq(const fp_t &a, const fp_t &b) { return eq_n<12>(a.v, b.v); }
+FF_DEV void set_zero(fp_t &r)
+{
+#pragma unroll
+    for (int j = 0; j < 12; j++)
+        r.v[j] = 0;
+}
+FF_DEV void set_one(fp_t &r)
+{
+#pragma unroll
+    for (int j = 0; j < 12; j++)
+        r.v[j] = c_fp_one[j];
+}
+FF_DEV void neg(fp_t &r, const fp_t &a)
+{
+    fp_t z;
+    set_zero(z);
+    sub(r, z, a);
+}
+
+/* ---- Fr ---- */
+FF_DEV void mul(fr_t &r, const fr_t &a, const fr_t &b) { mont_mul_n<8>(r.v, a.v, b.v, c_fr_mod, CZK_FR_NINV32); }
+FF_DEV void sqr(fr_t &r, const fr_t &a) { mont_sqr_n<8>(r.v, a.v, c_fr_mod, CZK_FR_NINV32); }
+FF_DEV void add(fr_t &r, const fr_t &a, const fr_t &b) { mod_add_n<8>(r.v, a.v, b.v, c_fr_mod); }
+FF_DEV void sub(fr_t &r, const fr_t &a, const fr_t &b) { mod_sub_n<8>(r.v, a.v, b.v, c_fr_mod); }
+FF_DEV bool is_zero(const fr_t &a) { return is_zero_n<8>(a.v); }
+FF_DEV void set_zero(fr_t &r)
+{
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+        r.v[j] = 0;
+}
+FF_DEV void set_one(fr_t &r)
+{
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+        r.v[j] = c_fr_one[j];
+}
+FF_DEV void neg(fr_t &r, const fr_t &a)
+{
+    fr_t z;
+    set_zero(z);
+    sub(r, z, a);
+}
+/* Montgomery -> standard form: multiply by the plain integer 1 */
+FF_DEV void from_mont(fr_t &r, const fr_t &a)
+{
+    fr_t one;
+    set_zero(one);
+    one.v[0] = 1;
+    mul(r, a, one);
+}
+
+/* ---- Fp2 = Fp[u]/(u^2+1) ---- */
+FF_DEV void add(fp2_t &r, const fp2_t &a, const fp2_t &b) { add(r.c0, a.c0, b.c0); add(r.c1, a.c1, b.c1); }
+FF_DEV void sub(fp2_t &r, const fp2_t &a, const fp2_t &b) { sub(r.c0, a.c0, b.c0); sub(r.c1, a.c1, b.c1); }
+FF_DEV void dbl(fp2_t &r, const fp2_t &a) { dbl(r.c0, a.c0); dbl(r.c1, a.c1); }
+FF_DEV void neg(fp2_t &r, const fp2_t &a) { neg(r.c0, a.c0); neg(r.c1, a.c1); }
+FF_DEV bool is_zero(const fp2_t &a) { return is_zero(a.c0) && is_zero(a.c1); }
+FF_DEV bool eq(const fp2_t &a, const fp2_t &b) { return eq(a.c0, b.c0) && eq(a.c1, b.c1); }
+FF_DEV void set_zero(fp2_t &r) { set_zero(r.c0); set_zero(r.c1); }
+FF_DEV void set_one(fp2_t &r) { set_one(r.c0); set_zero(r.c1); }
+/* Karatsuba: (a0 + a1 u)(b0 + b1 u) = a0b0 - a1b1 + ((a0+a1)(b0+b1) - a0b0 - a1b1) u */
+FF_DEV void mul(fp2_t &r, const fp2_t &a, const fp2_t &b)
+{
+    fp_t t0, t1, s0, s1;
+    mul(t0, a.c0, b.c0);
+    mul(t1, a.c1, b.c1);
+    add(s0, a.c0, a.c1);
+    add(s1, b.c0, b.c1);
+    mul(s0, s0, s1);
+    sub(r.c0, t0, t1);
+    sub(s0, s0, t0);
+    sub(r.c1, s0, t1);
+}
+/* (a0 + a1 u)^2 = (a0+a1)(a0-a1) + 2 a0 a1 u */
+FF_DEV void sqr(fp2_t &r, const fp2_t &a)
+{
+    fp_t s, d, m;
+    add(s, a.c0, a.c1);
+    sub(d, a.c0, a.c1);
+    mul(m, a.c0, a.c1);
+    mul(r.c0, s, d);
+    dbl(r.c1, m);
+}
+
+#endif

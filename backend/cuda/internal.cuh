@@ -1,0 +1,100 @@
+/*
+ * internal.cuh — private to backend/cuda: the context structure shared by the
+ * .cu files, and CZK_CU, the one checking macro every CUDA runtime call goes
+ * through (it logs the expression, file and line and returns a -errno code).
+ */
+#ifndef CZK_CUDA_INTERNAL_CUH
+#define CZK_CUDA_INTERNAL_CUH
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime.h>
+
+#ifndef _Static_assert
+#define _Static_assert static_assert /* the common headers are C11 */
+#endif
+#include "backend/cuda/czk_cuda.h"
+#include "backend/cuda/ec.cuh"
+#include "backend/cuda/ff.cuh"
+
+/* log "cuda: <expr> failed at file:line: <cuda error>", remember it, map to -errno */
+int czk_cuda_fail_(const char *expr, const char *file, int line, cudaError_t e);
+/* log a non-CUDA failure (capacity, argument) and remember it; returns code */
+int czk_cuda_errf_(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define CZK_CU(expr)                                                          \
+    do {                                                                      \
+        cudaError_t czk_e_ = (expr);                                          \
+        if (czk_e_ != cudaSuccess)                                            \
+            return czk_cuda_fail_(#expr, __FILE__, __LINE__, czk_e_);         \
+    } while (0)
+
+/* after a kernel launch: launch-configuration errors, logged with the kernel's name */
+#define CZK_CU_LAUNCH(what)                                                   \
+    do {                                                                      \
+        cudaError_t czk_e_ = cudaGetLastError();                              \
+        if (czk_e_ != cudaSuccess)                                            \
+            return czk_cuda_fail_("launch of " what, __FILE__, __LINE__, czk_e_); \
+    } while (0)
+
+#define CZK_CUDA_NSTREAMS 3
+
+struct czk_msm_ws {
+    size_t cap_pairs;   /* key/value slots */
+    size_t cap_parts;   /* partial sums per level (points) */
+    size_t cap_buckets; /* dense buckets (points) */
+    size_t pt_bytes;    /* bytes of the largest bucket point type (G2 when enabled) */
+    uint32_t *keys[2], *vals[2];
+    uint32_t *run_keys, *run_cnt, *run_start, *task_off, *tcnt;
+    uint32_t *lvl_keys[2];
+    void *parts[2];
+    void *buckets;
+    void *wsum;          /* per-window segment sums */
+    size_t cap_wsum;
+    uint32_t *counters;  /* [0] runs, [1] tasks, [2] real runs, [3] sentinel runs, [4] real pairs (8 slots) */
+    uint32_t *host_counters; /* pinned copy of counters */
+    void *cub_tmp;
+    size_t cub_bytes;
+    void *result;        /* per-window Jacobian sums (device) */
+    void *host_result;   /* pinned copy */
+};
+
+struct czk_cuda_ctx {
+    int device;
+    int sm_count;
+    unsigned max_log_n;
+    size_t max_msm_n;
+    int enable_g2;
+    cudaStream_t st[CZK_CUDA_NSTREAMS];
+    cudaStream_t copy;
+    cudaEvent_t buf_ready[4]; /* recorded after each upload into a buffer */
+    cudaEvent_t cp0, cp1;     /* timing: start of the first upload since the last czk_cuda_copy_ms, end of the last */
+    int cp_open;              /* cp0 recorded, not yet read */
+    cudaEvent_t done[CZK_CUDA_NSTREAMS];
+    fr_t *buf[4];
+    size_t buf_len[4];
+    fr_t *tw;       /* tw[h + j] = w_{2h}^j, h = 1, 2, ..., 2^max_log_n */
+    fr_t *ninv;     /* ninv[k] = 2^-k (Montgomery), k = 0..32 */
+    fr_t *ntt_tmp;  /* czk_cuda_ntt_dev's out-of-place buffer, ntt_tmp_len elements, allocated on first use */
+    size_t ntt_tmp_len;
+    struct czk_msm_ws msm;
+    void *test_buf; /* scratch for the self-test kernels */
+    size_t test_len;
+};
+
+struct czk_cuda_bases {
+    czk_cuda_ctx *ctx;
+    int g2;
+    size_t n;
+    void *pts;
+};
+
+/* ntt.cu */
+int czk_cuda_ntt_init_(czk_cuda_ctx *ctx);
+/* msm.cu */
+int czk_cuda_msm_init_(czk_cuda_ctx *ctx);
+void czk_cuda_msm_free_(czk_cuda_ctx *ctx);
+
+#endif

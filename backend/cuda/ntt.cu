@@ -1,0 +1,535 @@
+/*
+ * ntt.cu — NTT over Fr on the device with snarkjs's roots of unity
+ * (w[32] = 5^((r-1)/2^32), w[k-1] = w[k]^2), and the Groth16 h step.
+ *
+ * Structure: radix-2 stages grouped into passes of up to NTT_KMAX stages;
+ * one block loads the 2^k elements a pass couples (stride 2^lo) into shared
+ * memory (limb-major, conflict-free), runs the k butterfly stages there, and
+ * writes back: ceil(log n / NTT_KMAX) passes over memory per transform.
+ * Each element is one 32-byte sector, so strided access wastes no bandwidth.
+ *   - DIF (Gentleman-Sande) passes: natural order in, bit-reversed out.
+ *   - DIT (Cooley-Tukey) passes: bit-reversed in, natural order out.
+ * The odd-coset step of snarkjs (iNTT, times w_{2n}^i, NTT) is DIF-inverse,
+ * a scaling by ninv * w_{2n}^brev(i) at the bit-reversed positions, then DIT-forward,
+ * so no permutation pass is needed.
+ * The natural-order transforms (czk_cuda_ntt_dev) fold the bit reversal into
+ * their first DIT pass, which gathers its input at bit-reversed positions and
+ * writes a second buffer (ctx->ntt_tmp); the last pass writes back.  Without
+ * that buffer (CZK_CUDA_NTT_FUSE=0, or its allocation failed) a separate tiled
+ * bit-reversal pass runs first and the passes work in place.
+ * Twiddles: one table tw[h + j] = w_{2h}^j for every power of two h up to
+ * 2^max_log_n (2 * 2^max_log_n elements, independent of the transform size);
+ * inverse twiddles are w_{2h}^-j = -tw[2h - j] (j > 0), so one table serves both.
+ */
+#include <stdlib.h>
+
+#include "backend/cuda/internal.cuh"
+
+#define NTT_KMAX 10
+
+/* w[32] = 5^((r-1)/2^32) in Montgomery form, and 1/2 in Montgomery form */
+__constant__ static const uint32_t c_w32[8] = {0x0c17f47c, 0x9cab6d5c, 0xfd4b71e5, 0x1ce1e93d,
+                                               0x471dd505, 0x0d6db230, 0x743a3b6a, 0x3f0ee990};
+__constant__ static const uint32_t c_inv2[8] = {0xffffffff, 0x00000000, 0x0001a401, 0xac425bfd,
+                                                0xf65e27fa, 0xccc627f7, 0xd66282b7, 0x0c1258ac};
+
+/* consts[0..32] = 2^-k, consts[33..65] = w[k] */
+__global__ void k_ntt_consts(fr_t *consts)
+{
+    fr_t x, inv2;
+    for (int j = 0; j < 8; j++) {
+        x.v[j] = c_w32[j];
+        inv2.v[j] = c_inv2[j];
+    }
+    for (int k = 32; k >= 0; k--) {
+        consts[33 + k] = x;
+        sqr(x, x);
+    }
+    set_one(x);
+    for (int k = 0; k <= 32; k++) {
+        consts[k] = x;
+        mul(x, x, inv2);
+    }
+}
+
+/* level 2h of the twiddle table from level h: w_{4h}^{2j} = w_{2h}^j, w_{4h}^{2j+1} = w_{2h}^j w_{4h} */
+__global__ void k_tw_level(fr_t *tw, const fr_t *consts, size_t h, unsigned log4h)
+{
+    size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (j >= h)
+        return;
+    fr_t x = tw[h + j], w = consts[33 + log4h], y;
+    mul(y, x, w);
+    tw[2 * h + 2 * j] = x;
+    tw[2 * h + 2 * j + 1] = y;
+}
+
+__global__ void k_tw_one(fr_t *tw)
+{
+    fr_t one;
+    set_one(one);
+    tw[1] = one;
+    fr_t z;
+    set_zero(z);
+    tw[0] = z;
+}
+
+int czk_cuda_ntt_init_(czk_cuda_ctx *ctx)
+{
+    size_t n = (size_t)1 << ctx->max_log_n;
+    CZK_CU(cudaMalloc((void **)&ctx->ninv, 66 * sizeof(fr_t)));
+    CZK_CU(cudaMalloc((void **)&ctx->tw, 2 * n * sizeof(fr_t)));
+    cudaStream_t s = ctx->st[0];
+    k_ntt_consts<<<1, 1, 0, s>>>(ctx->ninv);
+    CZK_CU_LAUNCH("k_ntt_consts");
+    k_tw_one<<<1, 1, 0, s>>>(ctx->tw);
+    CZK_CU_LAUNCH("k_tw_one");
+    unsigned lg = 0;
+    for (size_t h = 1; h < n; h *= 2, lg++) {
+        unsigned blocks = (unsigned)((h + 255) / 256);
+        k_tw_level<<<blocks, 256, 0, s>>>(ctx->tw, ctx->ninv, h, lg + 2);
+        CZK_CU_LAUNCH("k_tw_level");
+    }
+    CZK_CU(cudaStreamSynchronize(s));
+    return 0;
+}
+
+/* shared memory holds 2^k elements limb-major: word l of element i at sh[l * S + i] */
+FF_DEV fr_t sh_load(const uint32_t *sh, unsigned S, unsigned i)
+{
+    fr_t x;
+#pragma unroll
+    for (int l = 0; l < 8; l++)
+        x.v[l] = sh[l * S + i];
+    return x;
+}
+FF_DEV void sh_store(uint32_t *sh, unsigned S, unsigned i, const fr_t &x)
+{
+#pragma unroll
+    for (int l = 0; l < 8; l++)
+        sh[l * S + i] = x.v[l];
+}
+
+/* w_{2h}^j or its inverse, from the table */
+template <bool INV> FF_DEV fr_t twiddle(const fr_t *tw, size_t h, size_t j)
+{
+    if (!INV || j == 0)
+        return ld_global(tw + h + j);
+    fr_t w = ld_global(tw + 2 * h - j), r;
+    neg(r, w);
+    return r;
+}
+
+/* One pass of k radix-2 stages over the index bits [lo, lo + k).  Each
+ * thread runs BPT butterflies of a stage (blockDim = 2^(k-1) / BPT): with 2,
+ * the two multiplications are independent work for the same warp.  The pass
+ * reads src and writes dst (the same buffer for an in-place pass).
+ * GATHER (first DIT pass, lo == 0, src != dst unless one block covers the
+ * whole transform): the input is src in natural order and the pass reads it at
+ * bit-reversed positions, which folds the bit-reversal permutation into the
+ * pass.  Block b handles positions c 2^k + i with c = brev(b) on log_n - k
+ * bits, whose sources are brev_k(i) 2^(log_n - k) + b: the blocks that run at
+ * the same time read neighbouring elements of each stride-2^(log_n - k) row. */
+template <bool DIT, bool INV, int BPT, bool GATHER>
+__global__ void __launch_bounds__(512)
+    k_ntt_pass(const fr_t *src, fr_t *dst, const fr_t *tw, unsigned lo, unsigned k, unsigned log_n)
+{
+    extern __shared__ uint32_t sh[];
+    const unsigned S = 1u << k;
+    const size_t b = blockIdx.x;
+    const size_t lowmask = ((size_t)1 << lo) - 1;
+    const unsigned hk = log_n - k; /* GATHER: bits above the pass */
+    const size_t base = GATHER ? (hk ? (size_t)(__brev((unsigned)b) >> (32 - hk)) << k : 0)
+                               : (b & lowmask) | ((b >> lo) << (lo + k));
+    /* GATHER: element i of this block comes from src + gsrc(i) */
+#define GSRC(i) ((((size_t)(__brev((unsigned)(i)) >> (32 - k))) << hk) | b)
+    /* The stage of half-size 1 on the lowest index bits (lo == 0, m == 0) has
+     * the twiddle 1 everywhere: it is done without multiplications while
+     * loading (DIT, the first stage) or while storing (DIF, the last), so the
+     * stage loop below keeps its registers. */
+    const bool unit = lo == 0;
+    if (DIT && unit) {
+        for (unsigned u = threadIdx.x; u < S / 2; u += blockDim.x) {
+            fr_t x0, x1, y;
+            if (GATHER) {
+                x0 = ld_global(src + GSRC(2 * u));
+                x1 = ld_global(src + GSRC(2 * u + 1));
+            } else {
+                x0 = ld_global(src + base + 2 * u);
+                x1 = ld_global(src + base + 2 * u + 1);
+            }
+            add(y, x0, x1);
+            sh_store(sh, S, 2 * u, y);
+            sub(y, x0, x1);
+            sh_store(sh, S, 2 * u + 1, y);
+        }
+    } else {
+        for (unsigned j = threadIdx.x; j < S; j += blockDim.x)
+            sh_store(sh, S, j, ld_global(src + (GATHER ? GSRC(j) : base + ((size_t)j << lo))));
+    }
+#undef GSRC
+    __syncthreads();
+    const unsigned s_begin = DIT && unit ? 1 : 0, s_end = !DIT && unit ? k - 1 : k;
+    for (unsigned s = s_begin; s < s_end; s++) {
+        const unsigned m = DIT ? s : k - 1 - s; /* local half-size 2^m */
+        const unsigned hl = 1u << m;
+        const size_t h = (size_t)hl << lo;
+        unsigned i0[BPT];
+        fr_t y0[BPT], y1[BPT];
+#pragma unroll
+        for (int q = 0; q < BPT; q++) {
+            const unsigned t = threadIdx.x + q * blockDim.x;
+            i0[q] = ((t >> m) << (m + 1)) | (t & (hl - 1));
+            fr_t x0 = sh_load(sh, S, i0[q]), x1 = sh_load(sh, S, i0[q] + hl);
+            const size_t jj = ((size_t)(t & (hl - 1)) << lo) | (b & lowmask);
+            fr_t w = twiddle<INV>(tw, h, jj);
+            if (DIT) {
+                mul(x1, x1, w);
+                add(y0[q], x0, x1);
+                sub(y1[q], x0, x1);
+            } else {
+                add(y0[q], x0, x1);
+                sub(y1[q], x0, x1);
+                mul(y1[q], y1[q], w);
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < BPT; q++) {
+            sh_store(sh, S, i0[q], y0[q]);
+            sh_store(sh, S, i0[q] + hl, y1[q]);
+        }
+        __syncthreads();
+    }
+    if (!DIT && unit) {
+        for (unsigned u = threadIdx.x; u < S / 2; u += blockDim.x) {
+            fr_t x0 = sh_load(sh, S, 2 * u), x1 = sh_load(sh, S, 2 * u + 1), y;
+            add(y, x0, x1);
+            st_global(dst + base + 2 * u, y);
+            sub(y, x0, x1);
+            st_global(dst + base + 2 * u + 1, y);
+        }
+    } else {
+        for (unsigned j = threadIdx.x; j < S; j += blockDim.x)
+            st_global(dst + base + ((size_t)j << lo), sh_load(sh, S, j));
+    }
+}
+
+/* butterflies per thread and stage for a pass of k stages: CZK_CUDA_NTT_BPT=1
+ * or 2 forces one; by default 2 from k = 9 up (blocks of 128 threads or more)
+ * and 1 below */
+static int ntt_bpt(unsigned k)
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("CZK_CUDA_NTT_BPT");
+        v = (e && *e == '1') ? 1 : (e && *e == '2') ? 2 : 0;
+    }
+    if (k < 2)
+        return 1;
+    if (v)
+        return v;
+    return k >= 9 ? 2 : 1;
+}
+
+/* split log_n stages into passes of at most NTT_KMAX; ks[] from the low bits up */
+static int ntt_split(unsigned log_n, unsigned ks[8])
+{
+    int p = (int)((log_n + NTT_KMAX - 1) / NTT_KMAX);
+    for (int i = 0; i < p; i++)
+        ks[i] = log_n / p + ((unsigned)i < log_n % p ? 1 : 0);
+    return p;
+}
+
+template <bool DIT, bool INV, bool GATHER>
+static int ntt_launch(const fr_t *src, fr_t *dst, const fr_t *tw, unsigned lo, unsigned k, unsigned log_n,
+                      cudaStream_t s)
+{
+    unsigned threads = 1u << (k - 1);
+    size_t blocks = ((size_t)1 << log_n) >> k;
+    size_t shm = ((size_t)8 << k) * sizeof(uint32_t);
+    if (ntt_bpt(k) == 2)
+        k_ntt_pass<DIT, INV, 2, GATHER><<<(unsigned)blocks, threads / 2, shm, s>>>(src, dst, tw, lo, k, log_n);
+    else
+        k_ntt_pass<DIT, INV, 1, GATHER><<<(unsigned)blocks, threads, shm, s>>>(src, dst, tw, lo, k, log_n);
+    CZK_CU_LAUNCH("k_ntt_pass");
+    return 0;
+}
+
+/* in-place passes over a: DIT from the low bits up, DIF from the high bits down */
+template <bool DIT, bool INV> static int ntt_passes(fr_t *a, const fr_t *tw, unsigned log_n, cudaStream_t s)
+{
+    unsigned ks[8];
+    int p = ntt_split(log_n, ks);
+    unsigned los[8], lo = 0;
+    for (int i = 0; i < p; i++) {
+        los[i] = lo;
+        lo += ks[i];
+    }
+    for (int q = 0; q < p; q++) {
+        int i = DIT ? q : p - 1 - q;
+        int rc = ntt_launch<DIT, INV, false>(a, a, tw, los[i], ks[i], log_n, s);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* DIT passes from natural order in a to natural order in a, with the bit
+ * reversal folded into the first pass: a -> tmp (gathering), tmp in place,
+ * tmp -> a (the last pass); one pass is a -> a (a single block) */
+template <bool INV>
+static int ntt_dit_gather(fr_t *a, fr_t *tmp, const fr_t *tw, unsigned log_n, cudaStream_t s)
+{
+    unsigned ks[8];
+    int p = ntt_split(log_n, ks);
+    unsigned lo = 0;
+    for (int q = 0; q < p; q++) {
+        const fr_t *src = q == 0 ? a : tmp;
+        fr_t *dst = q == p - 1 ? a : tmp;
+        int rc = q == 0 ? ntt_launch<true, INV, true>(src, dst, tw, lo, ks[q], log_n, s)
+                        : ntt_launch<true, INV, false>(src, dst, tw, lo, ks[q], log_n, s);
+        if (rc)
+            return rc;
+        lo += ks[q];
+    }
+    return 0;
+}
+
+/* the out-of-place buffer for ntt_dit_gather, allocated once at the context's
+ * largest size; NULL (and the separate bit reversal) when that fails or when
+ * CZK_CUDA_NTT_FUSE=0 (comparisons) */
+static fr_t *ntt_tmp(czk_cuda_ctx *ctx)
+{
+    static int fuse = -1;
+    if (fuse < 0) {
+        const char *e = getenv("CZK_CUDA_NTT_FUSE");
+        fuse = (e && *e == '0') ? 0 : 1;
+    }
+    if (!fuse)
+        return NULL;
+    if (!ctx->ntt_tmp) {
+        size_t n = (size_t)1 << ctx->max_log_n;
+        if (cudaMalloc((void **)&ctx->ntt_tmp, n * sizeof(fr_t)) != cudaSuccess) {
+            cudaGetLastError();
+            ctx->ntt_tmp = NULL;
+            return NULL;
+        }
+        ctx->ntt_tmp_len = n;
+    }
+    return ctx->ntt_tmp;
+}
+
+__global__ void k_bitrev(fr_t *a, unsigned log_n, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    size_t j = __brev((unsigned)i) >> (32 - log_n);
+    if (i < j) {
+        fr_t x = ld_global(a + i), y = ld_global(a + j);
+        st_global(a + i, y);
+        st_global(a + j, x);
+    }
+}
+
+__global__ void k_scale(fr_t *a, const fr_t *consts, unsigned log_n, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    fr_t x = ld_global(a + i), c = consts[log_n];
+    mul(x, x, c);
+    st_global(a + i, x);
+}
+
+/* bit-reversed coefficients (times n) -> times ninv * w_{2n}^brev(pos) */
+__global__ void k_coset_scale(fr_t *a, const fr_t *tw, const fr_t *consts, unsigned log_n, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    size_t e = log_n ? (__brev((unsigned)i) >> (32 - log_n)) : 0;
+    fr_t x = ld_global(a + i), w = ld_global(tw + n + e), c = consts[log_n];
+    mul(w, w, c);
+    mul(x, x, w);
+    st_global(a + i, x);
+}
+
+__global__ void k_h_join(fr_t *a, const fr_t *b, const fr_t *c, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    fr_t x = ld_global(a + i), y = ld_global(b + i), z = ld_global(c + i);
+    mul(x, x, y);
+    sub(x, x, z);
+    from_mont(x, x);
+    st_global(a + i, x);
+}
+
+/* Bit reversal by tiles: write i = (x, m, y) with x the top BR_R bits, y the
+ * low BR_R bits and m the L - 2 BR_R bits between; brev(i) = (brev y, brev m,
+ * brev x).  Block m owns the two tiles {(x, m, y)} and {(x, brev m, y)} (one
+ * when m is its own reverse, none when m > brev m): each thread reads its two
+ * sources, the block synchronises, and each thread writes two consecutive-y
+ * (coalesced) elements.  Every element is read and written once, against
+ * scattered single-element swaps in k_bitrev.  The loads are plain coherent
+ * ones, not ld_global's __ldg: a read-only load whose value is used only after
+ * the barrier may legally be moved below it, past other threads' stores (seen:
+ * wrong results from 2^18 up in the 08:18 run). */
+#define BR_R 4
+__global__ void __launch_bounds__(1u << (2 * BR_R)) k_bitrev_tiles(fr_t *a, unsigned log_n)
+{
+    const unsigned lm = log_n - 2 * BR_R;
+    const uint32_t m = blockIdx.x;
+    const uint32_t mr = lm ? (__brev(m) >> (32 - lm)) : 0;
+    if (m > mr)
+        return;
+    const unsigned x = threadIdx.x >> BR_R, y = threadIdx.x & ((1u << BR_R) - 1);
+    const unsigned xr = __brev(x) >> (32 - BR_R), yr = __brev(y) >> (32 - BR_R);
+    const unsigned hs = log_n - BR_R; /* shift of the top field */
+    /* destination (x, m, y) takes the element at (yr, mr, xr), and (x, mr, y) the one at (yr, m, xr) */
+    const size_t d0 = ((size_t)x << hs) | ((size_t)m << BR_R) | y;
+    const size_t d1 = ((size_t)x << hs) | ((size_t)mr << BR_R) | y;
+    const size_t s0 = ((size_t)yr << hs) | ((size_t)mr << BR_R) | xr;
+    const size_t s1 = ((size_t)yr << hs) | ((size_t)m << BR_R) | xr;
+    const uint4 *a4 = reinterpret_cast<const uint4 *>(a);
+    uint4 v0a = a4[2 * s0], v0b = a4[2 * s0 + 1], v1a = v0a, v1b = v0b;
+    if (m != mr) {
+        v1a = a4[2 * s1];
+        v1b = a4[2 * s1 + 1];
+    }
+    __syncthreads();
+    fr_t v0, v1;
+    reinterpret_cast<uint4 *>(&v0)[0] = v0a;
+    reinterpret_cast<uint4 *>(&v0)[1] = v0b;
+    reinterpret_cast<uint4 *>(&v1)[0] = v1a;
+    reinterpret_cast<uint4 *>(&v1)[1] = v1b;
+    st_global(a + d0, v0);
+    if (m != mr)
+        st_global(a + d1, v1);
+}
+
+/* CZK_CUDA_NTT_BREV=0: the older one-swap-per-thread bit reversal (comparisons) */
+static int bitrev(fr_t *a, unsigned log_n, cudaStream_t s)
+{
+    static int tiles = -1;
+    if (tiles < 0) {
+        const char *e = getenv("CZK_CUDA_NTT_BREV");
+        tiles = (e && *e == '0') ? 0 : 1;
+    }
+    size_t n = (size_t)1 << log_n;
+    if (tiles && log_n >= 2 * BR_R) {
+        k_bitrev_tiles<<<(unsigned)(n >> (2 * BR_R)), 1u << (2 * BR_R), 0, s>>>(a, log_n);
+        CZK_CU_LAUNCH("k_bitrev_tiles");
+    } else {
+        k_bitrev<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(a, log_n, n);
+        CZK_CU_LAUNCH("k_bitrev");
+    }
+    return 0;
+}
+
+static inline unsigned grid_for(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
+
+static int check_log(czk_cuda_ctx *ctx, unsigned log_n)
+{
+    if (log_n < 1 || log_n > ctx->max_log_n)
+        return czk_cuda_errf_(-EINVAL, "ntt size 2^%u outside 2^1..2^%u of this context", log_n, ctx->max_log_n);
+    return 0;
+}
+
+/* the odd-coset step on one vector, on stream s */
+static int odd_coset(czk_cuda_ctx *ctx, fr_t *a, unsigned log_n, cudaStream_t s)
+{
+    size_t n = (size_t)1 << log_n;
+    int rc = ntt_passes<false, true>(a, ctx->tw, log_n, s);
+    if (rc)
+        return rc;
+    k_coset_scale<<<grid_for(n, 256), 256, 0, s>>>(a, ctx->tw, ctx->ninv, log_n, n);
+    CZK_CU_LAUNCH("k_coset_scale");
+    return ntt_passes<true, false>(a, ctx->tw, log_n, s);
+}
+
+extern "C" int czk_cuda_ntt_dev(czk_cuda_ctx *ctx, unsigned log_n, int inverse)
+{
+    int rc = check_log(ctx, log_n);
+    if (rc)
+        return rc;
+    CZK_CU(cudaSetDevice(ctx->device));
+    size_t n = (size_t)1 << log_n;
+    cudaStream_t s = ctx->st[0];
+    fr_t *a = ctx->buf[CZK_CUDA_BUF_A];
+    CZK_CU(cudaStreamWaitEvent(s, ctx->buf_ready[CZK_CUDA_BUF_A], 0));
+    fr_t *tmp = ntt_tmp(ctx);
+    if (!tmp && (rc = bitrev(a, log_n, s)))
+        return rc;
+    if (inverse) {
+        rc = tmp ? ntt_dit_gather<true>(a, tmp, ctx->tw, log_n, s) : ntt_passes<true, true>(a, ctx->tw, log_n, s);
+        if (rc)
+            return rc;
+        k_scale<<<grid_for(n, 256), 256, 0, s>>>(a, ctx->ninv, log_n, n);
+        CZK_CU_LAUNCH("k_scale");
+        return 0;
+    }
+    return tmp ? ntt_dit_gather<false>(a, tmp, ctx->tw, log_n, s) : ntt_passes<true, false>(a, ctx->tw, log_n, s);
+}
+
+extern "C" int czk_cuda_ntt_to_odd_coset_dev(czk_cuda_ctx *ctx, unsigned log_n)
+{
+    int rc = check_log(ctx, log_n);
+    if (rc)
+        return rc;
+    CZK_CU(cudaSetDevice(ctx->device));
+    CZK_CU(cudaStreamWaitEvent(ctx->st[0], ctx->buf_ready[CZK_CUDA_BUF_A], 0));
+    return odd_coset(ctx, ctx->buf[CZK_CUDA_BUF_A], log_n, ctx->st[0]);
+}
+
+extern "C" int czk_cuda_compute_h_dev(czk_cuda_ctx *ctx, unsigned log_n)
+{
+    int rc = check_log(ctx, log_n);
+    if (rc)
+        return rc;
+    CZK_CU(cudaSetDevice(ctx->device));
+    size_t n = (size_t)1 << log_n;
+    /* a, b, c on three streams, each after its upload */
+    for (int i = 0; i < 3; i++) {
+        CZK_CU(cudaStreamWaitEvent(ctx->st[i], ctx->buf_ready[i], 0));
+        rc = odd_coset(ctx, ctx->buf[i], log_n, ctx->st[i]);
+        if (rc)
+            return rc;
+    }
+    for (int i = 1; i < 3; i++) {
+        CZK_CU(cudaEventRecord(ctx->done[i], ctx->st[i]));
+        CZK_CU(cudaStreamWaitEvent(ctx->st[0], ctx->done[i], 0));
+    }
+    k_h_join<<<grid_for(n, 256), 256, 0, ctx->st[0]>>>(ctx->buf[0], ctx->buf[1], ctx->buf[2], n);
+    CZK_CU_LAUNCH("k_h_join");
+    return 0;
+}
+
+extern "C" int czk_cuda_ntt(czk_cuda_ctx *ctx, czk_fr *a, unsigned log_n, int inverse)
+{
+    int rc = check_log(ctx, log_n);
+    if (rc)
+        return rc;
+    size_t n = (size_t)1 << log_n;
+    if ((rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_A, 0, a, n, NULL, NULL)) ||
+        (rc = czk_cuda_ntt_dev(ctx, log_n, inverse)))
+        return rc;
+    return czk_cuda_download(ctx, CZK_CUDA_BUF_A, 0, a, n);
+}
+
+extern "C" int czk_cuda_compute_h(czk_cuda_ctx *ctx, const czk_fr *a, const czk_fr *b, const czk_fr *c, czk_fr *h,
+                                  unsigned log_n)
+{
+    int rc = check_log(ctx, log_n);
+    if (rc)
+        return rc;
+    size_t n = (size_t)1 << log_n;
+    if ((rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_A, 0, a, n, NULL, NULL)) ||
+        (rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_B, 0, b, n, NULL, NULL)) ||
+        (rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_C, 0, c, n, NULL, NULL)) ||
+        (rc = czk_cuda_compute_h_dev(ctx, log_n)))
+        return rc;
+    return czk_cuda_download(ctx, CZK_CUDA_BUF_A, 0, h, n);
+}

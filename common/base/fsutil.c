@@ -1,0 +1,48 @@
+/*
+ * fsutil.c — directory fsync helpers (see fsutil.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/base/fsutil.h"
+
+int czk_fsync_dir(const char *dir, czk_error *e)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
+    if (fd < 0)
+        return czk_errorf(e, -errno, "could not open directory \"%s\": %s", dir, strerror(errno));
+    if (fsync(fd) < 0)
+        r = czk_errorf(e, -errno, "could not fsync directory \"%s\": %s", dir, strerror(errno));
+    close(fd);
+    return r;
+}
+
+int czk_fsync_parent(const char *path, czk_error *e)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+
+    if (!slash)
+        return czk_fsync_dir(".", e);
+    if (slash == path)
+        return czk_fsync_dir("/", e);
+    if ((size_t)(slash - path) >= sizeof(dir))
+        return czk_errorf(e, -ENAMETOOLONG, "path too long: \"%.64s...\"", path);
+    memcpy(dir, path, (size_t)(slash - path));
+    dir[slash - path] = 0;
+    return czk_fsync_dir(dir, e);
+}
+
+int czk_mkdir_durable(const char *dir, unsigned mode, czk_error *e)
+{
+    if (mkdir(dir, (mode_t)mode) == 0)
+        return czk_fsync_parent(dir, e);
+    if (errno == EEXIST)
+        return 0;
+    return czk_errorf(e, -errno, "could not create directory \"%s\": %s", dir, strerror(errno));
+}

@@ -1,0 +1,23 @@
+/*
+ * fsutil.h — durability helpers written once: making a directory entry
+ * (a new file, a rename, a new directory) survive a crash needs an fsync of
+ * the directory that holds it.
+ *
+ * All return 0 or -errno; with a non-NULL czk_error they also fill it with
+ * a message that names the directory.
+ */
+#ifndef CZK_BASE_FSUTIL_H
+#define CZK_BASE_FSUTIL_H
+
+#include "common/base/error.h"
+
+/* fsync the directory dir itself */
+int czk_fsync_dir(const char *dir, czk_error *e);
+
+/* fsync the directory that holds path (".": a path without a slash) */
+int czk_fsync_parent(const char *path, czk_error *e);
+
+/* mkdir(dir, mode) and fsync its parent; an existing directory is success */
+int czk_mkdir_durable(const char *dir, unsigned mode, czk_error *e);
+
+#endif

@@ -1,0 +1,131 @@
+/*
+ * wtns.c — snarkjs witness files (.wtns version 2), reader and atomic writer.
+ *
+ *   section 1 (header):  u32 n8 (= 32) | prime r[32] LE | u32 nWitness
+ *   section 2 (witness): nWitness x value[32], standard form LE, value[0] = 1
+ *
+ * The reader maps the file and checks the container, that the prime is
+ * BLS12-381's r, the section sizes against nWitness, every value < r and
+ * w[0] == 1.  Values are used in place when section 2 is 8-byte aligned in
+ * the mapping; a snarkjs file puts it at offset 76, so usually it is copied
+ * once into an aligned buffer owned by the czk_wtns.
+ */
+#include "common/formats/binfile.h"
+#include "common/crypto/field.h"
+#include "common/formats/formats.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#define WTNS_HEADER_BYTES (4 + CZK_FR_BYTES + 4)
+
+/* w[0] must be the integer 1 (standard form) */
+static const czk_fr FR_STD_ONE = {{1, 0, 0, 0}};
+
+static int wtns_validate(czk_wtns *w, const char *name, czk_error *e)
+{
+    czk_binfile bf;
+    const czk_binfile_section *s1, *s2;
+    const uint8_t *p;
+    uint32_t n;
+    int rc;
+
+    rc = czk_binfile_parse(&bf, w->map, w->map_size, name, "wtns", 2, e);
+    if (rc)
+        return rc;
+    if ((rc = czk_binfile_require(&bf, 1, "header", &s1, e)) ||
+        (rc = czk_binfile_require(&bf, 2, "witness", &s2, e)))
+        return rc;
+    if ((rc = czk_binfile_check_field_header(&bf, s1, WTNS_HEADER_BYTES, &CZK_FR_MOD, CZK_FR_BYTES,
+                                             "BLS12-381's r", NULL, &p, e)))
+        return rc;
+    n = czk_le32(p);
+    if (n == 0)
+        return czk_errorf(e, -EINVAL,
+                          "%s: section 1 (header): nWitness is 0, expected at least 1 (w[0] = 1)",
+                          name);
+    if (s2->size != (uint64_t)n * CZK_FR_BYTES)
+        return czk_errorf(e, -EINVAL,
+                          "%s: section 2 (witness): %llu bytes, expected nWitness * 32 = %llu "
+                          "(nWitness = %u)",
+                          name, (unsigned long long)s2->size,
+                          (unsigned long long)n * CZK_FR_BYTES, n);
+    p = czk_binfile_payload(&bf, s2);
+    if ((uintptr_t)p % _Alignof(czk_fr) == 0) {
+        w->w = (const czk_fr *)p;
+    } else {
+        void *copy = aligned_alloc(64, ((size_t)n * CZK_FR_BYTES + 63) & ~(size_t)63);
+        if (!copy)
+            return czk_errorf(e, -ENOMEM, "%s: out of memory copying %u witness values", name, n);
+        memcpy(copy, p, (size_t)n * CZK_FR_BYTES);
+        w->owned = copy;
+        w->w = copy;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (!czk_fr_is_canonical(&w->w[i]))
+            return czk_errorf(e, -EINVAL,
+                              "%s: section 2 (witness): value %u is not below r (not a canonical "
+                              "BLS12-381 scalar)",
+                              name, i);
+    if (!czk_fr_eq(&w->w[0], &FR_STD_ONE))
+        return czk_errorf(e, -EINVAL, "%s: section 2 (witness): w[0] is not 1", name);
+    w->n_witness = n;
+    return 0;
+}
+
+int czk_wtns_open_fd(czk_wtns *w, int fd, const char *name, czk_error *e)
+{
+    int rc;
+
+    memset(w, 0, sizeof(*w));
+    rc = czk_binfile_map_fd(&w->map, &w->map_size, fd, name, e);
+    if (!rc)
+        rc = wtns_validate(w, name, e);
+    if (rc)
+        czk_wtns_close(w);
+    return rc;
+}
+
+int czk_wtns_open(czk_wtns *w, const char *path, czk_error *e)
+{
+    int rc;
+
+    memset(w, 0, sizeof(*w));
+    rc = czk_binfile_map_path(&w->map, &w->map_size, path, e);
+    if (!rc)
+        rc = wtns_validate(w, path, e);
+    if (rc)
+        czk_wtns_close(w);
+    return rc;
+}
+
+void czk_wtns_close(czk_wtns *w)
+{
+    czk_binfile_unmap(w->map, w->map_size);
+    free(w->owned);
+    memset(w, 0, sizeof(*w));
+}
+
+int czk_wtns_write(const char *path, const czk_fr *w_std, uint32_t n, czk_error *e)
+{
+    czk_binfile_writer *wr;
+    int rc;
+
+    if (n == 0)
+        return czk_errorf(e, -EINVAL, "%s: a witness needs at least w[0] = 1", path);
+    if (!czk_fr_eq(&w_std[0], &FR_STD_ONE))
+        return czk_errorf(e, -EINVAL, "%s: w[0] must be 1 (standard form)", path);
+    for (uint32_t i = 0; i < n; i++)
+        if (!czk_fr_is_canonical(&w_std[i]))
+            return czk_errorf(e, -EINVAL, "%s: witness value %u is not below r", path, i);
+    rc = czk_binfile_writer_open(&wr, path, "wtns", 2, 2, e);
+    if (rc)
+        return rc;
+    czk_binfile_writer_begin_section(wr, 1, WTNS_HEADER_BYTES);
+    czk_binfile_writer_u32(wr, CZK_FR_BYTES);
+    czk_binfile_writer_write(wr, &CZK_FR_MOD, CZK_FR_BYTES);
+    czk_binfile_writer_u32(wr, n);
+    czk_binfile_writer_begin_section(wr, 2, (uint64_t)n * CZK_FR_BYTES);
+    czk_binfile_writer_write(wr, w_std, (size_t)n * CZK_FR_BYTES);
+    return czk_binfile_writer_commit(wr, e);
+}

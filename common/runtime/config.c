@@ -1,0 +1,220 @@
+/* config.c — INI configuration with defaults and overrides (see config.h). */
+#include "common/runtime/config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void czk_config_defaults(czk_config *c)
+{
+    const char *rt = getenv("CZK_RUNTIME_DIR");
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    const char *st = getenv("CZK_STATE_DIR");
+    const char *home = getenv("HOME");
+
+    memset(c, 0, sizeof(*c));
+    if (rt)
+        snprintf(c->runtime_dir, sizeof(c->runtime_dir), "%s", rt);
+    else if (geteuid() != 0 && xdg)
+        snprintf(c->runtime_dir, sizeof(c->runtime_dir), "%s/czk", xdg);
+    else if (geteuid() != 0)
+        snprintf(c->runtime_dir, sizeof(c->runtime_dir), "/tmp/czk-%u", (unsigned)geteuid());
+    else
+        snprintf(c->runtime_dir, sizeof(c->runtime_dir), "/run/czk");
+    if (st)
+        snprintf(c->state_dir, sizeof(c->state_dir), "%s", st);
+    else if (geteuid() != 0 && home)
+        snprintf(c->state_dir, sizeof(c->state_dir), "%s/.local/state/czk", home);
+    else
+        snprintf(c->state_dir, sizeof(c->state_dir), "/var/lib/czk");
+    snprintf(c->output_dir, sizeof(c->output_dir), "%.500s/proofs", c->state_dir);
+    c->log_level = 6;
+    snprintf(c->backend, sizeof(c->backend), "auto");
+    c->slots_per_pool = 4;
+    c->synth_timeout_s = 600;
+    snprintf(c->hugepages, sizeof(c->hugepages), "auto");
+    c->max_queued_partitions = 4096;
+    c->max_partitions_per_job = 256;
+    c->max_jobs = 1024;
+    snprintf(c->metrics_addr, sizeof(c->metrics_addr), "127.0.0.1");
+    c->metrics_port = 9464;
+    c->reconnect_max_ms = 5000;
+    c->finalizer_verify = 1;
+}
+
+static int parse_int(const char *v, int lo, int hi, int *out)
+{
+    char *end;
+    long x;
+
+    errno = 0;
+    x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > hi)
+        return -EINVAL;
+    *out = (int)x;
+    return 0;
+}
+
+static int parse_bool(const char *v, int *out)
+{
+    if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcasecmp(v, "on"))
+        *out = 1;
+    else if (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcasecmp(v, "off"))
+        *out = 0;
+    else
+        return -EINVAL;
+    return 0;
+}
+
+static int set_str(char *dst, size_t cap, const char *v)
+{
+    if (strlen(v) >= cap)
+        return -ENAMETOOLONG;
+    memcpy(dst, v, strlen(v) + 1);
+    return 0;
+}
+
+static int set_choice(char *dst, size_t cap, const char *v, const char *const *choices)
+{
+    for (; *choices; choices++)
+        if (!strcmp(v, *choices))
+            return set_str(dst, cap, v);
+    return -EINVAL;
+}
+
+/* returns 0, -ENOENT (unknown key) or -EINVAL/-ENAMETOOLONG (bad value) */
+static int config_apply(czk_config *c, const char *section, const char *key, const char *v)
+{
+    static const char *const backends[] = {"auto", "cpu", "cuda", NULL};
+    static const char *const tristate[] = {"auto", "on", "off", NULL};
+
+#define STR(sec, k, field) if (!strcmp(section, sec) && !strcmp(key, k)) return set_str(c->field, sizeof(c->field), v)
+#define INT(sec, k, field, lo, hi) if (!strcmp(section, sec) && !strcmp(key, k)) return parse_int(v, lo, hi, &c->field)
+    STR("czk", "runtime_dir", runtime_dir);
+    STR("czk", "state_dir", state_dir);
+    STR("czk", "output_dir", output_dir);
+    STR("czk", "client_group", client_group);
+    INT("czk", "log_level", log_level, 0, 7);
+    if (!strcmp(section, "gpud") && !strcmp(key, "backend"))
+        return set_choice(c->backend, sizeof(c->backend), v, backends);
+    if (!strcmp(section, "gpud") && !strcmp(key, "hugepages"))
+        return set_choice(c->hugepages, sizeof(c->hugepages), v, tristate);
+    INT("gpud", "threads", gpud_threads, 0, 4096);
+    INT("gpud", "contexts", gpud_contexts, 0, 64);
+    INT("gpud", "slots_per_pool", slots_per_pool, 1, 4096);
+    INT("gpud", "synth_timeout_s", synth_timeout_s, 0, 86400);
+    INT("gpud", "max_queued_partitions", max_queued_partitions, 1, 1 << 24);
+    INT("gpud", "max_partitions_per_job", max_partitions_per_job, 1, 1 << 16);
+    INT("gpud", "max_jobs", max_jobs, 1, 1 << 20);
+    STR("gpud", "metrics_addr", metrics_addr);
+    INT("gpud", "metrics_port", metrics_port, 0, 65535);
+    INT("gpud", "watchdog_ms", watchdog_ms, 0, 3600000);
+    INT("synth", "threads", synth_threads, 0, 4096);
+    INT("synth", "reconnect_max_ms", reconnect_max_ms, 10, 600000);
+    if (!strcmp(section, "finalizer") && !strcmp(key, "verify"))
+        return parse_bool(v, &c->finalizer_verify);
+#undef STR
+#undef INT
+    if (!strncmp(section, "circuit.", 8) && !strcmp(key, "zkey")) {
+        const char *name = section + 8;
+        czk_config_circuit *cc = NULL;
+        size_t i;
+
+        if (!*name || strlen(name) >= sizeof(cc->name))
+            return -EINVAL;
+        for (i = 0; name[i]; i++)
+            if (!(name[i] == '-' || name[i] == '_' || name[i] == '.' || (name[i] >= '0' && name[i] <= '9') ||
+                  (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z')))
+                return -EINVAL;
+        for (i = 0; i < (size_t)c->n_circuits; i++)
+            if (!strcmp(c->circuits[i].name, name))
+                cc = &c->circuits[i];
+        if (!cc) {
+            if (c->n_circuits == CZK_CONFIG_MAX_CIRCUITS)
+                return -E2BIG;
+            cc = &c->circuits[c->n_circuits++];
+            snprintf(cc->name, sizeof(cc->name), "%s", name);
+        }
+        return set_str(cc->zkey, sizeof(cc->zkey), v);
+    }
+    return -ENOENT;
+}
+
+struct load_ctx {
+    czk_config *c;
+    czk_error *e;
+    const char *path;
+    int rc;
+    char what[400];
+};
+
+/* Debian's inih has no line numbers in the handler: ini_parse_file returns the
+ * line of the first error instead, so only the first error is recorded. */
+static int ini_cb(void *user, const char *section, const char *key, const char *value)
+{
+    struct load_ctx *lc = user;
+    int rc = config_apply(lc->c, section, key, value);
+
+    if (rc == 0 || lc->rc)
+        return rc == 0;
+    if (rc == -ENOENT)
+        snprintf(lc->what, sizeof(lc->what), "unknown key \"%s\" in section [%s]", key, section);
+    else
+        snprintf(lc->what, sizeof(lc->what), "bad value \"%s\" for %s.%s", value, section, key);
+    lc->rc = -EINVAL;
+    return 0;
+}
+
+int czk_config_load(czk_config *c, const char *path, czk_error *e)
+{
+    struct load_ctx lc = {c, e, path, 0, ""};
+    FILE *f = fopen(path, "r");
+    int rc;
+
+    if (!f)
+        return czk_errorf(e, -errno, "could not open config \"%s\": %s", path, strerror(errno));
+    rc = ini_parse_file(f, ini_cb, &lc);
+    fclose(f);
+    if (lc.rc)
+        return czk_errorf(e, -EINVAL, "%s:%d: %s", path, rc, lc.what);
+    if (rc != 0)
+        return czk_errorf(e, -EINVAL, "%s:%d: syntax error", path, rc);
+    return 0;
+}
+
+int czk_config_set(czk_config *c, const char *assignment, czk_error *e)
+{
+    char buf[CZK_CONFIG_PATH_MAX + 128];
+    char *eq, *dot;
+    int rc;
+
+    if (strlen(assignment) >= sizeof(buf))
+        return czk_errorf(e, -EINVAL, "override too long: %.40s...", assignment);
+    strcpy(buf, assignment);
+    eq = strchr(buf, '=');
+    if (!eq)
+        return czk_errorf(e, -EINVAL, "override \"%s\" is not section.key=value", assignment);
+    *eq = 0;
+    dot = strrchr(buf, '.');
+    if (!dot || dot == buf)
+        return czk_errorf(e, -EINVAL, "override \"%s\" is not section.key=value", assignment);
+    *dot = 0;
+    rc = config_apply(c, buf, dot + 1, eq + 1);
+    if (rc == -ENOENT)
+        return czk_errorf(e, -EINVAL, "unknown setting \"%s.%s\"", buf, dot + 1);
+    if (rc)
+        return czk_errorf(e, -EINVAL, "bad value \"%s\" for %s.%s", eq + 1, buf, dot + 1);
+    return 0;
+}
+
+const czk_config_circuit *czk_config_circuit_find(const czk_config *c, const char *name)
+{
+    for (int i = 0; i < c->n_circuits; i++)
+        if (!strcmp(c->circuits[i].name, name))
+            return &c->circuits[i];
+    return NULL;
+}

@@ -1,0 +1,59 @@
+/*
+ * config.h — the one INI file every czk daemon reads (libinih), with
+ * command-line overrides applied on top.  Defaults work on a single machine
+ * with no configuration file at all; docs/config.md lists every key.
+ */
+#ifndef CZK_CONFIG_H
+#define CZK_CONFIG_H
+
+#include <stdint.h>
+#include "common/base/error.h"
+
+#define CZK_CONFIG_MAX_CIRCUITS 32
+#define CZK_CONFIG_PATH_MAX 512
+
+typedef struct czk_config_circuit {
+    char name[64];
+    char zkey[CZK_CONFIG_PATH_MAX];
+} czk_config_circuit;
+
+typedef struct czk_config {
+    /* [czk] */
+    char runtime_dir[CZK_CONFIG_PATH_MAX]; /* sockets */
+    char state_dir[CZK_CONFIG_PATH_MAX];   /* journal, spooled witnesses */
+    char output_dir[CZK_CONFIG_PATH_MAX];  /* finalizer output: <output_dir>/<job>/<partition>/ */
+    char client_group[64];                 /* group allowed on the client socket ("" = same uid only) */
+    int log_level;
+    /* [gpud] */
+    char backend[16];          /* auto | cpu | cuda */
+    int gpud_threads;          /* 0 = all online CPUs */
+    int gpud_contexts;         /* backend contexts (0 = the backend's default: cpu 1, cuda 2 per GPU) */
+    int slots_per_pool;        /* slots in each NUMA node's pool */
+    int synth_timeout_s;       /* a synth holding an assigned slot this long without READY is taken as hung (0 = never) */
+    char hugepages[8];         /* auto | on | off */
+    int max_queued_partitions; /* backpressure: REJECTED beyond this */
+    int max_partitions_per_job;
+    int max_jobs;              /* jobs known at once (queued + running + awaiting DONE) */
+    char metrics_addr[64];     /* Prometheus text endpoint; "" disables */
+    int metrics_port;
+    int watchdog_ms;           /* 0: follow WATCHDOG_USEC from systemd */
+    /* [synth] */
+    int synth_threads;
+    int reconnect_max_ms;
+    /* [finalizer] */
+    int finalizer_verify;      /* 1: pairing-check every proof before it is written (default) */
+    /* [circuit.NAME] zkey = PATH */
+    int n_circuits;
+    czk_config_circuit circuits[CZK_CONFIG_MAX_CIRCUITS];
+} czk_config;
+
+/* fill the documented defaults (paths follow $CZK_RUNTIME_DIR / $XDG_RUNTIME_DIR
+ * for unprivileged users, /run/czk and /var/lib/czk for root) */
+void czk_config_defaults(czk_config *c);
+/* parse an INI file over c; unknown keys and bad values are errors naming the line */
+int czk_config_load(czk_config *c, const char *path, czk_error *e);
+/* apply one "section.key=value" override (command line: --set section.key=value) */
+int czk_config_set(czk_config *c, const char *assignment, czk_error *e);
+const czk_config_circuit *czk_config_circuit_find(const czk_config *c, const char *name);
+
+#endif

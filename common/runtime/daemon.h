@@ -1,0 +1,99 @@
+/*
+ * daemon.h — what the three czk daemons share at start-up and with systemd:
+ * command-line parsing into a czk_config, the systemd notification protocol
+ * (READY=1, STATUS=, WATCHDOG=1, the fd store), and SIGTERM/SIGINT handling.
+ *
+ * Command line (every daemon):
+ *   --config FILE        INI file (default /etc/czk/czk.conf when it exists,
+ *                        else the built-in defaults)
+ *   --set sec.key=value  override one key (repeatable, applied after the file)
+ *   --runtime-dir DIR    shortcut for --set czk.runtime_dir=DIR
+ *   --state-dir DIR      shortcut for --set czk.state_dir=DIR
+ *   --output-dir DIR     shortcut for --set czk.output_dir=DIR
+ *   --numa-node N        (czk-synth only) the node this instance serves
+ *   --help
+ *
+ * systemd: the functions call libsystemd's sd_notify family; outside systemd
+ * (no $NOTIFY_SOCKET) they do nothing.  This file links against libsystemd,
+ * so only programs that call it need -lsystemd (the daemons do).
+ *
+ * Signals: czk_daemon_signals() installs handlers for SIGTERM and SIGINT that
+ * set a flag and call the given wake function (it must be async-signal-safe:
+ * czk_loop_wake() is, it only writes an eventfd), and ignores SIGPIPE.
+ */
+#ifndef CZK_DAEMON_H
+#define CZK_DAEMON_H
+
+#include <stdint.h>
+
+#include "common/runtime/config.h"
+#include "common/base/clock.h"
+#include "common/base/error.h"
+
+#define CZK_DAEMON_DEFAULT_CONFIG "/etc/czk/czk.conf"
+
+typedef struct czk_daemon_args {
+    const char *config_path; /* the file that was loaded, NULL for defaults */
+    int numa_node;           /* --numa-node, -1 when absent */
+} czk_daemon_args;
+
+/*
+ * Parses argv into cfg (defaults, file, overrides).  allow_numa: accept
+ * --numa-node.  Returns 0, 1 when --help was printed (exit 0), or -EINVAL with
+ * e naming the bad option or key.
+ */
+int czk_daemon_parse(int argc, char **argv, const char *prog, int allow_numa, czk_config *cfg,
+                     czk_daemon_args *out, czk_error *e);
+
+/*
+ * What every daemon's main() does first: log as prog at info level, parse
+ * argv (czk_daemon_parse; a bad command line is logged), then log at
+ * cfg->log_level.  Returns 0 to go on, 1 when --help was printed (exit 0), or
+ * -EINVAL for a bad command line (exit 2).
+ */
+int czk_daemon_start(int argc, char **argv, const char *prog, int allow_numa, czk_config *cfg,
+                     czk_daemon_args *out);
+
+/* Opens prog's trace in czk_trace_dir(state_dir); a failure is logged as a
+ * warning and the daemon runs without a trace. */
+void czk_daemon_trace_open(const char *state_dir, const char *prog);
+
+/*
+ * Wires a daemon's event loop (ipc/loop.h) to the process: on SIGTERM/SIGINT
+ * the loop is woken and, on the loop thread, "stopping on signal" is logged,
+ * *stopping set to 1 and the loop stopped; WATCHDOG=1 is sent every
+ * czk_daemon_watchdog_interval_ms(watchdog_cfg_ms) and the trace is flushed
+ * every 250 ms.  *loop is read again at each signal, so a daemon that sets it
+ * to NULL after czk_loop_destroy() is safe from late signals.  Once per
+ * process.  Defined in daemon_loop.c, the only part of czkcommon that calls
+ * czkipc: only programs that call it (the daemons) need czkipc.
+ */
+struct czk_loop;
+void czk_daemon_attach_loop(struct czk_loop **loop, int *stopping, int watchdog_cfg_ms);
+
+/* sd_notify helpers (no-ops outside systemd) */
+void czk_daemon_ready(const char *status);
+void czk_daemon_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void czk_daemon_watchdog(void);
+void czk_daemon_stopping(void);
+
+/* Interval at which to send WATCHDOG=1, in ms: half of $WATCHDOG_USEC, or
+ * cfg_ms/2 when cfg_ms > 0 (config watchdog_ms), 0 when no watchdog is set. */
+uint64_t czk_daemon_watchdog_interval_ms(int cfg_ms);
+
+/* systemd fd store: keep fd under name (FDSTORE=1, FDNAME=name); 0 or -errno
+ * (-ENOTSUP outside systemd).  _take: the fd systemd handed back under name
+ * at start (LISTEN_FDS/LISTEN_FDNAMES), or -ENOENT; each fd is taken once. */
+int czk_daemon_fdstore_put(int fd, const char *name);
+int czk_daemon_fdstore_remove(const char *name);
+int czk_daemon_fdstore_take(const char *name);
+
+/* SIGTERM/SIGINT: set the stop flag and call wake(ctx); SIGPIPE ignored. */
+void czk_daemon_signals(void (*wake)(void *ctx), void *ctx);
+int czk_daemon_stop_requested(void);
+
+/* creates dir and its parents with mode (like mkdir -p); 0 or -errno */
+int czk_daemon_mkdirs(const char *dir, unsigned mode, czk_error *e);
+
+
+#endif
