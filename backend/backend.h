@@ -8,7 +8,7 @@
  *   copy_in(ctx, circuit, slot payload)   -> the slot may be released after this
  *   compute(ctx, circuit, out, pub)       -> the four MSM points, public signals
  * copy_in must not keep any pointer into the slot: gpud hands the slot back to
- * the synth as soon as copy_in returns (DESIGN.md "A partition's life", step 4).
+ * the synth as soon as copy_in returns (docs/design.md, "A partition's life", step 7).
  * Both run on worker threads, never on gpud's event-loop thread.
  *
  * Implementations: "cpu" (backend/cpu/backend_cpu.c: memcpy into preallocated

@@ -64,9 +64,10 @@ static unsigned c_for_bitlen(unsigned k, int g2)
 {
     /* G1 from 2^25 up (bit length 26): about 2^8 points per bucket.  With the
      * segmented first level (fixed work per thread, so short buckets no longer
-     * cost divergence) c=19 took 416.8 ms at 2^26 against 437.5 for c=18
-     * (08:30 run), while at 2^24 c=16 stayed best (121.9 ms against 123.4 for
-     * c=17, 08:18 run).  G2 keeps the older rule (not measured above 2^24). */
+     * cost divergence) c=19 took 416.8 ms at 2^26 against 437.5 for c=18,
+     * while at 2^24 c=16 stayed best (121.9 ms against 123.4 for c=17;
+     * docs/bench-gpu.md, "Third round").  G2 keeps the rule above (not
+     * measured above 2^24). */
     int c = (int)k - (!g2 && k >= 26 ? 8 : 9);
     if (c < 8)
         c = 8;

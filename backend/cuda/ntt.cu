@@ -375,8 +375,8 @@ __global__ void k_h_join(fr_t *a, const fr_t *b, const fr_t *c, size_t n)
  * (coalesced) elements.  Every element is read and written once, against
  * scattered single-element swaps in k_bitrev.  The loads are plain coherent
  * ones, not ld_global's __ldg: a read-only load whose value is used only after
- * the barrier may legally be moved below it, past other threads' stores (seen:
- * wrong results from 2^18 up in the 08:18 run). */
+ * the barrier may legally be moved below it, past other threads' stores (that
+ * gave wrong results from 2^18 up; docs/bench-gpu.md, "Third round"). */
 #define BR_R 4
 __global__ void __launch_bounds__(1u << (2 * BR_R)) k_bitrev_tiles(fr_t *a, unsigned log_n)
 {

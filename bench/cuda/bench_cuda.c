@@ -1,6 +1,6 @@
 /*
  * bench_cuda.c — timings of the CUDA backend (MSM G1/G2, NTT, h) against
- * their integer-multiply floors (docs/bench-gpu.md, gpu-anchors.md §3) and
+ * their integer-multiply floors (docs/bench-gpu.md, "Floors") and
  * against the CPU backend at a size the CPU can do.  Prints one table.
  *
  * Sizes come from the environment (log2 sizes, space separated):

@@ -4,7 +4,7 @@
 #   bench/prove/bench_prove.sh [k...]          default: 12 16 18
 #
 # For each k: `czk gen-circuit` with N = 2^k - 16 constraints and 1 public input (domain 2^k,
-# like the MulChain(2^k - 16) circuits of snarkjs-interop.md section 4), `czk setup` for the key,
+# like the MulChain(2^k - 16) circuits of docs/bench-prove.md, "snarkjs baseline"), `czk setup` for the key,
 # then RUNS (default 3) wall-clock timings of each prover, interleaved (czk, snarkjs, czk, ...)
 # so background load hits both alike; every proof is checked with `snarkjs groth16 verify`
 # (vkey from `snarkjs zkey export verificationkey`). Prints a markdown table of medians and the

@@ -1,7 +1,7 @@
 /*
  * error.h — an error value with a message for the caller to show.
  * Readers and parsers fill a czk_error naming the file, section or field and
- * what was expected, and return -errno (STYLE.md: errors are values).  The
+ * what was expected, and return -errno (docs/style.md: errors are values).  The
  * caller decides whether to log it (CLI), send it to a client (daemon), or both.
  */
 #ifndef CZK_ERROR_H

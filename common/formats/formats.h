@@ -2,7 +2,7 @@
  * formats.h — snarkjs/circom binary files: the iden3 section container,
  * .zkey (groth16), .wtns (v2), .r1cs (v1); readers map the file (no copy) and
  * validate everything before trusting it; writers for what czk generates.
- * Exact formats: ../shared/reference/snarkjs-interop.md section 3.
+ * Exact formats: docs/file-formats.md sections 3 and 4.
  *
  * Pointers into a mapped file: point sections are used in place when they are
  * 8-byte aligned in the file, otherwise copied once into an aligned buffer.

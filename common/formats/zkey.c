@@ -1,6 +1,6 @@
 /*
  * zkey.c — snarkjs Groth16 proving keys (.zkey version 1): validating reader
- * and writer.  Layout (snarkjs-interop.md 3.3):
+ * and writer.  Layout (docs/file-formats.md 4.3):
  *
  *   1 protocol (u32, 1 = groth16)
  *   2 header: u32 n8q | q[48] | u32 n8r | r[32] | u32 nVars | u32 nPublic |

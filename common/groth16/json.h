@@ -1,7 +1,7 @@
 /*
  * json.h — snarkjs JSON files for Groth16 over BLS12-381 (jansson):
  * proof.json, public.json and verification_key.json
- * (../shared/reference/snarkjs-interop.md section 3.6).
+ * (docs/file-formats.md section 7).
  *
  * Encoding: every number is a JSON string holding the decimal value of the
  * standard-form (not Montgomery) integer.  G1 = [x, y, "1"], G2 =

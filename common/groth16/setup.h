@@ -8,7 +8,7 @@
  * for tests and benchmarks at sizes where the snarkjs ceremony tools are too
  * slow (prepare phase2 takes hours on small machines).
  *
- * The key follows snarkjs-interop.md 3.3: domain n = smallest power of two
+ * The key follows docs/file-formats.md 4.3: domain n = smallest power of two
  * >= nConstraints + nPublic + 1, L_i over the snarkjs roots of unity, the extra
  * public-input rows in A, H_k = L^(2n)_(2k+1)(tau)/delta.
  */

@@ -30,7 +30,7 @@ int main(void)
     czk_fr *b = malloc(nmax * sizeof *b), *cc = malloc(nmax * sizeof *cc), *h = malloc(nmax * sizeof *h);
     CHECK(a && g && c && b && cc && h, "oom");
 
-    /* the convention: w_{2^10} is snarkjs's (snarkjs-interop.md 3.4) */
+    /* the convention: w_{2^10} is snarkjs's (docs/file-formats.md, "Roots of unity") */
     czk_fr w, ws;
     czk_fr_root_of_unity(&w, 10);
     czk_fr_from_mont(&ws, &w);
