@@ -1,12 +1,14 @@
 /*
  * client.c — the client side of czk-gpud's czk.sock shared by `czk submit`,
  * `czk status` and `czk cancel`: option parsing for --config/--runtime-dir,
- * socket resolution (same rules as the daemons, see client.h), connect and
- * HELLO.  Blocking I/O through ipc/peer.h: the CLI has no event loop.
+ * socket resolution (same rules as the daemons, see client.h), the checks of
+ * the runtime directory and of the server's credentials, connect and HELLO.
+ * Blocking I/O through ipc/peer.h: the CLI has no event loop.
  */
 #include "cli/client.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 #include "ipc/peer.h"
 
 #define SYSTEM_RUNTIME_DIR "/run/czk"
+#define DAEMON_USER "czk" /* the system user the packaged units run the daemons as */
 
 int czk_client_option(czk_client *cl, const char *cmd, int argc, char **argv, int *i)
 {
@@ -48,6 +51,94 @@ int czk_client_option(czk_client *cl, const char *cmd, int argc, char **argv, in
     return 0;
 }
 
+static void trusted_init(czk_client *cl)
+{
+    struct passwd *pw = getpwnam(DAEMON_USER);
+
+    cl->n_trusted = 0;
+    cl->trusted[cl->n_trusted++] = 0;
+    if (geteuid() != 0)
+        cl->trusted[cl->n_trusted++] = geteuid();
+    if (pw && pw->pw_uid != 0 && pw->pw_uid != geteuid())
+        cl->trusted[cl->n_trusted++] = pw->pw_uid;
+}
+
+static int trusted(const czk_client *cl, uid_t uid)
+{
+    for (int i = 0; i < cl->n_trusted; i++)
+        if (cl->trusted[i] == uid)
+            return 1;
+    return 0;
+}
+
+/* "uid 1002 (mallory)" */
+static const char *uid_name(uid_t uid, char *buf, size_t n)
+{
+    struct passwd *pw = getpwuid(uid);
+    char esc[96];
+
+    if (pw)
+        snprintf(buf, n, "uid %u (%s)", (unsigned)uid, czk_esc(pw->pw_name, esc, sizeof(esc)));
+    else
+        snprintf(buf, n, "uid %u", (unsigned)uid);
+    return buf;
+}
+
+/*
+ * The directory that holds czk.sock must be one only a trusted uid can put a
+ * socket into: lstat() (a symbolic link is refused, whoever it points to),
+ * a directory, owned by a trusted uid, no write permission for group or
+ * others.  -ENOENT (nothing there) is returned without a message: the caller
+ * says the daemon is not running.
+ */
+static int check_runtime_dir(const czk_client *cl, czk_error *e)
+{
+    const char *dir = cl->cfg.runtime_dir;
+    char who[128];
+    struct stat st;
+
+    if (lstat(dir, &st) < 0) {
+        if (errno == ENOENT)
+            return -ENOENT;
+        return czk_errorf(e, -errno, "cannot check runtime directory \"%s\": %s", dir, strerror(errno));
+    }
+    if (S_ISLNK(st.st_mode))
+        return czk_errorf(e, -EACCES,
+                          "refusing runtime directory \"%s\": it is a symbolic link (it must be a real "
+                          "directory; point to the target with --runtime-dir)",
+                          dir);
+    if (!S_ISDIR(st.st_mode))
+        return czk_errorf(e, -EACCES, "refusing runtime directory \"%s\": it is not a directory", dir);
+    if (!trusted(cl, st.st_uid))
+        return czk_errorf(e, -EACCES,
+                          "refusing runtime directory \"%s\": it is owned by %s, not by you, root or the %s "
+                          "user (another user may have created it to impersonate czk-gpud: remove it, or "
+                          "choose the directory with --runtime-dir)",
+                          dir, uid_name(st.st_uid, who, sizeof(who)), DAEMON_USER);
+    if (st.st_mode & (S_IWGRP | S_IWOTH))
+        return czk_errorf(e, -EACCES,
+                          "refusing runtime directory \"%s\": it is writable by %s (mode %04o; anyone who can "
+                          "write there can impersonate czk-gpud: chmod go-w it)",
+                          dir, (st.st_mode & S_IWOTH) ? "others" : "its group", (unsigned)(st.st_mode & 07777));
+    return 0;
+}
+
+/* the server's SO_PEERCRED, read before anything is sent to it */
+static int check_peer(const czk_client *cl, czk_peer_cred *cred, czk_error *e)
+{
+    char who[128];
+    int r;
+
+    if ((r = czk_peer_get_cred(cl->fd, cred, e)) < 0)
+        return r;
+    if (!trusted(cl, cred->uid))
+        return czk_errorf(e, -EACCES,
+                          "refusing %s: it is served by %s (pid %d), which is neither root, the %s user nor "
+                          "you (another user may be impersonating czk-gpud); nothing was sent",
+                          cl->sock_path, uid_name(cred->uid, who, sizeof(who)), (int)cred->pid, DAEMON_USER);
+    return 0;
+}
+
 int czk_client_resolve(czk_client *cl, czk_error *e)
 {
     const char *cfg_path = cl->config_path;
@@ -55,6 +146,7 @@ int czk_client_resolve(czk_client *cl, czk_error *e)
     int r;
 
     cl->fd = -1;
+    trusted_init(cl);
     czk_config_defaults(&cl->cfg);
     if (!cfg_path && access(CZK_DAEMON_DEFAULT_CONFIG, R_OK) == 0)
         cfg_path = CZK_DAEMON_DEFAULT_CONFIG;
@@ -81,14 +173,17 @@ int czk_client_connect(czk_client *cl, czk_error *e)
 {
     czk_msg_hello mine, theirs;
     czk_peer_policy pol;
+    czk_peer_cred cred;
     czk_error ce = {0};
     struct stat st;
     int r;
 
     if (!cl->sock_path[0] && (r = czk_client_resolve(cl, e)) < 0)
         return r;
-    if (stat(cl->sock_path, &st) < 0) {
-        r = -errno;
+    if ((r = check_runtime_dir(cl, e)) < 0 && r != -ENOENT)
+        return r;
+    if (r == -ENOENT || lstat(cl->sock_path, &st) < 0) {
+        r = r == -ENOENT ? r : -errno;
         if (r == -ENOENT)
             return czk_errorf(e, r,
                               "czk-gpud is not running: no socket at %s (start the daemons, or point to them "
@@ -106,9 +201,13 @@ int czk_client_connect(czk_client *cl, czk_error *e)
                               cl->sock_path);
         return czk_errorf(e, r, "%s", ce.msg);
     }
+    if ((r = check_peer(cl, &cred, e)) < 0) {
+        czk_client_close(cl);
+        return r;
+    }
     czk_peer_hello_init(&mine, CZK_ROLE_CLIENT, -1, 0, "czk");
     czk_peer_policy_default(&pol);
-    pol.uid = st.st_uid; /* whoever bound the socket: the daemon's user */
+    pol.uid = cred.uid; /* checked above against the trusted uids */
     pol.allow_root = 1;
     pol.roles_mask = CZK_ROLE_BIT(CZK_ROLE_GPUD);
     if ((r = czk_peer_handshake(cl->fd, &mine, &pol, &theirs, 10000, &ce)) < 0) {
@@ -120,8 +219,8 @@ int czk_client_connect(czk_client *cl, czk_error *e)
                               cl->sock_path);
         return czk_errorf(e, r, "handshake with czk-gpud at %s failed: %s", cl->sock_path, ce.msg);
     }
-    czk_info("connected to %s (pid %u) at %s", theirs.name[0] ? theirs.name : "czk-gpud", theirs.pid,
-             cl->sock_path);
+    czk_info("connected to %s (pid %u, uid %u) at %s", theirs.name[0] ? theirs.name : "czk-gpud", theirs.pid,
+             (unsigned)cred.uid, cl->sock_path);
     return 0;
 }
 

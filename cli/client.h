@@ -15,13 +15,23 @@
  *   directory and no socket exists there, /run/czk/czk.sock (the systemd
  *   location) is tried as well.
  *
- * The peer is trusted when its SO_PEERCRED uid is the owner of the socket
- * file (the user gpud runs as) or root, and it says it is czk-gpud.
+ * Whom the client trusts (a witness descriptor is secret: it must reach the
+ * real daemon and no one else).  The owner of the socket file says nothing,
+ * since anyone can bind a socket wherever they can write.  Instead:
+ *   - the runtime directory, whatever chose it, is checked with lstat()
+ *     before connecting: a directory (not a symbolic link), owned by a
+ *     trusted uid, not writable by group or others; otherwise the client
+ *     refuses, naming the directory and what is wrong with it;
+ *   - after connect(), the server's SO_PEERCRED uid must be a trusted uid,
+ *     before anything is sent; then its HELLO must say it is czk-gpud.
+ * Trusted uids: root, the `czk` system user (getpwnam, when it exists) and
+ * the client's own effective uid (a user's own development daemon).
  */
 #ifndef CZK_CLI_CLIENT_H
 #define CZK_CLI_CLIENT_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "common/runtime/config.h"
 #include "common/base/error.h"
@@ -33,6 +43,8 @@ typedef struct czk_client {
     czk_config cfg;                /* the configuration the socket was found with */
     const char *config_path;       /* --config, NULL when absent */
     const char *runtime_dir;       /* --runtime-dir, NULL when absent */
+    uid_t trusted[3];              /* uids a czk-gpud may run as (see above) */
+    int n_trusted;
     uint8_t buf[CZK_MSG_MAX_RECORD];
 } czk_client;
 
@@ -46,7 +58,10 @@ int czk_client_option(czk_client *cl, const char *cmd, int argc, char **argv, in
 /* loads the configuration and computes sock_path (no connection yet) */
 int czk_client_resolve(czk_client *cl, czk_error *e);
 
-/* resolve (once) + connect + HELLO; on failure e says what to do about it */
+/* resolve (once) + check the runtime directory + connect + check the peer's
+ * credentials + HELLO; on failure e says what to do about it.  -EACCES and
+ * -EPERM mean refused for a reason that retrying will not change (an
+ * untrusted directory or peer, or a socket this user may not use). */
 int czk_client_connect(czk_client *cl, czk_error *e);
 
 void czk_client_close(czk_client *cl);

@@ -2,13 +2,22 @@
  * cmd_status.c — `czk status [--json] [--job JOB]`: asks czk-gpud for its
  * STATUS_REPLY (a msgpack map, keys listed in docs/daemons.md, "STATUS_REPLY body") and
  * prints it as a table for people or, with --json, as one JSON object for
- * programs (the same keys, converted one to one).
+ * programs (the same keys, converted one to one through jansson).
  *
  * The table: jobs per state, partitions per stage, slots in use per pool,
  * mean time per stage, proofs in the last minute, then one row per active
- * job (and the --job one).  Exit status 0, or 2 when gpud cannot be asked.
+ * job of this user (and the --job one), and a line counting other users'
+ * active jobs when the reply carries that count ("others": {"jobs",
+ * "partitions"}).  Keys the client does not know are ignored, missing ones
+ * read as 0 or "-".  Exit status 0, or 2 when gpud cannot be asked.
+ *
+ * Every string of the reply is the daemon's, and some of it came from other
+ * clients (request ids, circuit names): the table escapes every one (log.h,
+ * czk_esc), and the JSON output is valid UTF-8 whatever the bytes were (a
+ * string that is not valid UTF-8 is escaped with czk_esc first).
  */
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <msgpack.h>
 #include <stdio.h>
@@ -17,6 +26,7 @@
 
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "common/base/log.h"
 
 static czk_client cl = {.fd = -1};
 
@@ -52,7 +62,7 @@ static double num(const msgpack_object *map, const char *key)
 
 static unsigned long long u(const msgpack_object *map, const char *key) { return (unsigned long long)num(map, key); }
 
-/* copies a string value into buf ("-" when absent) */
+/* a string value, escaped (log.h), into buf ("-" when absent) */
 static const char *str(const msgpack_object *map, const char *key, char *buf, size_t n)
 {
     const msgpack_object *o = get(map, key);
@@ -60,76 +70,84 @@ static const char *str(const msgpack_object *map, const char *key, char *buf, si
         snprintf(buf, n, "-");
         return buf;
     }
-    snprintf(buf, n, "%.*s", (int)o->via.str.size, o->via.str.ptr);
-    return buf;
+    return czk_esc_n(o->via.str.ptr, o->via.str.size, buf, n);
 }
 
 /* ----------------------------------------------------------- to JSON --- */
 
-static void json_str(FILE *f, const char *s, size_t n)
+/* a JSON string of n bytes: as they are when they are valid UTF-8 (jansson
+ * checks, and escapes control characters its own way), else escaped */
+static json_t *json_bytes(const char *s, size_t n)
 {
-    fputc('"', f);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", f);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
+    json_t *j = json_stringn(s, n);
+    char *esc;
+
+    if (j)
+        return j;
+    if (n > SIZE_MAX / 4 - 8 || !(esc = malloc(4 * n + 8)))
+        return NULL;
+    czk_esc_n(s, n, esc, 4 * n + 8);
+    j = json_string(esc);
+    free(esc);
+    return j;
 }
 
-static void json_obj(FILE *f, const msgpack_object *o, int indent)
+/* JSON keys are strings: a key that is not is rendered as its number */
+static json_t *json_key(const msgpack_object *k)
 {
+    char kb[64];
+
+    switch (k->type) {
+    case MSGPACK_OBJECT_STR: return json_bytes(k->via.str.ptr, k->via.str.size);
+    case MSGPACK_OBJECT_BIN: return json_bytes(k->via.bin.ptr, k->via.bin.size);
+    case MSGPACK_OBJECT_POSITIVE_INTEGER: snprintf(kb, sizeof(kb), "%llu", (unsigned long long)k->via.u64); break;
+    case MSGPACK_OBJECT_NEGATIVE_INTEGER: snprintf(kb, sizeof(kb), "%lld", (long long)k->via.i64); break;
+    default: snprintf(kb, sizeof(kb), "?"); break;
+    }
+    return json_string(kb);
+}
+
+/* the msgpack object as a new JSON value (NULL: out of memory) */
+static json_t *to_json(const msgpack_object *o)
+{
+    json_t *j;
+
     switch (o->type) {
-    case MSGPACK_OBJECT_NIL: fputs("null", f); break;
-    case MSGPACK_OBJECT_BOOLEAN: fputs(o->via.boolean ? "true" : "false", f); break;
-    case MSGPACK_OBJECT_POSITIVE_INTEGER: fprintf(f, "%llu", (unsigned long long)o->via.u64); break;
-    case MSGPACK_OBJECT_NEGATIVE_INTEGER: fprintf(f, "%lld", (long long)o->via.i64); break;
+    case MSGPACK_OBJECT_BOOLEAN: return json_boolean(o->via.boolean);
+    case MSGPACK_OBJECT_POSITIVE_INTEGER:
+        return o->via.u64 <= (uint64_t)INT64_MAX ? json_integer((json_int_t)o->via.u64)
+                                                        : json_real((double)o->via.u64);
+    case MSGPACK_OBJECT_NEGATIVE_INTEGER: return json_integer((json_int_t)o->via.i64);
     case MSGPACK_OBJECT_FLOAT32:
-    case MSGPACK_OBJECT_FLOAT64:
-        if (isfinite(o->via.f64))
-            fprintf(f, "%.9g", o->via.f64);
-        else
-            fputs("null", f);
-        break;
-    case MSGPACK_OBJECT_STR: json_str(f, o->via.str.ptr, o->via.str.size); break;
-    case MSGPACK_OBJECT_BIN: json_str(f, o->via.bin.ptr, o->via.bin.size); break;
+    case MSGPACK_OBJECT_FLOAT64: return isfinite(o->via.f64) ? json_real(o->via.f64) : json_null();
+    case MSGPACK_OBJECT_STR: return json_bytes(o->via.str.ptr, o->via.str.size);
+    case MSGPACK_OBJECT_BIN: return json_bytes(o->via.bin.ptr, o->via.bin.size);
     case MSGPACK_OBJECT_ARRAY:
-        fputc('[', f);
-        for (uint32_t i = 0; i < o->via.array.size; i++) {
-            fprintf(f, "%s\n%*s", i ? "," : "", indent + 2, "");
-            json_obj(f, &o->via.array.ptr[i], indent + 2);
-        }
-        if (o->via.array.size)
-            fprintf(f, "\n%*s", indent, "");
-        fputc(']', f);
-        break;
-    case MSGPACK_OBJECT_MAP:
-        fputc('{', f);
-        for (uint32_t i = 0; i < o->via.map.size; i++) {
-            const msgpack_object *k = &o->via.map.ptr[i].key;
-            fprintf(f, "%s\n%*s", i ? "," : "", indent + 2, "");
-            if (k->type == MSGPACK_OBJECT_STR)
-                json_str(f, k->via.str.ptr, k->via.str.size);
-            else {
-                /* JSON keys are strings: render anything else as its JSON text, quoted */
-                char kb[64];
-                snprintf(kb, sizeof(kb), "%lld", (long long)k->via.i64);
-                json_str(f, kb, strlen(kb));
+        if (!(j = json_array()))
+            return NULL;
+        for (uint32_t i = 0; i < o->via.array.size; i++)
+            if (json_array_append_new(j, to_json(&o->via.array.ptr[i])) < 0) {
+                json_decref(j);
+                return NULL;
             }
-            fputs(": ", f);
-            json_obj(f, &o->via.map.ptr[i].val, indent + 2);
+        return j;
+    case MSGPACK_OBJECT_MAP:
+        if (!(j = json_object()))
+            return NULL;
+        for (uint32_t i = 0; i < o->via.map.size; i++) {
+            json_t *k = json_key(&o->via.map.ptr[i].key);
+            json_t *v = to_json(&o->via.map.ptr[i].val);
+            int r = k && v ? json_object_setn_new(j, json_string_value(k), json_string_length(k), v) : -1;
+            json_decref(k);
+            if (r < 0) {
+                if (!k)
+                    json_decref(v);
+                json_decref(j);
+                return NULL;
+            }
         }
-        if (o->via.map.size)
-            fprintf(f, "\n%*s", indent, "");
-        fputc('}', f);
-        break;
-    default: fputs("null", f);
+        return j;
+    default: return json_null();
     }
 }
 
@@ -137,7 +155,7 @@ static void json_obj(FILE *f, const msgpack_object *o, int indent)
 
 static void job_row(const msgpack_object *j)
 {
-    char state[32], circ[64], req[130];
+    char state[64], circ[4 * CZK_MSG_STR_SHORT], req[4 * CZK_MSG_STR_SHORT];
     static const char *const lanes[] = {"high", "normal", "low"};
     unsigned long long lane = u(j, "lane");
 
@@ -147,11 +165,22 @@ static void job_row(const msgpack_object *j)
            u(j, "failed"), str(j, "request", req, sizeof(req)));
 }
 
+/* other users' jobs travel only as counts: {"others": {"jobs": N, "partitions": M}} */
+static void print_others(const msgpack_object *st)
+{
+    const msgpack_object *o = get(st, "others");
+
+    if (!o || o->type != MSGPACK_OBJECT_MAP)
+        return;
+    printf("other users: %llu job%s (%llu partition%s) active\n", u(o, "jobs"), u(o, "jobs") == 1 ? "" : "s",
+           u(o, "partitions"), u(o, "partitions") == 1 ? "" : "s");
+}
+
 static void print_table(const msgpack_object *st)
 {
     const msgpack_object *jobs = get(st, "jobs"), *parts = get(st, "partitions"), *pools = get(st, "pools");
     const msgpack_object *lat = get(st, "latency_s"), *active = get(st, "active"), *job = get(st, "job");
-    char name[64], backend[32];
+    char name[128], backend[64];
 
     printf("%s (backend %s): %llu synth%s connected, finalizer %s\n", str(st, "daemon", name, sizeof(name)),
            str(st, "backend", backend, sizeof(backend)), u(st, "synths"), u(st, "synths") == 1 ? "" : "s",
@@ -180,6 +209,7 @@ static void print_table(const msgpack_object *st)
     if (get(st, "gpu_busy_pct"))
         printf("backend     %.1f%% busy over the last minute (compute stage), largest idle gap %.1f ms\n", num(st, "gpu_busy_pct"),
                num(st, "gpu_max_gap_ms"));
+    print_others(st);
     if ((active && active->type == MSGPACK_OBJECT_ARRAY && active->via.array.size) || job) {
         printf("\n%-8s %-10s %-14s %-7s %6s %7s %6s %5s %9s %5s %7s  %s\n", "JOB", "STATE", "CIRCUIT", "PRIO",
                "PARTS", "QUEUED", "SYNTH", "GPU", "FINALIZE", "DONE", "FAILED", "REQUEST");
@@ -287,7 +317,14 @@ int czk_cmd_status(int argc, char **argv)
     if (job && !get(&up.data, "job"))
         fprintf(stderr, "czk %s: job %llu is not known to czk-gpud\n", cmd, (unsigned long long)job);
     if (json) {
-        json_obj(stdout, &up.data, 0);
+        json_t *j = to_json(&up.data);
+        if (!j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) < 0) {
+            json_decref(j);
+            czk_cli_failf(cmd, "could not write the status as JSON (out of memory, or stdout failed)");
+            msgpack_unpacked_destroy(&up);
+            goto out;
+        }
+        json_decref(j);
         fputc('\n', stdout);
     } else {
         print_table(&up.data);

@@ -7,18 +7,29 @@
  *
  * Each WTNS is one partition.  The client opens every witness itself, with
  * its own rights, and passes the open descriptors with SUBMIT (SCM_RIGHTS):
- * czk-gpud never opens a path on a client's behalf.  --wait follows the
+ * czk-gpud never opens a path on a client's behalf.  Only regular files are
+ * sent: a witness is opened non-blocking (a FIFO would block open() until a
+ * writer came) and anything fstat() does not call a regular file is refused,
+ * naming its type.  --wait follows the
  * job's EVENTs with one progress line per partition (redrawn in place on a
  * terminal, one line per change otherwise).  --out DIR (implies --wait)
- * writes DIR/<partition>/proof.json and public.json from the proof texts the
- * DONE events carry, again with the client's own rights; a proof that did not
+ * writes DIR/<partition>/proof.json and public.json (mode 0640, directories
+ * 0750, less when the umask says so) from the proof texts the DONE events
+ * carry, again with the client's own rights; a proof that did not
  * travel in an event (too large, or finished while the client was
  * reconnecting after a gpud restart) is copied from the finalizer's
  * output_dir when the client may read it.
  *
+ * Request ids are printable ASCII (0x21..0x7e), 1..REQUEST_ID_MAX bytes.  When
+ * none is given the client draws one (128 random bits, hex), so that a
+ * submission whose connection drops before the answer can be sent again with
+ * the same id: the client reconnects (with backoff, for --reconnect-timeout
+ * seconds, default 120) and resubmits; czk-gpud answers a known id with
+ * ACCEPTED(duplicate), which means the first attempt was accepted.
+ *
  * When czk-gpud goes away while the client waits, the job is safe in its
- * journal: the client reconnects (for --reconnect-timeout seconds, default
- * 120) and WATCHes the job again.
+ * journal: the client reconnects (for --reconnect-timeout seconds) and
+ * WATCHes the job again.
  *
  * Exit status: 0 accepted (and, with --wait, every partition proved);
  * 1 a partition failed or the job was cancelled; 2 error or rejection.
@@ -30,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,6 +53,11 @@
 
 #define TTY_MAX_LINES 24      /* more partitions than this: one summary line */
 #define ACCEPT_TIMEOUT_MS 600000 /* gpud spools and fsyncs every witness before it answers */
+#define OUT_DIR_MODE 0750        /* --out: the user's own files, readable by their group at most */
+#define OUT_FILE_MODE 0640
+/* the wire field holds the id with its NUL */
+#define REQUEST_ID_WIRE (sizeof(((czk_msg_submit *)0)->request_id) - 1)
+#define REQUEST_ID_MAX (REQUEST_ID_WIRE < 128 ? REQUEST_ID_WIRE : 128)
 
 static const char *const stage_names[] = {"-", "queued", "synth", "gpu", "finalize", "done", "failed", "cancelled"};
 
@@ -122,16 +139,17 @@ static int mkdir_p(const char *dir)
         if (*p != '/')
             continue;
         *p = 0;
-        if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
+        if (mkdir(tmp, OUT_DIR_MODE) < 0 && errno != EEXIST)
             return -errno;
         *p = '/';
     }
-    if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
+    if (mkdir(tmp, OUT_DIR_MODE) < 0 && errno != EEXIST)
         return -errno;
     return 0;
 }
 
-/* writes dir/name atomically (temp file, fsync, rename) with the client's umask */
+/* writes dir/name atomically (temp file, fsync, rename), mode OUT_FILE_MODE
+ * less the umask; the temp file is created afresh (O_EXCL, no symlink followed) */
 static int write_file(const char *dir, const char *name, const uint8_t *data, size_t len, czk_error *e)
 {
     char path[CZK_CONFIG_PATH_MAX + 96], tmp[CZK_CONFIG_PATH_MAX + 128];
@@ -139,7 +157,9 @@ static int write_file(const char *dir, const char *name, const uint8_t *data, si
 
     snprintf(path, sizeof(path), "%s/%s", dir, name);
     snprintf(tmp, sizeof(tmp), "%s/.%s.%d.tmp", dir, name, (int)getpid());
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, OUT_FILE_MODE);
+    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0) /* left by an earlier run with our pid */
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, OUT_FILE_MODE);
     if (fd < 0)
         return czk_errorf(e, -errno, "could not create \"%s\": %s", tmp, strerror(errno));
     for (size_t off = 0; off < len;) {
@@ -325,7 +345,7 @@ static void set_stage(submit_ctx *s, uint32_t p, uint32_t stage, int32_t status,
     v->since_ns = now;
     if (stage_final(stage))
         v->done_ns = now;
-    snprintf(v->reason, sizeof(v->reason), "%s", stage == CZK_STAGE_FAILED && reason ? reason : "");
+    czk_esc(stage == CZK_STAGE_FAILED && reason ? reason : "", v->reason, sizeof(v->reason)); /* from gpud */
     if (!s->tty)
         report_change(s, p);
 }
@@ -344,7 +364,7 @@ static void on_event(submit_ctx *s, const czk_msg_event *ev)
         } else if (stage_final(ev->stage)) {
             s->job_stage = ev->stage;
             s->job_status = ev->status;
-            snprintf(s->job_reason, sizeof(s->job_reason), "%s", ev->reason);
+            czk_esc(ev->reason, s->job_reason, sizeof(s->job_reason));
             for (uint32_t p = 0; p < s->nparts; p++)
                 if (!stage_final(s->parts[p].stage) && ev->stage != CZK_STAGE_FAILED)
                     set_stage(s, p, ev->stage, ev->status, NULL);
@@ -443,6 +463,172 @@ static int follow(submit_ctx *s)
     return 0;
 }
 
+/* ----------------------------------------------------------- submit ---- */
+
+/* 0 when id is a valid request id, else -EINVAL with why[] saying what is wrong */
+static int check_request_id(const char *id, char *why, size_t n)
+{
+    size_t len = strlen(id);
+
+    if (len == 0 || len > REQUEST_ID_MAX) {
+        snprintf(why, n, "it is %zu bytes long", len);
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)id[i];
+        if (c < 0x21 || c > 0x7e) {
+            snprintf(why, n, "byte %zu is 0x%02x", i, c);
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+/* 128 random bits in hex: unique enough to be retried blindly */
+static int new_request_id(char *buf, size_t n, czk_error *e)
+{
+    uint8_t rnd[16];
+    size_t got = 0;
+
+    while (got < sizeof(rnd)) {
+        ssize_t k = getrandom(rnd + got, sizeof(rnd) - got, 0);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return czk_errorf(e, -errno, "could not draw a request id (getrandom): %s", strerror(errno));
+        got += (size_t)k;
+    }
+    for (size_t i = 0; i < sizeof(rnd) && 2 * i + 2 < n; i++)
+        snprintf(buf + 2 * i, 3, "%02x", rnd[i]);
+    return 0;
+}
+
+static const char *file_type(mode_t m)
+{
+    if (S_ISFIFO(m))
+        return "a FIFO";
+    if (S_ISCHR(m))
+        return "a character device";
+    if (S_ISBLK(m))
+        return "a block device";
+    if (S_ISDIR(m))
+        return "a directory";
+    if (S_ISSOCK(m))
+        return "a socket";
+    if (S_ISLNK(m))
+        return "a symbolic link";
+    return "of another kind";
+}
+
+/*
+ * Opens witness path for partition p: non-blocking, so that a FIFO cannot
+ * hold open() until a writer comes (and a device cannot block either), then
+ * fstat(); only a regular file is kept, with O_NONBLOCK cleared again.
+ * Returns the fd, or -errno with e naming the file and its type.
+ */
+static int open_witness(const char *path, int p, czk_error *e)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), fl;
+
+    if (fd < 0) {
+        int err = errno;
+        /* a socket cannot be opened at all (ENXIO): say what it is */
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+            return czk_errorf(e, -EINVAL, "witness \"%s\" (partition %d) is not a regular file (it is %s)", path, p,
+                              file_type(st.st_mode));
+        return czk_errorf(e, -err, "cannot open witness \"%s\" (partition %d): %s", path, p, strerror(err));
+    }
+    if (fstat(fd, &st) < 0) {
+        int err = errno;
+        close(fd);
+        return czk_errorf(e, -err, "cannot stat witness \"%s\" (partition %d): %s", path, p, strerror(err));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return czk_errorf(e, -EINVAL, "witness \"%s\" (partition %d) is not a regular file (it is %s)", path, p,
+                          file_type(st.st_mode));
+    }
+    if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+        int err = errno;
+        close(fd);
+        return czk_errorf(e, -err, "cannot use witness \"%s\" (partition %d): fcntl: %s", path, p, strerror(err));
+    }
+    return fd;
+}
+
+static bool dropped(int r) { return r == -ECONNRESET || r == -EPIPE || r == -ECONNREFUSED; }
+
+/*
+ * Sends SUBMIT (with the witness fds) and waits for ACCEPTED, REJECTED or
+ * ERROR.  When the connection drops first, reconnects (backoff 100 ms
+ * doubling to 2 s, for --reconnect-timeout seconds) and sends the same
+ * SUBMIT again: the request id makes that safe.  A REJECTED(-EAGAIN) means
+ * an earlier attempt with this id is still being spooled: ask again.
+ * Returns 0 with *ans filled (*retried when an attempt was lost), or
+ * CZK_EXIT_ERROR after printing why.
+ */
+static int submit_job(submit_ctx *s, const czk_msg *sub, const int *fds, int nfds, czk_msg *ans, bool *retried)
+{
+    const char *req = sub->u.submit.request_id;
+    uint64_t deadline = 0;
+    unsigned backoff_ms = 100, busy = 0;
+    czk_error e = {0};
+    int r;
+
+    for (;;) {
+        if (cl.fd < 0) {
+            if ((r = czk_client_connect(&cl, &e)) < 0) {
+                if (r == -EACCES || r == -EPERM || czk_mono_ns() >= deadline)
+                    return czk_cli_failf(s->cmd,
+                                         "could not reconnect to czk-gpud to submit again: %s (resubmit with "
+                                         "--request-id %s: a job it accepted is not run twice)",
+                                         e.msg, req);
+                usleep(backoff_ms * 1000);
+                backoff_ms = backoff_ms * 2 > 2000 ? 2000 : backoff_ms * 2;
+                continue;
+            }
+            fprintf(stderr, "czk %s: reconnected, submitting again with request id %s\n", s->cmd, req);
+        }
+        *ans = *sub;
+        r = czk_client_send(&cl, ans, fds, nfds, &e);
+        while (r == 0) {
+            r = czk_client_recv(&cl, ans, ACCEPT_TIMEOUT_MS, &e);
+            if (r == 0 && (ans->type == CZK_MSG_ACCEPTED || ans->type == CZK_MSG_REJECTED ||
+                           ans->type == CZK_MSG_ERROR))
+                break;
+        }
+        if (dropped(r)) {
+            czk_client_close(&cl);
+            if (s->reconnect_s <= 0)
+                return czk_cli_failf(s->cmd,
+                                     "czk-gpud closed the connection before answering: %s (resubmit with "
+                                     "--request-id %s: a job it accepted is not run twice)",
+                                     e.msg, req);
+            if (!*retried)
+                fprintf(stderr,
+                        "czk %s: lost the connection to czk-gpud before the job was accepted; reconnecting "
+                        "(up to %d s) to submit it again with request id %s\n",
+                        s->cmd, s->reconnect_s, req);
+            if (!deadline)
+                deadline = czk_mono_ns() + (uint64_t)s->reconnect_s * 1000000000ull;
+            *retried = true;
+            continue;
+        }
+        if (r < 0)
+            return czk_cli_failf(s->cmd,
+                                 "no answer from czk-gpud: %s (resubmit with --request-id %s: a job it accepted "
+                                 "is not run twice)",
+                                 e.msg, req);
+        if (ans->type == CZK_MSG_REJECTED && ans->u.rejected.code == -EAGAIN && busy < 120 && !interrupted) {
+            busy++;
+            usleep(250000);
+            continue;
+        }
+        return 0;
+    }
+}
+
 /* ------------------------------------------------------------- main ---- */
 
 static int usage(const char *cmd)
@@ -454,6 +640,7 @@ static int usage(const char *cmd)
             "  --circuit NAME      a [circuit.NAME] of the daemons' configuration\n"
             "  --priority P        scheduling lane: high, normal (default) or low\n"
             "  --request-id ID     deduplicates: the same ID again answers with the same job\n"
+            "                      (printable ASCII, at most 128 bytes; default: 128 random bits)\n"
             "  --wait              follow the job to the end, one progress line per partition\n"
             "  --out DIR           write DIR/<partition>/proof.json, public.json (implies --wait)\n"
             "  --reconnect-timeout S  while waiting, how long to retry when czk-gpud restarts (120)\n"
@@ -471,7 +658,8 @@ int czk_cmd_submit(int argc, char **argv)
     int fds[CZK_MSG_MAX_FDS], nfds = 0, rc = CZK_EXIT_ERROR, r;
     const char *paths[CZK_MSG_MAX_FDS];
     char req_buf[CZK_MSG_STR_SHORT];
-    bool wait = false;
+    bool wait = false, retried = false;
+    char circ_esc[4 * CZK_MSG_STR_SHORT];
     czk_error e = {0};
     czk_msg m;
 
@@ -530,16 +718,16 @@ int czk_cmd_submit(int argc, char **argv)
     }
     if (strlen(s.circuit) >= CZK_MSG_STR_SHORT)
         return czk_cli_failf(cmd, "circuit name \"%.40s...\" is too long", s.circuit);
-    if (req && (strlen(req) >= CZK_MSG_STR_SHORT || !*req))
-        return czk_cli_failf(cmd, "--request-id must be 1..%d bytes", CZK_MSG_STR_SHORT - 1);
-    if (!req) {
-        char host[64] = "host";
-        struct timespec ts;
-        gethostname(host, sizeof(host) - 1);
-        host[sizeof(host) - 1] = 0;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        snprintf(req_buf, sizeof(req_buf), "%s-%d-%lld%09ld", host, (int)getpid(), (long long)ts.tv_sec,
-                 ts.tv_nsec);
+    if (req) {
+        char why[64];
+        if (check_request_id(req, why, sizeof(why)) < 0)
+            return czk_cli_failf(cmd,
+                                 "--request-id \"%.200s\" is not valid: %s (1..%zu printable ASCII characters, "
+                                 "0x21..0x7e)",
+                                 req, why, (size_t)REQUEST_ID_MAX);
+    } else {
+        if (new_request_id(req_buf, sizeof(req_buf), &e) < 0)
+            return czk_cli_fail(cmd, &e);
         req = req_buf;
     }
     if (s.out_dir)
@@ -547,18 +735,10 @@ int czk_cmd_submit(int argc, char **argv)
 
     /* the witnesses are opened here, with this user's rights */
     for (int i = 0; i < nfds; i++) {
-        struct stat st;
-        fds[i] = open(paths[i], O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fds[i] < 0 || fstat(fds[i], &st) < 0 || !S_ISREG(st.st_mode)) {
-            int err = fds[i] < 0 ? errno : 0;
-            if (fds[i] >= 0)
-                close(fds[i]);
+        if ((fds[i] = open_witness(paths[i], i, &e)) < 0) {
             for (int k = 0; k < i; k++)
                 close(fds[k]);
-            if (err)
-                return czk_cli_failf(cmd, "cannot open witness \"%s\" (partition %d): %s", paths[i], i,
-                                     strerror(err));
-            return czk_cli_failf(cmd, "witness \"%s\" (partition %d) is not a regular file", paths[i], i);
+            return czk_cli_fail(cmd, &e);
         }
     }
     if (s.out_dir && (r = mkdir_p(s.out_dir)) < 0) {
@@ -578,30 +758,10 @@ int czk_cmd_submit(int argc, char **argv)
     m.u.submit.n_fds = (uint32_t)nfds;
     m.u.submit.flags = wait ? CZK_SUBMIT_F_WAIT : 0;
     s.t0 = czk_mono_ns();
-    for (int attempt = 0;; attempt++) {
+    {
         czk_msg sub = m;
-        if (czk_client_send(&cl, &sub, fds, nfds, &e) < 0) {
-            czk_cli_failf(cmd, "could not send the job to czk-gpud: %s", e.msg);
+        if (submit_job(&s, &sub, fds, nfds, &m, &retried) != 0)
             goto out_fds;
-        }
-        for (;;) {
-            r = czk_client_recv(&cl, &sub, ACCEPT_TIMEOUT_MS, &e);
-            if (r < 0) {
-                czk_cli_failf(cmd, "no answer from czk-gpud: %s (if it restarted, resubmit with --request-id %s: "
-                              "a job it journaled is not run twice)", e.msg, req);
-                goto out_fds;
-            }
-            if (sub.type == CZK_MSG_ACCEPTED || sub.type == CZK_MSG_REJECTED || sub.type == CZK_MSG_ERROR)
-                break;
-        }
-        /* the same request id is still being spooled (an earlier attempt of
-         * ours that lost its connection): ask again until that one is decided */
-        if (sub.type == CZK_MSG_REJECTED && sub.u.rejected.code == -EAGAIN && attempt < 120 && !interrupted) {
-            usleep(250000);
-            continue;
-        }
-        m = sub;
-        break;
     }
     s.nparts = (uint32_t)nfds;
     for (int i = 0; i < nfds; i++)
@@ -620,8 +780,11 @@ int czk_cmd_submit(int argc, char **argv)
         return czk_cli_failf(cmd, "czk-gpud refused the request: %s", m.u.error.message);
 
     s.job = m.u.accepted.job_id;
-    printf("job %llu accepted%s (circuit %s, %u partition%s, priority %s, request %s)\n",
-           (unsigned long long)s.job, m.u.accepted.duplicate ? " (duplicate: already known)" : "", s.circuit,
+    printf("job %llu accepted%s (circuit %s, %u partition%s, priority %s, request %s)\n", (unsigned long long)s.job,
+           !m.u.accepted.duplicate ? ""
+           : retried               ? " (by an attempt whose answer was lost)"
+                                   : " (duplicate: already known)",
+           czk_esc(s.circuit, circ_esc, sizeof(circ_esc)),
            s.nparts, s.nparts == 1 ? "" : "s", priority_name(s.priority), req);
     fflush(stdout);
     if (!wait)

@@ -28,21 +28,32 @@ static const struct cmd cmds[] = {
 };
 #define N_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 
+#define FAIL_MSG_MAX 2048 /* one error line before escaping (a reason from gpud is up to 1 KiB) */
+
+/* Error lines name files, request ids and what czk-gpud answered: every
+ * byte that could forge a line or a terminal sequence is escaped (log.h). */
+static void fail_line(const char *cmd, const char *msg)
+{
+    char esc[4 * FAIL_MSG_MAX + 8];
+
+    fprintf(stderr, "czk %s: %s\n", cmd, czk_esc(msg, esc, sizeof(esc)));
+}
+
 int czk_cli_fail(const char *cmd, const czk_error *e)
 {
-    fprintf(stderr, "czk %s: %s\n", cmd, e->msg[0] ? e->msg : strerror(-e->code));
+    fail_line(cmd, e->msg[0] ? e->msg : strerror(-e->code));
     return CZK_EXIT_ERROR;
 }
 
 int czk_cli_failf(const char *cmd, const char *fmt, ...)
 {
+    char msg[FAIL_MSG_MAX];
     va_list ap;
 
-    fprintf(stderr, "czk %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    fail_line(cmd, msg);
     return CZK_EXIT_ERROR;
 }
 

@@ -63,51 +63,53 @@ static size_t utf8_len(const uint8_t *s, size_t len)
     return k;
 }
 
-const char *czk_esc_n(const void *src, size_t len, char *buf, size_t n)
+/* the escaped form of the piece at s[0] (one byte, or one whole valid UTF-8
+ * sequence) into out[4]; returns its length, *adv = bytes of s it covers */
+static size_t esc_piece(const uint8_t *s, size_t len, char out[4], size_t *adv)
 {
     static const char hex[] = "0123456789abcdef";
+    uint8_t b = s[0];
+    size_t k;
+
+    *adv = 1;
+    if (b == '\\') {
+        out[0] = '\\', out[1] = '\\';
+        return 2;
+    }
+    if (b >= 0x20 && b < 0x7f) {
+        out[0] = (char)b;
+        return 1;
+    }
+    if (b >= 0x80 && (k = utf8_len(s, len)) > 0) {
+        memcpy(out, s, k);
+        *adv = k;
+        return k;
+    }
+    out[0] = '\\', out[1] = 'x', out[2] = hex[b >> 4], out[3] = hex[b & 15];
+    return 4;
+}
+
+const char *czk_esc_n(const void *src, size_t len, char *buf, size_t n)
+{
     const uint8_t *s = src;
-    size_t o = 0, i = 0;
+    size_t total = 0, o = 0, room;
+    char piece[4];
 
     if (!n)
         return buf;
-    while (i < len) {
-        char tmp[4];
-        size_t k = 0, adv = 1;
-        uint8_t b = s[i];
-
-        if (b == '\\') {
-            tmp[k++] = '\\', tmp[k++] = '\\';
-        } else if (b < 0x20 || b == 0x7f) {
-            tmp[k++] = '\\', tmp[k++] = 'x', tmp[k++] = hex[b >> 4], tmp[k++] = hex[b & 15];
-        } else if (b < 0x80) {
-            tmp[k++] = (char)b;
-        } else if ((adv = utf8_len(s + i, len - i)) == 0) {
-            adv = 1;
-            tmp[k++] = '\\', tmp[k++] = 'x', tmp[k++] = hex[b >> 4], tmp[k++] = hex[b & 15];
-        } else {
-            /* a valid multi-byte sequence is copied whole or not at all */
-            if (o + adv + 4 > n)
-                goto trunc;
-            memcpy(buf + o, s + i, adv);
-            o += adv;
-            i += adv;
-            continue;
-        }
-        if (o + k + 4 > n && i + adv < len)
-            goto trunc;
-        if (o + k + 1 > n)
-            goto trunc;
-        memcpy(buf + o, tmp, k);
+    /* does all of it fit?  Then no "..." is needed, however close the fit */
+    for (size_t i = 0, adv; i < len && total < n; i += adv)
+        total += esc_piece(s + i, len - i, piece, &adv);
+    room = total < n ? n - 1 : (n >= 4 ? n - 4 : 0);
+    for (size_t i = 0, adv; i < len;) {
+        size_t k = esc_piece(s + i, len - i, piece, &adv);
+        if (o + k > room)
+            break;
+        memcpy(buf + o, piece, k);
         o += k;
         i += adv;
     }
-    buf[o] = 0;
-    return buf;
-trunc:
-    while (o + 4 > n && o > 0)
-        o--;
-    if (n >= 4) {
+    if (total >= n && n >= 4) {
         memcpy(buf + o, "...", 3);
         o += 3;
     }

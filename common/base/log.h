@@ -1,5 +1,5 @@
 /*
- * log.h — one log line per event, at the point of detection (STYLE.md).
+ * log.h — one log line per event, at the point of detection (docs/style.md).
  *
  * Lines go to stderr as "<prog>[pid]: level: message"; lower case, no
  * period.  When stderr is connected to the systemd journal (JOURNAL_STREAM
@@ -26,8 +26,11 @@ void czk_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3
 #define czk_info(...) czk_log(CZK_LOG_INFO, __VA_ARGS__)
 #define czk_debug(...) czk_log(CZK_LOG_DEBUG, __VA_ARGS__)
 
-/* Escapes the NUL-terminated s into buf (n bytes, n >= 1; truncated with
- * "..." when it does not fit) as described above; returns buf. */
+/* Escapes the NUL-terminated s into buf (n bytes) as described above and
+ * returns buf.  A result that does not fit in n - 1 bytes is cut after the
+ * last whole piece (an escape or a UTF-8 sequence is never split) and ends in
+ * "..." (the empty string when it does not fit and n < 4; n == 0 leaves buf
+ * alone). */
 const char *czk_esc(const char *s, char *buf, size_t n);
 
 /* The same over len bytes of s (which may hold NULs). */
