@@ -4,17 +4,31 @@
  * pairing-verifies it against the circuit's verification key, writes the
  * files durably (output.c) and only then answers DONE with the proof texts.
  * A proof that does not verify is never written: DONE carries -EBADMSG and
- * the reason.  A RESULT whose files already exist is answered from them.
+ * the reason.  A RESULT whose files already exist is answered from them only
+ * when they are provably this partition's (output.c: identity.json, the
+ * public signals) and, with finalizer.verify, the stored proof still passes
+ * the pairing check against the current verification key; otherwise they are
+ * moved to output_dir/.stale and the partition is proved again.
+ *
+ * A write that fails because the disk is full or failing (ENOSPC, EDQUOT,
+ * EIO, EROFS) is not a failed proof: the verified proof is kept in memory and
+ * written again on a back-off timer (0.5 s doubling to 30 s) until it fits,
+ * and only then is DONE sent.  gpud keeps such a partition awaiting DONE; if
+ * the finalizer restarts meanwhile, gpud re-sends the RESULT.  One warning
+ * when an episode starts, one line when it ends.
  *
  * Everything runs on the loop thread: one RESULT is a few milliseconds of
  * pairing and a few fsyncs, and the finalizer has nothing else to do.
  */
 #include <errno.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/base/digest.h"
 #include "common/runtime/daemon.h"
 #include "common/runtime/fault.h"
 #include "common/crypto/field.h"
@@ -34,7 +48,19 @@ typedef struct fin_circuit {
     uint32_t n_public;
     czk_groth16_params params;
     czk_groth16_vk vk;
+    char vk_sha256[65]; /* of its verification_key.json text */
 } fin_circuit;
+
+/* a verified proof whose files could not be written yet (disk full) */
+typedef struct fin_pending {
+    struct fin_pending *next;
+    const fin_circuit *c;
+    fin_timings t;
+    char *ptext, *utext;
+} fin_pending;
+
+#define RETRY_FIRST_MS 500
+#define RETRY_MAX_MS 30000
 
 typedef struct fin {
     czk_config cfg;
@@ -44,19 +70,25 @@ typedef struct fin {
     uint64_t backoff_ms;
     fin_circuit *circuits;
     unsigned n_circuits;
-    uint64_t written, resent, failed;
+    uint64_t written, resent, failed, stale;
+    fin_pending *pending; /* waiting for disk space, oldest first */
+    unsigned n_pending;
+    uint64_t retry_ms;      /* next back-off */
+    int retry_armed;
+    uint64_t space_episodes; /* times the output disk filled up */
+    uint64_t write_retries;  /* writes attempted again */
 } fin;
 
 static void try_connect(fin *f);
 
-static void send_done(fin *f, const czk_msg_result *res, int status, const char *reason, const char *proof,
-                      size_t plen, const char *pub, size_t ulen)
+static void send_done_to(fin *f, uint64_t job, uint32_t part, int status, const char *reason, const char *proof,
+                         size_t plen, const char *pub, size_t ulen)
 {
     czk_msg m;
     memset(&m, 0, sizeof(m));
     m.type = CZK_MSG_DONE;
-    m.u.done.job_id = res->job_id;
-    m.u.done.partition = res->partition;
+    m.u.done.job_id = job;
+    m.u.done.partition = part;
     m.u.done.status = status < -4095 ? -EIO : status;
     if (reason)
         snprintf(m.u.done.reason, sizeof(m.u.done.reason), "%s", reason);
@@ -66,6 +98,142 @@ static void send_done(fin *f, const czk_msg_result *res, int status, const char 
     }
     if (f->conn)
         czk_conn_send(f->conn, &m, NULL, 0);
+}
+
+static void send_done(fin *f, const czk_msg_result *res, int status, const char *reason, const char *proof,
+                      size_t plen, const char *pub, size_t ulen)
+{
+    send_done_to(f, res->job_id, res->partition, status, reason, proof, plen, pub, ulen);
+}
+
+static void status_line(fin *f)
+{
+    if (f->n_pending)
+        czk_daemon_status("%s; %llu proofs written; %u waiting for space in output_dir", f->conn ? "connected" : "waiting for czk-gpud",
+                          (unsigned long long)f->written, f->n_pending);
+    else
+        czk_daemon_status("%s; %llu proofs written", f->conn ? "connected" : "waiting for czk-gpud",
+                          (unsigned long long)f->written);
+}
+
+static void summary(fin *f, const fin_timings *t)
+{
+    czk_error e = {0};
+    if (t->n_partitions &&
+        fin_output_summary(f->cfg.output_dir, t->job, t->n_partitions, t->circuit, t->submit_ns, &e) < 0)
+        czk_warn("job %llu: could not write summary.json: %s", (unsigned long long)t->job, e.msg);
+}
+
+static void retry_tick(czk_timer *tm, void *ctx);
+
+static void arm_retry(fin *f)
+{
+    if (f->retry_armed || !f->pending || f->stopping)
+        return;
+    f->retry_armed = 1;
+    czk_loop_timer(f->loop, f->retry_ms, 0, retry_tick, f);
+    f->retry_ms = f->retry_ms * 2 > RETRY_MAX_MS ? RETRY_MAX_MS : f->retry_ms * 2;
+}
+
+static fin_pending *pending_find(fin *f, uint64_t job, uint32_t part)
+{
+    for (fin_pending *p = f->pending; p; p = p->next)
+        if (p->t.job == job && p->t.partition == part)
+            return p;
+    return NULL;
+}
+
+static void pending_free(fin_pending *p)
+{
+    free(p->ptext);
+    free(p->utext);
+    free(p);
+}
+
+/* keeps a verified proof whose write failed for lack of space; owns ptext/utext */
+static void pending_add(fin *f, const fin_circuit *c, const fin_timings *t, char *ptext, char *utext,
+                        const char *why)
+{
+    fin_pending *p = calloc(1, sizeof(*p)), **tail;
+    if (!p) {
+        /* cannot even remember it: gpud re-sends the RESULT after a reconnect */
+        czk_err("job %llu partition %u: out of memory keeping a proof that waits for disk space; dropping the "
+                "connection so czk-gpud sends it again",
+                (unsigned long long)t->job, t->partition);
+        free(ptext);
+        free(utext);
+        if (f->conn)
+            czk_conn_close(f->conn, -ENOMEM, "out of memory", 0);
+        return;
+    }
+    p->c = c;
+    p->t = *t;
+    p->t.circuit = c->name;
+    p->ptext = ptext;
+    p->utext = utext;
+    if (!f->pending) {
+        f->space_episodes++;
+        f->retry_ms = RETRY_FIRST_MS;
+        czk_warn("output_dir \"%s\" cannot take proofs (%s); verified proofs wait in memory and are written when "
+                 "space returns",
+                 f->cfg.output_dir, why);
+    }
+    for (tail = &f->pending; *tail; tail = &(*tail)->next)
+        ;
+    *tail = p;
+    f->n_pending++;
+    status_line(f);
+    arm_retry(f);
+}
+
+static fin_identity identity_of(const fin_circuit *c, uint64_t job, uint32_t part, const char *utext)
+{
+    fin_identity id = {job, part, c->name, c->vk_sha256, utext};
+    return id;
+}
+
+static void retry_tick(czk_timer *tm, void *ctx)
+{
+    fin *f = ctx;
+    fin_pending **pp = &f->pending;
+    unsigned wrote = 0;
+    (void)tm;
+
+    f->retry_armed = 0;
+    while (*pp) {
+        fin_pending *p = *pp;
+        fin_identity id = identity_of(p->c, p->t.job, p->t.partition, p->utext);
+        czk_error e = {0};
+        int rc;
+
+        f->write_retries++;
+        rc = fin_output_write(f->cfg.output_dir, &p->t, &id, p->ptext, p->utext, &e);
+        if (rc < 0 && fin_output_retryable(rc))
+            break; /* still full: keep the order, try again later */
+        *pp = p->next;
+        f->n_pending--;
+        if (rc < 0) {
+            czk_err("job %llu partition %u: %s", (unsigned long long)p->t.job, p->t.partition, e.msg);
+            send_done_to(f, p->t.job, p->t.partition, rc, e.msg, NULL, 0, NULL, 0);
+        } else {
+            f->written++;
+            wrote++;
+            czk_info("job %llu partition %u: proof written after waiting for disk space",
+                     (unsigned long long)p->t.job, p->t.partition);
+            send_done_to(f, p->t.job, p->t.partition, 0, NULL, p->ptext, strlen(p->ptext), p->utext,
+                         strlen(p->utext));
+            summary(f, &p->t);
+        }
+        pending_free(p);
+    }
+    if (!f->pending) {
+        czk_info("output_dir \"%s\" takes proofs again: %u waiting proofs written", f->cfg.output_dir, wrote);
+        f->retry_ms = RETRY_FIRST_MS;
+    } else if (wrote) {
+        f->retry_ms = RETRY_FIRST_MS; /* progress: keep going soon */
+    }
+    status_line(f);
+    arm_retry(f);
 }
 
 static const fin_circuit *find_circuit(fin *f, const czk_msg_result *r)
@@ -79,6 +247,16 @@ static const fin_circuit *find_circuit(fin *f, const czk_msg_result *r)
     return r->circuit_id < f->n_circuits ? &f->circuits[r->circuit_id] : NULL;
 }
 
+/* 1 when the stored proof text verifies against c's current key with pub */
+static int stored_proof_verifies(const fin_circuit *c, const char *ptext, size_t plen, const czk_fr *pub)
+{
+    czk_groth16_proof proof;
+    czk_error e = {0};
+    if (czk_json_proof_parse(&proof, ptext, plen, "proof.json", &e) < 0)
+        return 0;
+    return czk_groth16_verify(&c->vk, &proof, pub, c->n_public, &e) == 0;
+}
+
 static void on_result(fin *f, const czk_msg_result *r)
 {
     uint64_t t0 = czk_mono_ns();
@@ -86,30 +264,20 @@ static void on_result(fin *f, const czk_msg_result *r)
     czk_groth16_msm_out mo;
     czk_groth16_proof proof;
     czk_fr *pub = NULL;
-    char *ptext = NULL, *utext = NULL, why[700];
-    size_t plen = 0, ulen = 0;
+    char *ptext = NULL, *utext = NULL, *old_p = NULL, *old_u = NULL, why[700], stale_why[200];
+    size_t old_plen = 0, old_ulen = 0;
     czk_error e = {0};
+    fin_identity id;
+    fin_pending *pend;
     fin_timings t;
     int rc;
 
     if (!c) {
         snprintf(why, sizeof(why), "circuit \"%s\" (#%u) is not configured in the finalizer", r->circuit,
                  r->circuit_id);
-        czk_err("job %llu partition %u: %s", (unsigned long long)r->job_id, r->partition, why);
+        czk_err("job %llu partition %u: circuit #%u is not configured in the finalizer", (unsigned long long)r->job_id,
+                r->partition, r->circuit_id);
         send_done(f, r, -ENOENT, why, NULL, 0, NULL, 0);
-        return;
-    }
-    rc = fin_output_existing(f->cfg.output_dir, r->job_id, r->partition, &ptext, &plen, &utext, &ulen, &e);
-    if (rc == 1) {
-        czk_info("job %llu partition %u: already written, answering from the files", (unsigned long long)r->job_id,
-                 r->partition);
-        f->resent++;
-        send_done(f, r, 0, NULL, ptext, plen, utext, ulen);
-        goto summary;
-    }
-    if (rc < 0) {
-        czk_err("job %llu partition %u: %s", (unsigned long long)r->job_id, r->partition, e.msg);
-        send_done(f, r, rc, e.msg, NULL, 0, NULL, 0);
         return;
     }
     if (r->n_points != 4 || r->points[0].len != sizeof(mo.a) || r->points[1].len != sizeof(mo.b1) ||
@@ -120,10 +288,6 @@ static void on_result(fin *f, const czk_msg_result *r)
         send_done(f, r, -EBADMSG, why, NULL, 0, NULL, 0);
         return;
     }
-    memcpy(&mo.a, r->points[0].ptr, sizeof(mo.a));
-    memcpy(&mo.b1, r->points[1].ptr, sizeof(mo.b1));
-    memcpy(&mo.b2, r->points[2].ptr, sizeof(mo.b2));
-    memcpy(&mo.c, r->points[3].ptr, sizeof(mo.c));
     pub = calloc(c->n_public ? c->n_public : 1, sizeof(czk_fr));
     if (!pub) {
         send_done(f, r, -ENOMEM, "out of memory", NULL, 0, NULL, 0);
@@ -135,6 +299,69 @@ static void on_result(fin *f, const czk_msg_result *r)
             send_done(f, r, -EBADMSG, why, NULL, 0, NULL, 0);
             goto out;
         }
+    utext = czk_json_public_dump(pub, c->n_public);
+    if (!utext) {
+        send_done(f, r, -ENOMEM, "out of memory for the public signals text", NULL, 0, NULL, 0);
+        goto out;
+    }
+    if ((pend = pending_find(f, r->job_id, r->partition))) {
+        if (pend->c == c && !strcmp(pend->utext, utext)) {
+            /* the same partition, re-sent: its proof answers when it is written */
+            czk_debug("job %llu partition %u: re-sent while its proof waits for disk space",
+                      (unsigned long long)r->job_id, r->partition);
+            goto out;
+        }
+        czk_warn("job %llu partition %u: a proof waiting for disk space belongs to another circuit or other public "
+                 "signals: dropped, proving this RESULT",
+                 (unsigned long long)r->job_id, r->partition);
+        for (fin_pending **pp = &f->pending; *pp; pp = &(*pp)->next)
+            if (*pp == pend) {
+                *pp = pend->next;
+                break;
+            }
+        f->n_pending--;
+        pending_free(pend);
+    }
+    id = identity_of(c, r->job_id, r->partition, utext);
+    stale_why[0] = 0;
+    rc = fin_output_check(f->cfg.output_dir, &id, &old_p, &old_plen, &old_u, &old_ulen, stale_why, sizeof(stale_why),
+                          &e);
+    if (rc == FIN_MATCH && f->cfg.finalizer_verify && !stored_proof_verifies(c, old_p, old_plen, pub)) {
+        snprintf(stale_why, sizeof(stale_why), "the stored proof does not verify against the current verification key");
+        rc = FIN_STALE;
+    }
+    if (rc == FIN_MATCH) {
+        czk_info("job %llu partition %u: already written, answering from the files", (unsigned long long)r->job_id,
+                 r->partition);
+        f->resent++;
+        send_done(f, r, 0, NULL, old_p, old_plen, old_u, old_ulen);
+        memset(&t, 0, sizeof(t));
+        t.job = r->job_id;
+        t.n_partitions = r->n_partitions;
+        t.circuit = c->name;
+        t.submit_ns = r->submit_ns;
+        summary(f, &t);
+        goto out;
+    }
+    if (rc == FIN_STALE) {
+        f->stale++;
+        czk_warn("job %llu partition %u: files already there are not this partition's (%s): moving them to "
+                 "%s/.stale and proving again",
+                 (unsigned long long)r->job_id, r->partition, stale_why, f->cfg.output_dir);
+        if ((rc = fin_output_move_aside(f->cfg.output_dir, r->job_id, r->partition, &e)) < 0) {
+            czk_err("job %llu partition %u: %s", (unsigned long long)r->job_id, r->partition, e.msg);
+            send_done(f, r, rc, e.msg, NULL, 0, NULL, 0);
+            goto out;
+        }
+    } else if (rc < 0) {
+        czk_err("job %llu partition %u: %s", (unsigned long long)r->job_id, r->partition, e.msg);
+        send_done(f, r, rc, e.msg, NULL, 0, NULL, 0);
+        goto out;
+    }
+    memcpy(&mo.a, r->points[0].ptr, sizeof(mo.a));
+    memcpy(&mo.b1, r->points[1].ptr, sizeof(mo.b1));
+    memcpy(&mo.b2, r->points[2].ptr, sizeof(mo.b2));
+    memcpy(&mo.c, r->points[3].ptr, sizeof(mo.c));
     if ((rc = czk_groth16_finalize_random(&c->params, &mo, &proof)) < 0) {
         send_done(f, r, rc, "could not draw r, s from the OS random generator", NULL, 0, NULL, 0);
         goto out;
@@ -147,8 +374,7 @@ static void on_result(fin *f, const czk_msg_result *r)
         goto out;
     }
     ptext = czk_json_proof_dump(&proof);
-    utext = czk_json_public_dump(pub, c->n_public);
-    if (!ptext || !utext) {
+    if (!ptext) {
         send_done(f, r, -ENOMEM, "out of memory for the proof text", NULL, 0, NULL, 0);
         goto out;
     }
@@ -162,7 +388,14 @@ static void on_result(fin *f, const czk_msg_result *r)
     t.synth_s = (double)r->synth_ns * 1e-9;
     t.gpu_s = (double)r->gpu_ns * 1e-9;
     t.finalize_s = (double)(czk_mono_ns() - t0) * 1e-9;
-    if ((rc = fin_output_write(f->cfg.output_dir, &t, ptext, utext, &e)) < 0) {
+    if ((rc = fin_output_write(f->cfg.output_dir, &t, &id, ptext, utext, &e)) < 0) {
+        if (fin_output_retryable(rc)) {
+            /* not a failed proof: it waits for space; DONE follows the write */
+            czk_debug("job %llu partition %u: %s", (unsigned long long)r->job_id, r->partition, e.msg);
+            pending_add(f, c, &t, ptext, utext, e.msg);
+            ptext = utext = NULL;
+            goto out;
+        }
         czk_err("job %llu partition %u: %s", (unsigned long long)r->job_id, r->partition, e.msg);
         send_done(f, r, rc, e.msg, NULL, 0, NULL, 0);
         goto out;
@@ -171,14 +404,13 @@ static void on_result(fin *f, const czk_msg_result *r)
     czk_info("job %llu partition %u: proof verified and written", (unsigned long long)r->job_id, r->partition);
     send_done(f, r, 0, NULL, ptext, strlen(ptext), utext, strlen(utext));
     czk_fault("finalizer.after_done_sent");
-summary:
-    if (r->n_partitions && fin_output_summary(f->cfg.output_dir, r->job_id, r->n_partitions, c->name, r->submit_ns,
-                                              &e) < 0)
-        czk_warn("job %llu: could not write summary.json: %s", (unsigned long long)r->job_id, e.msg);
+    summary(f, &t);
 out:
     free(pub);
     free(ptext);
     free(utext);
+    free(old_p);
+    free(old_u);
 }
 
 /* ---------------------------------------------------------- connection --- */
@@ -222,7 +454,7 @@ static void conn_open(czk_conn *c, void *ctx)
     (void)c;
     f->backoff_ms = 100;
     czk_info("connected to czk-gpud");
-    czk_daemon_status("connected to czk-gpud; %llu proofs written", (unsigned long long)f->written);
+    status_line(f);
 }
 
 static void conn_close(czk_conn *c, int err, const char *why, void *ctx)
@@ -272,6 +504,38 @@ static void try_connect(fin *f)
 
 /* ---------------------------------------------------------------- main --- */
 
+/* output_dir 0750; files and job directories in client_group when configured */
+static int setup_output(fin *f, czk_error *e)
+{
+    gid_t gid = (gid_t)-1;
+    int r;
+
+    if (f->cfg.client_group[0]) {
+        struct group *gr = getgrnam(f->cfg.client_group);
+        gid_t groups[256];
+        int n, member = geteuid() == 0;
+        if (!gr)
+            return czk_errorf(e, -ENOENT, "client_group \"%s\" does not exist", f->cfg.client_group);
+        gid = gr->gr_gid;
+        member |= getegid() == gid;
+        n = getgroups(256, groups);
+        for (int i = 0; i < n && !member; i++)
+            member = groups[i] == gid;
+        if (!member)
+            return czk_errorf(e, -EPERM,
+                              "czk-finalizer is not in client_group \"%s\": it cannot give output files to it (add "
+                              "the daemon's user to the group)",
+                              f->cfg.client_group);
+    }
+    fin_output_set_group(gid);
+    if ((r = czk_daemon_mkdirs(f->cfg.output_dir, 0750, e)) < 0)
+        return r;
+    if (chmod(f->cfg.output_dir, 0750) < 0 || (gid != (gid_t)-1 && chown(f->cfg.output_dir, (uid_t)-1, gid) < 0))
+        czk_warn("could not make output_dir \"%s\" mode 0750%s: %s", f->cfg.output_dir,
+                 gid != (gid_t)-1 ? " in client_group" : "", strerror(errno));
+    return 0;
+}
+
 static int open_circuits(fin *f, czk_error *e)
 {
     if (f->cfg.n_circuits == 0)
@@ -292,6 +556,13 @@ static int open_circuits(fin *f, czk_error *e)
         czk_zkey_close(&z);
         if (r < 0)
             return r;
+        {
+            char *vk = czk_json_vk_dump(&c->vk);
+            if (!vk)
+                return czk_errorf(e, -ENOMEM, "out of memory for the verification key of circuit \"%s\"", c->name);
+            czk_sha256_hex(vk, strlen(vk), c->vk_sha256);
+            free(vk);
+        }
         f->n_circuits++;
     }
     return 0;
@@ -308,7 +579,7 @@ int main(int argc, char **argv)
     if ((r = czk_daemon_start(argc, argv, "czk-finalizer", 0, &f->cfg, &args)) != 0)
         return r < 0 ? 2 : 0;
     f->backoff_ms = 100;
-    if ((r = open_circuits(f, &e)) < 0 || (r = czk_daemon_mkdirs(f->cfg.output_dir, 0755, &e)) < 0 ||
+    if ((r = open_circuits(f, &e)) < 0 || (r = setup_output(f, &e)) < 0 ||
         (r = czk_loop_create(&f->loop, NULL, &e)) < 0) {
         czk_err("%s", e.msg);
         return 1;
@@ -324,11 +595,22 @@ int main(int argc, char **argv)
     f->stopping = 1;
     czk_daemon_stopping();
     czk_loop_destroy(f->loop);
+    if (f->n_pending)
+        czk_warn("stopping with %u proofs still waiting for disk space; czk-gpud sends their RESULTs again",
+                 f->n_pending);
+    while (f->pending) {
+        fin_pending *p = f->pending;
+        f->pending = p->next;
+        pending_free(p);
+    }
     for (unsigned i = 0; i < f->n_circuits; i++)
         czk_groth16_vk_free(&f->circuits[i].vk);
     free(f->circuits);
     czk_trace_close();
-    czk_info("stopped: %llu proofs written, %llu answered from existing files, %llu failed verification",
-             (unsigned long long)f->written, (unsigned long long)f->resent, (unsigned long long)f->failed);
+    czk_info("stopped: %llu proofs written, %llu answered from existing files, %llu stale files moved aside, %llu "
+             "failed verification, %llu disk-full episodes, %llu write retries",
+             (unsigned long long)f->written, (unsigned long long)f->resent, (unsigned long long)f->stale,
+             (unsigned long long)f->failed, (unsigned long long)f->space_episodes,
+             (unsigned long long)f->write_retries);
     return r < 0 ? 1 : 0;
 }

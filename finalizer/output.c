@@ -2,14 +2,21 @@
  * output.c — the finalizer's files (docs/pipeline.md "Sockets, directories"):
  *   output_dir/<job>/<partition>/public.json, timings.json, proof.json
  *   output_dir/<job>/summary.json
+ *   output_dir/<job>/<partition>/identity.json (whose files these are)
+ *   output_dir/.stale/ (files found under a partition's name that were not
+ *   that partition's, moved aside)
  * Each file is written to a temporary name, fsynced, renamed, and its
  * directory fsynced, so a crash leaves either no file or the whole file.
- * proof.json is written last: its presence (with public.json) means the
- * partition is durable, and a re-sent RESULT for it is answered from the files
- * without rewriting them (exactly-once output).
+ * proof.json is written last: its presence means the partition is durable,
+ * and a re-sent RESULT for it is answered from the files without rewriting
+ * them (exactly-once output) -- but only when identity.json and public.json
+ * prove the files are that partition's (same job id, partition, circuit,
+ * verification key digest and public signals).  Files 0640, directories
+ * 0750, in the configured client group when there is one.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/base/digest.h"
 #include "common/base/fsutil.h"
 #include "common/runtime/daemon.h"
 #include "common/runtime/fault.h"
@@ -24,6 +32,32 @@
 #include "finalizer/finalizer.h"
 
 #define PATH_CAP 1200
+#define FILE_MODE 0640
+#define DIR_MODE 0750
+
+/* set once at start-up, before the loop runs; read by the loop thread only */
+static gid_t out_gid = (gid_t)-1;
+
+void fin_output_set_group(gid_t gid) { out_gid = gid; }
+
+int fin_output_retryable(int err)
+{
+    return err == -ENOSPC || err == -EDQUOT || err == -EIO || err == -EROFS;
+}
+
+/* a directory of ours: mode 0750 whatever the umask, in the output group */
+static int make_dir(const char *dir, czk_error *e)
+{
+    int r = czk_mkdir_durable(dir, DIR_MODE, e);
+    if (r < 0)
+        return r;
+    if (chmod(dir, DIR_MODE) < 0)
+        return czk_errorf(e, -errno, "could not chmod \"%s\": %s", dir, strerror(errno));
+    if (out_gid != (gid_t)-1 && chown(dir, (uid_t)-1, out_gid) < 0)
+        return czk_errorf(e, -errno, "could not give \"%s\" to group %u: %s", dir, (unsigned)out_gid,
+                          strerror(errno));
+    return 0;
+}
 
 static int write_atomic(const char *dir, const char *name, const char *text, size_t len, const char *fault,
                         czk_error *e)
@@ -34,10 +68,12 @@ static int write_atomic(const char *dir, const char *name, const char *text, siz
 
     snprintf(path, sizeof(path), "%s/%s", dir, name);
     snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FILE_MODE);
     if (fd < 0)
         return czk_errorf(e, -errno, "could not create \"%s\": %s", tmp, strerror(errno));
-    while (off < len) {
+    if (fchmod(fd, FILE_MODE) < 0 || (out_gid != (gid_t)-1 && fchown(fd, (uid_t)-1, out_gid) < 0))
+        r = czk_errorf(e, -errno, "could not set the mode or group of \"%s\": %s", tmp, strerror(errno));
+    while (r == 0 && off < len) {
         ssize_t k = write(fd, text + off, len - off);
         if (k < 0 && errno == EINTR)
             continue;
@@ -84,24 +120,125 @@ static int read_text(const char *path, char **out, size_t *len, czk_error *e)
     return 0;
 }
 
-int fin_output_existing(const char *output_dir, uint64_t job, uint32_t part, char **proof, size_t *proof_len,
-                        char **pub, size_t *pub_len, czk_error *e)
+/* identity.json's text for id, whose public.json is pub_text */
+static char *identity_json(const fin_identity *id)
 {
-    char pp[PATH_CAP], up[PATH_CAP];
+    char pub_sha[65];
+    json_t *o;
+    char *text;
+
+    czk_sha256_hex(id->public_text, strlen(id->public_text), pub_sha);
+    o = json_pack("{s:I, s:i, s:s, s:s, s:s}", "job", (json_int_t)id->job, "partition", (int)id->partition, "circuit",
+                  id->circuit, "vk_sha256", id->vk_sha256, "public_sha256", pub_sha);
+    text = o ? json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(o);
+    return text;
+}
+
+/* why is filled with what differs; never with file contents */
+static int identity_matches(const char *idtext, size_t idlen, const char *pub, const fin_identity *want, char *why,
+                            size_t why_len)
+{
+    char pub_sha[65];
+    json_error_t je;
+    json_t *o = json_loadb(idtext, idlen, 0, &je);
+    const char *circuit, *vk, *ps;
+    int ok = 0;
+
+    if (!o || !json_is_object(o)) {
+        snprintf(why, why_len, "identity.json is not a JSON object");
+        goto out;
+    }
+    circuit = json_string_value(json_object_get(o, "circuit"));
+    vk = json_string_value(json_object_get(o, "vk_sha256"));
+    ps = json_string_value(json_object_get(o, "public_sha256"));
+    czk_sha256_hex(pub, strlen(pub), pub_sha);
+    if (!json_is_integer(json_object_get(o, "job")) ||
+        (uint64_t)json_integer_value(json_object_get(o, "job")) != want->job)
+        snprintf(why, why_len, "identity.json names another job");
+    else if (!json_is_integer(json_object_get(o, "partition")) ||
+             json_integer_value(json_object_get(o, "partition")) != (json_int_t)want->partition)
+        snprintf(why, why_len, "identity.json names another partition");
+    else if (!circuit || strcmp(circuit, want->circuit))
+        snprintf(why, why_len, "the files were written for another circuit");
+    else if (!vk || strcmp(vk, want->vk_sha256))
+        snprintf(why, why_len, "the files were written with another verification key");
+    else if (!ps || strcmp(ps, pub_sha))
+        snprintf(why, why_len, "public.json does not match its identity.json digest");
+    else if (strcmp(pub, want->public_text))
+        snprintf(why, why_len, "public.json holds other public signals than this RESULT");
+    else
+        ok = 1;
+out:
+    json_decref(o);
+    return ok;
+}
+
+int fin_output_check(const char *output_dir, const fin_identity *want, char **proof, size_t *proof_len, char **pub,
+                     size_t *pub_len, char *why, size_t why_len, czk_error *e)
+{
+    char pp[PATH_CAP], up[PATH_CAP], ip[PATH_CAP];
+    char *idtext = NULL;
+    size_t idlen;
     int r;
 
-    snprintf(pp, sizeof(pp), "%s/%llu/%u/proof.json", output_dir, (unsigned long long)job, part);
-    snprintf(up, sizeof(up), "%s/%llu/%u/public.json", output_dir, (unsigned long long)job, part);
-    if (access(pp, F_OK) < 0 || access(up, F_OK) < 0)
-        return 0;
-    if ((r = read_text(pp, proof, proof_len, e)) < 0)
-        return r;
-    if ((r = read_text(up, pub, pub_len, e)) < 0) {
-        free(*proof);
-        *proof = NULL;
-        return r;
+    *proof = *pub = NULL;
+    snprintf(pp, sizeof(pp), "%s/%" PRIu64 "/%u/proof.json", output_dir, want->job, want->partition);
+    snprintf(up, sizeof(up), "%s/%" PRIu64 "/%u/public.json", output_dir, want->job, want->partition);
+    snprintf(ip, sizeof(ip), "%s/%" PRIu64 "/%u/identity.json", output_dir, want->job, want->partition);
+    if (access(pp, F_OK) < 0)
+        return FIN_ABSENT;
+    if (access(up, F_OK) < 0) {
+        snprintf(why, why_len, "proof.json without public.json");
+        return FIN_STALE;
     }
-    return 1;
+    if (access(ip, F_OK) < 0) {
+        snprintf(why, why_len, "no identity.json: the files cannot be proven to be this partition's");
+        return FIN_STALE;
+    }
+    if ((r = read_text(ip, &idtext, &idlen, e)) < 0)
+        return r;
+    if ((r = read_text(up, pub, pub_len, e)) < 0)
+        goto fail;
+    if (!identity_matches(idtext, idlen, *pub, want, why, why_len)) {
+        free(idtext);
+        free(*pub);
+        *pub = NULL;
+        return FIN_STALE;
+    }
+    if ((r = read_text(pp, proof, proof_len, e)) < 0)
+        goto fail;
+    free(idtext);
+    return FIN_MATCH;
+fail:
+    free(idtext);
+    free(*pub);
+    *pub = NULL;
+    return r;
+}
+
+int fin_output_move_aside(const char *output_dir, uint64_t job, uint32_t part, czk_error *e)
+{
+    char stale[PATH_CAP], from[PATH_CAP], to[PATH_CAP + 64];
+    uint64_t now = czk_real_ns();
+    int r;
+
+    snprintf(stale, sizeof(stale), "%s/.stale", output_dir);
+    if ((r = make_dir(stale, e)) < 0)
+        return r;
+    snprintf(from, sizeof(from), "%s/%" PRIu64 "/%u", output_dir, job, part);
+    snprintf(to, sizeof(to), "%s/%" PRIu64 ".%u.%" PRIu64, stale, job, part, now);
+    if (rename(from, to) < 0)
+        return czk_errorf(e, -errno, "could not move \"%s\" aside to \"%s\": %s", from, to, strerror(errno));
+    /* a summary over other partitions' files is stale too */
+    snprintf(from, sizeof(from), "%s/%" PRIu64 "/summary.json", output_dir, job);
+    snprintf(to, sizeof(to), "%s/%" PRIu64 ".summary.%" PRIu64 ".json", stale, job, now);
+    if (rename(from, to) < 0 && errno != ENOENT)
+        return czk_errorf(e, -errno, "could not move \"%s\" aside to \"%s\": %s", from, to, strerror(errno));
+    if ((r = czk_fsync_dir(stale, e)) < 0)
+        return r;
+    snprintf(from, sizeof(from), "%s/%" PRIu64, output_dir, job);
+    return czk_fsync_dir(from, e);
 }
 
 static char *timings_json(const fin_timings *t)
@@ -115,7 +252,8 @@ static char *timings_json(const fin_timings *t)
     return s;
 }
 
-int fin_output_write(const char *output_dir, const fin_timings *t, const char *proof, const char *pub, czk_error *e)
+int fin_output_write(const char *output_dir, const fin_timings *t, const fin_identity *id, const char *proof,
+                     const char *pub, czk_error *e)
 {
     char jdir[1024], pdir[1100];
     char *tj;
@@ -123,13 +261,19 @@ int fin_output_write(const char *output_dir, const fin_timings *t, const char *p
 
     snprintf(jdir, sizeof(jdir), "%s/%llu", output_dir, (unsigned long long)t->job);
     snprintf(pdir, sizeof(pdir), "%s/%u", jdir, t->partition);
-    if ((r = czk_mkdir_durable(jdir, 0755, e)) < 0 || (r = czk_mkdir_durable(pdir, 0755, e)) < 0)
+    if ((r = make_dir(jdir, e)) < 0 || (r = make_dir(pdir, e)) < 0)
         return r;
     if ((r = write_atomic(pdir, "public.json", pub, strlen(pub), NULL, e)) < 0)
         return r;
     if (!(tj = timings_json(t)))
         return czk_errorf(e, -ENOMEM, "out of memory for timings.json");
     r = write_atomic(pdir, "timings.json", tj, strlen(tj), NULL, e);
+    free(tj);
+    if (r < 0)
+        return r;
+    if (!(tj = identity_json(id)))
+        return czk_errorf(e, -ENOMEM, "out of memory for identity.json");
+    r = write_atomic(pdir, "identity.json", tj, strlen(tj), NULL, e);
     free(tj);
     if (r < 0)
         return r;
