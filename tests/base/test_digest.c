@@ -51,6 +51,7 @@ int main(void)
             bad = 1;
         }
     }
+    bad |= t_failures != 0;
     if (!bad)
         printf("sha256: FIPS vectors and 50 random streaming splits agree\n");
     return bad;
