@@ -1,8 +1,8 @@
 /*
  * clients.c — czk-gpud's two sockets: gpud.sock (synths and the finalizer,
  * dispatched to sched.c and results.c by the role in their HELLO) and czk.sock
- * (clients: SUBMIT, STATUS, CANCEL, WATCH), plus EVENTs to watching clients
- * and the STATUS reply.  Loop thread only.
+ * (clients: SUBMIT, STATUS, CANCEL, WATCH) and the STATUS reply; EVENTs to
+ * watching clients are events.c's.  Loop thread only.
  *
  * Replies:  SUBMIT -> ACCEPTED | REJECTED;  STATUS -> STATUS_REPLY (msgpack
  * map, docs/pipeline.md lists its keys);  CANCEL -> EVENT(job, CANCELLED) or
@@ -20,107 +20,24 @@
 #include "common/runtime/trace.h"
 #include "gpud/gpud.h"
 
-#define EVENT_TEXT_MAX (CZK_MSG_MAX_RECORD - 2048) /* proof + public text that still fits one record */
-
-void gpud_reply_error(czk_conn *c, int code, const char *fmt, ...)
+/* CANCEL: only the job's owner may cancel it; the canceller follows the job
+ * and hears EVENT(CANCELLED) as the answer */
+static void on_cancel(gpud *g, czk_conn *c, uint64_t job_id)
 {
-    czk_msg m;
-    va_list ap;
-    memset(&m, 0, sizeof(m));
-    m.type = CZK_MSG_ERROR;
-    m.u.error.code = code;
-    va_start(ap, fmt);
-    vsnprintf(m.u.error.message, sizeof(m.u.error.message), fmt, ap);
-    va_end(ap);
-    czk_conn_send(c, &m, NULL, 0);
-}
+    gpud_job *j = gpud_job_find(g, job_id);
+    uint32_t uid = (uint32_t)czk_conn_cred(c)->uid;
 
-void gpud_stage_observe(gpud *g, int stage, uint64_t ns)
-{
-    double s = (double)ns * 1e-9;
-    g->stage[stage].sum_s += s;
-    g->stage[stage].n++;
-    czk_metric_observe(g->stage[stage].hist, s);
-}
-
-/* ------------------------------------------------------------- events --- */
-
-void gpud_watch_add(gpud *g, gpud_job *j, czk_conn *c)
-{
-    (void)g;
-    for (int i = 0; i < j->nwatch; i++)
-        if (j->watchers[i] == c)
-            return;
-    if (j->nwatch == GPUD_MAX_WATCHERS) {
-        gpud_reply_error(c, -EUSERS, "job %llu already has %d watchers", (unsigned long long)j->id,
-                         GPUD_MAX_WATCHERS);
-        return;
-    }
-    j->watchers[j->nwatch++] = c;
-}
-
-static void watch_remove(gpud_job *j, int i)
-{
-    j->watchers[i] = j->watchers[--j->nwatch];
-}
-
-void gpud_event(gpud *g, gpud_job *j, uint32_t part, uint32_t stage, int32_t status, const char *reason,
-                const czk_bytes *proof, const czk_bytes *pub)
-{
-    czk_msg m;
-    (void)g;
-    if (!j->nwatch)
-        return;
-    memset(&m, 0, sizeof(m));
-    m.type = CZK_MSG_EVENT;
-    m.u.event.job_id = j->id;
-    m.u.event.partition = part;
-    m.u.event.stage = stage;
-    m.u.event.status = status;
-    m.u.event.time_ns = czk_real_ns();
-    if (reason)
-        snprintf(m.u.event.reason, sizeof(m.u.event.reason), "%s", reason);
-    if (proof && pub && proof->len && (size_t)proof->len + pub->len <= EVENT_TEXT_MAX) {
-        m.u.event.proof = *proof;
-        m.u.event.publics = *pub;
-    } else if (proof && proof->len) {
-        snprintf(m.u.event.reason, sizeof(m.u.event.reason),
-                 "proof text too large for an event: read it from the output directory");
-    }
-    for (int i = 0; i < j->nwatch;) {
-        if (czk_conn_send(j->watchers[i], &m, NULL, 0) < 0) {
-            czk_warn("job %llu: a watching client does not keep up: it no longer gets events",
-                     (unsigned long long)j->id);
-            watch_remove(j, i);
-            continue;
-        }
-        i++;
-    }
-}
-
-void gpud_watch_job(gpud *g, gpud_job *j, czk_conn *c)
-{
-    uint32_t stage = CZK_STAGE_QUEUED;
-    czk_msg m;
-
-    switch (j->state) {
-    case J_COMPLETE: stage = CZK_STAGE_DONE; break;
-    case J_FAILED: stage = CZK_STAGE_FAILED; break;
-    case J_CANCELLED: stage = CZK_STAGE_CANCELLED; break;
-    default:
-        for (uint32_t i = 0; j->parts && i < j->nparts; i++)
-            if (j->parts[i].state != P_QUEUED)
-                stage = CZK_STAGE_SYNTH;
-        gpud_watch_add(g, j, c);
-    }
-    memset(&m, 0, sizeof(m));
-    m.type = CZK_MSG_EVENT;
-    m.u.event.job_id = j->id;
-    m.u.event.partition = CZK_PARTITION_ALL;
-    m.u.event.stage = stage;
-    m.u.event.status = j->state == J_FAILED ? -EIO : 0;
-    m.u.event.time_ns = czk_real_ns();
-    czk_conn_send(c, &m, NULL, 0);
+    if (!j)
+        return gpud_reply_error(g, c, -ENOENT, "job %llu is not known", (unsigned long long)job_id);
+    if (j->uid != uid)
+        return gpud_reply_error(g, c, -EPERM, "job %llu was submitted by uid %u, not by uid %u",
+                                (unsigned long long)job_id, j->uid, uid);
+    if (j->state != J_ACTIVE)
+        return gpud_reply_error(g, c, -EALREADY, "job %llu is already %s", (unsigned long long)job_id,
+                                j->state == J_CANCELLED ? "cancelled" : "finished");
+    if (gpud_job_cancel(g, j, c) < 0)
+        return gpud_reply_error(g, c, -EIO, "could not journal the cancellation of job %llu",
+                                (unsigned long long)job_id);
 }
 
 static void on_watch(gpud *g, czk_conn *c, uint64_t job_id)
@@ -128,11 +45,11 @@ static void on_watch(gpud *g, czk_conn *c, uint64_t job_id)
     gpud_job *j = gpud_job_find(g, job_id);
 
     if (!j) {
-        gpud_reply_error(c, -ENOENT, "job %llu is not known", (unsigned long long)job_id);
+        gpud_reply_error(g, c, -ENOENT, "job %llu is not known", (unsigned long long)job_id);
         return;
     }
     if (j->uid != (uint32_t)czk_conn_cred(c)->uid && czk_conn_cred(c)->uid != 0) {
-        gpud_reply_error(c, -EPERM, "job %llu belongs to another user", (unsigned long long)job_id);
+        gpud_reply_error(g, c, -EPERM, "job %llu belongs to another user", (unsigned long long)job_id);
         return;
     }
     gpud_watch_job(g, j, c);
@@ -233,7 +150,7 @@ static void on_status(gpud *g, czk_conn *c, const czk_msg_status *req)
             recent++;
     msgpack_sbuffer_init(&sb);
     msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-    msgpack_pack_map(&pk, wj ? 16 : 15);
+    msgpack_pack_map(&pk, wj ? 17 : 16);
     kv_s(&pk, "daemon", "czk-gpud");
     kv_s(&pk, "backend", g->bops->name);
     pk_str(&pk, "jobs");
@@ -273,6 +190,7 @@ static void on_status(gpud *g, czk_conn *c, const czk_msg_status *req)
     kv_u(&pk, "proofs_total", g->proofs_total);
     kv_u(&pk, "failures_total", g->failures_total);
     kv_u(&pk, "synth_timeouts_total", g->synth_timeouts_total);
+    kv_u(&pk, "result_resends_total", g->result_resends_total);
     kv_u(&pk, "synths", gpud_synth_count(g));
     kv_u(&pk, "finalizer", g->finalizer != NULL);
     pk_str(&pk, "active");
@@ -290,8 +208,8 @@ static void on_status(gpud *g, czk_conn *c, const czk_msg_status *req)
     memset(&m, 0, sizeof(m));
     m.type = CZK_MSG_STATUS_REPLY;
     m.u.status.body = (czk_bytes){(const uint8_t *)sb.data, (uint32_t)sb.size};
-    if (czk_conn_send(c, &m, NULL, 0) < 0)
-        gpud_reply_error(c, -EMSGSIZE, "status does not fit one record");
+    if (gpud_send(g, c, &m, NULL, 0) < 0)
+        gpud_reply_error(g, c, -EMSGSIZE, "status does not fit one record");
     msgpack_sbuffer_destroy(&sb);
 }
 
@@ -308,7 +226,7 @@ static void client_msg(czk_conn *c, const czk_msg *m, int *fds, int nfds, void *
         on_status(g, c, &m->u.status);
         break;
     case CZK_MSG_CANCEL:
-        gpud_cancel(g, c, m->u.cancel.job_id);
+        on_cancel(g, c, m->u.cancel.job_id);
         break;
     case CZK_MSG_WATCH:
         on_watch(g, c, m->u.watch.job_id);
@@ -316,24 +234,21 @@ static void client_msg(czk_conn *c, const czk_msg *m, int *fds, int nfds, void *
     case CZK_MSG_HEARTBEAT: {
         czk_msg r = *m;
         r.u.heartbeat.time_ns = czk_mono_ns();
-        czk_conn_send(c, &r, NULL, 0);
+        gpud_send(g, c, &r, NULL, 0);
         break;
     }
     default:
-        gpud_reply_error(c, -EPROTO, "a client may not send %s", czk_msg_type_name(m->type));
+        gpud_reply_error(g, c, -EPROTO, "a client may not send %s", czk_msg_type_name(m->type));
     }
 }
 
 static void client_close(czk_conn *c, int err, const char *why, void *ctx)
 {
     gpud *g = ctx;
+    (void)err;
+    (void)why;
     gpud_submit_client_gone(g, c);
-    for (gpud_job *j = g->jobs_head; j; j = j->next)
-        for (int i = 0; i < j->nwatch;)
-            if (j->watchers[i] == c)
-                watch_remove(j, i);
-            else
-                i++;
+    gpud_watch_drop_conn(g, c);
 }
 
 const czk_conn_ops gpud_client_ops = {

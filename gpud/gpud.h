@@ -4,13 +4,43 @@
  * fields of gpud_work marked "worker", which the worker thread owns between
  * gpud_work_start() and the task it posts back (see worker.c).
  *
+ * Modules (all but main.c form the static library czkgpud, which the unit
+ * tests in tests/gpud/ link):
  *   main.c     start-up, wiring, signals, systemd, shutdown
- *   jobs.c     the job table, the journal records and replay, SUBMIT/CANCEL
+ *   clients.c  the two sockets: czk.sock (SUBMIT, STATUS, CANCEL, WATCH) and
+ *              gpud.sock (dispatch of synths and the finalizer by HELLO role)
+ *   jobs.c     journal replay and compaction, the spool sweep, SUBMIT's
+ *              checks and its completion after the intake thread
  *   intake.c   the intake thread: copies a SUBMIT's witness fds into the spool
- *   sched.c    priority lanes, pools and slots, synth connections (ASSIGN/READY/RELEASE/RESYNC)
+ *   sched.c    pools, synth connections (POOL/ASSIGN/READY/RESYNC), leases,
+ *              and the scheduler proper (slots for queued partitions, idle
+ *              backend contexts for READY ones)
  *   worker.c   backend worker threads (copy-in, compute), posting back to the loop
- *   results.c  the finalizer connection (RESULT, DONE, re-send on reconnect)
- *   clients.c  the client socket: SUBMIT, STATUS, CANCEL, WATCH, EVENTs
+ *   results.c  the finalizer connection (RESULT out, DONE in, re-sends)
+ *   part.c     the one owner of a partition's life: its state machine (table
+ *              in part.h), the slot and synth accounting, the journal records
+ *              of job and partition transitions
+ *   table.c    the job table, the journal record codec, the spool paths
+ *   queue.c    the three priority lanes and the ready queue (lists only)
+ *   events.c   leaf: EVENTs to watching clients, stage observations, ERROR replies
+ *   io.c       leaf: the seam to the outside (send, connection state, the
+ *              worker kick, the clock) and the scheduler's dirty flag
+ *
+ * Call graph (an arrow is "calls"; there is no cycle):
+ *   main    -> everything
+ *   clients -> jobs, sched, results, part (cancel), table, events, io
+ *   jobs    -> part, table, queue, intake, events, io
+ *   sched   -> worker, part, table, queue, events, io
+ *   worker  -> results, part, io
+ *   results -> part, table, events, io
+ *   part    -> table, queue, events, io
+ *   intake, table, queue, events, io -> none of the above
+ * Nothing calls the scheduler directly except main.c's status tick and the
+ * loop-turn task: every module that may make work schedulable calls
+ * gpud_sched_dirty() (io.c), which posts one czk_loop_task per loop turn;
+ * that task runs gpud_sched_run() after the turn's completions were handled.
+ * intake.c hands a finished spool back through the request's done_task,
+ * whose function jobs.c sets.
  */
 #ifndef CZK_GPUD_H
 #define CZK_GPUD_H
@@ -34,8 +64,11 @@
 #define GPUD_HASH 4096
 #define GPUD_HISTORY 10000 /* finished jobs remembered (request-id dedup, STATUS) */
 #define GPUD_RATE_WINDOW 256
+/* a RESULT not answered by DONE within this many seconds is sent again (the
+ * finalizer's writes are idempotent); proposed [gpud] result_resend_s */
+#define GPUD_RESULT_RESEND_S 120
 
-/* journal record types (payload: one msgpack map, see jobs.c) */
+/* journal record types (payload: one msgpack map, see table.c) */
 enum { REC_ACCEPT = 1, REC_DONE = 2, REC_COMPLETE = 3, REC_CANCEL = 4 };
 
 enum part_state {
@@ -64,9 +97,11 @@ typedef struct gpud_part {
     uint8_t discard;    /* cancelled while a worker had it */
     uint8_t sent;       /* P_FINALIZE: RESULT queued to the current finalizer */
     int32_t status;
+    uint32_t sends;     /* P_FINALIZE: RESULTs sent for it (more than one: re-sends) */
+    uint64_t t_sent;    /* P_FINALIZE: when the last RESULT was queued (io clock) */
     struct gpud_part *prev, *next;
     uint32_t pool, slot, gen;
-    uint64_t t_enq, t_assign, t_ready, t_gpu;     /* CLOCK_MONOTONIC ns */
+    uint64_t t_enq, t_assign, t_ready, t_gpu;     /* CLOCK_MONOTONIC ns (gpud_now) */
     uint64_t queue_ns, synth_ns, gpu_ns;           /* accumulated per stage */
     czk_groth16_msm_out *res;                      /* while P_FINALIZE */
     czk_fr *pub;                                   /* n_public, while P_FINALIZE */
@@ -119,6 +154,21 @@ struct gpud_synth {
 };
 
 typedef struct gpud gpud;
+typedef struct gpud_work gpud_work;
+
+/* The seam between gpud's logic and the outside world.  main.c leaves
+ * g->io NULL (gpud_io_default: the real connections, the worker threads,
+ * CLOCK_MONOTONIC); the unit tests install fakes that record what would be
+ * sent and move the clock by hand. */
+typedef struct gpud_io {
+    int (*send)(void *ctx, czk_conn *c, const czk_msg *m, const int *fds, int nfds); /* czk_conn_send */
+    int (*is_open)(void *ctx, const czk_conn *c);                                    /* czk_conn_is_open */
+    unsigned (*queued)(void *ctx, const czk_conn *c);                                /* czk_conn_queued */
+    void (*kick)(void *ctx, gpud_work *w); /* hand w to its thread; NULL: worker.c signals it */
+    uint64_t (*now)(void *ctx);            /* CLOCK_MONOTONIC ns */
+    void *ctx;
+} gpud_io;
+extern const gpud_io gpud_io_default;
 
 /* one compute device's turn order (worker.c): FIFO tickets, so the contexts
  * of one GPU compute one after the other while the next one copies in */
@@ -131,7 +181,7 @@ typedef struct gpud_turn {
     uint64_t spin_ns;   /* the next worker spins this long before expect_end (0: it only sleeps) */
 } gpud_turn;
 
-typedef struct gpud_work {
+struct gpud_work {
     czk_loop_task copied_task, computed_task;
     gpud *g;
     unsigned ctx;
@@ -155,7 +205,7 @@ typedef struct gpud_work {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int has_work, stop;
-} gpud_work;
+};
 
 /* a SUBMIT whose witnesses are being spooled by the intake thread (intake.c) */
 typedef struct gpud_submit_req {
@@ -182,7 +232,12 @@ enum { ST_QUEUE = 0, ST_SYNTH, ST_GPU, ST_FINALIZE, ST_COUNT };
 
 struct gpud {
     czk_config cfg;
-    czk_loop *loop;
+    czk_loop *loop;             /* NULL in unit tests: they call gpud_sched_run() themselves */
+    const gpud_io *io;          /* NULL: gpud_io_default */
+    int replaying;              /* jobs.c, during journal replay: transitions write no journal, send no events */
+    int sched_dirty;            /* something may have become schedulable (gpud_sched_dirty) */
+    int sched_posted;           /* sched_task is posted to the loop */
+    czk_loop_task sched_task;   /* runs gpud_sched_run once per loop turn (sched.c sets fn) */
     czk_journal *journal;
     char spool_dir[CZK_CONFIG_PATH_MAX + 16];
     gpud_circuit *circuits;
@@ -224,69 +279,104 @@ struct gpud {
     gpud_submit_req *pending; /* accepted for spooling, not yet journaled */
     unsigned pending_jobs, pending_parts;
     czk_metrics *metrics;
-    czk_metric *m_lane[GPUD_LANES], *m_proofs, *m_failures, *m_jobs, *m_synth_timeouts;
+    uint64_t result_resends_total;
+    czk_metric *m_lane[GPUD_LANES], *m_proofs, *m_failures, *m_jobs, *m_synth_timeouts, *m_result_resends;
     int stopping;
 };
+
+/* io.c (leaf) */
+int gpud_send(gpud *g, czk_conn *c, const czk_msg *m, const int *fds, int nfds);
+int gpud_conn_open(gpud *g, const czk_conn *c);
+unsigned gpud_conn_queued(gpud *g, const czk_conn *c);
+uint64_t gpud_now(gpud *g);
+void gpud_sched_dirty(gpud *g); /* work may be schedulable: run the scheduler at the end of this loop turn */
+
+/* events.c (leaf) */
+void gpud_event(gpud *g, gpud_job *j, uint32_t part, uint32_t stage, int32_t status, const char *reason,
+                const czk_bytes *proof, const czk_bytes *pub);
+void gpud_watch_add(gpud *g, gpud_job *j, czk_conn *c);
+void gpud_watch_drop_conn(gpud *g, czk_conn *c); /* c is gone: it follows no job any more */
+/* WATCH's answer (also a duplicate SUBMIT's with CZK_SUBMIT_F_WAIT): EVENT
+ * with the job's current stage, and c follows a job that is still active */
+void gpud_watch_job(gpud *g, gpud_job *j, czk_conn *c);
+void gpud_reply_error(gpud *g, czk_conn *c, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void gpud_stage_observe(gpud *g, int stage, uint64_t ns);
+
+/* queue.c (leaf): lanes and the ready queue; membership only, no state */
+void gpud_lane_push(gpud *g, gpud_part *p, int front);
+void gpud_ready_push(gpud *g, gpud_part *p);
+void gpud_unlink(gpud *g, gpud_part *p); /* from its lane (P_QUEUED) or the ready queue */
+gpud_part *gpud_lane_first(const gpud *g); /* highest non-empty lane's head, or NULL */
+
+/* table.c: the job table, journal records, spool paths */
+typedef struct gpud_rec {
+    uint64_t job, tsub;
+    uint32_t lane, nparts, uid, part;
+    int32_t status;
+    char req[CZK_MSG_STR_SHORT], circ[64];
+} gpud_rec;
+gpud_job *gpud_job_find(gpud *g, uint64_t id);
+gpud_job *gpud_job_find_req(gpud *g, uint32_t uid, const char *req);
+void gpud_job_insert(gpud *g, gpud_job *j);
+void gpud_jobs_trim(gpud *g); /* forget the oldest finished jobs beyond GPUD_HISTORY */
+int gpud_rec_write(gpud *g, uint16_t type, const gpud_rec *r);
+int gpud_rec_parse(const czk_journal_rec *rec, gpud_rec *r);
+void gpud_spool_path(const gpud *g, uint64_t job, uint32_t part, char *buf, size_t n);
+void gpud_spool_remove(gpud *g, uint64_t job);
+
+/* part.c: see part.h */
+#include "gpud/part.h"
 
 /* jobs.c */
 int gpud_jobs_open(gpud *g, czk_error *e);          /* journal replay + compaction */
 void gpud_jobs_requeue_all(gpud *g);               /* after pools: queue every pending partition */
-gpud_job *gpud_job_find(gpud *g, uint64_t id);
 void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, int *fds, int nfds); /* takes the fds */
 void gpud_submit_finish(gpud *g, gpud_submit_req *r); /* loop thread: the spool is written (or failed) */
 void gpud_submit_client_gone(gpud *g, czk_conn *c);
-void gpud_spool_remove(gpud *g, uint64_t job);
+void gpud_jobs_free(gpud *g);
 
 /* intake.c */
 int gpud_intake_start(gpud *g, czk_error *e);
 void gpud_intake_stop(gpud *g);
-void gpud_intake_queue(gpud *g, gpud_submit_req *r);
-void gpud_cancel(gpud *g, czk_conn *c, uint64_t job_id);
-/* a partition reached a final state (DONE or FAILED); journals it */
-void gpud_part_finish(gpud *g, gpud_part *p, int status, const char *reason, const czk_bytes *proof,
-                      const czk_bytes *pub);
-void gpud_part_set_state(gpud *g, gpud_part *p, int state);
-void gpud_spool_path(const gpud *g, uint64_t job, uint32_t part, char *buf, size_t n);
-void gpud_jobs_free(gpud *g);
-void gpud_job_maybe_release(gpud *g, gpud_job *j); /* free a final job's partitions when unreferenced */
+void gpud_intake_queue(gpud *g, gpud_submit_req *r); /* r->done_task is posted to the loop when done */
 
 /* sched.c */
-void gpud_lane_push(gpud *g, gpud_part *p, int front);
-void gpud_unlink(gpud *g, gpud_part *p);
-void gpud_schedule(gpud *g);                        /* assign slots, start workers */
-void gpud_leases_check(gpud *g);                    /* take back assignments past synth_timeout_s; then schedule */
+void gpud_sched_attach(gpud *g);                    /* wire g->sched_task to gpud_sched_run */
+void gpud_sched_run(gpud *g);                       /* if dirty: assign slots, start workers */
+void gpud_leases_check(gpud *g);                    /* take back assignments past synth_timeout_s */
 int gpud_pools_open(gpud *g, czk_error *e);         /* create or adopt one pool per NUMA node */
 void gpud_pools_close(gpud *g);
-void gpud_slot_free(gpud *g, gpud_part *p, int send_release); /* READY/DMA slot back to FREE + RELEASE */
-void gpud_slot_drop(gpud *g, gpud_part *p);         /* cancel: give up a slot the partition holds */
 void gpud_synth_open(gpud *g, czk_conn *c);
 void gpud_synth_close(gpud *g, czk_conn *c);
 void gpud_synth_msg(gpud *g, czk_conn *c, const czk_msg *m);
+/* the same without the connection's handshake data (unit tests) */
+gpud_synth *gpud_synth_attach(gpud *g, czk_conn *c, uint32_t owner, uint32_t pool);
+void gpud_synth_detach(gpud *g, gpud_synth *s);
+void gpud_synth_ready(gpud *g, gpud_synth *s, const czk_msg_ready *r);
 unsigned gpud_synth_count(const gpud *g);
 
 /* worker.c */
 int gpud_workers_start(gpud *g, czk_error *e);
 void gpud_workers_stop(gpud *g);
 gpud_work *gpud_worker_idle(gpud *g);
-void gpud_work_start(gpud *g, gpud_work *w, gpud_part *p);
+void gpud_work_start(gpud *g, gpud_work *w, gpud_part *p); /* p is P_READY */
+/* loop thread, after the worker's copied/computed posts (unit tests call them directly) */
+void gpud_work_copied(gpud *g, gpud_work *w);
+void gpud_work_computed(gpud *g, gpud_work *w);
 
 /* results.c */
+int gpud_result_fits(const gpud *g, uint32_t circuit); /* its public signals fit one RESULT record */
 void gpud_result_ready(gpud *g, gpud_part *p);      /* send RESULT if the finalizer is there */
 void gpud_finalizer_open(gpud *g, czk_conn *c);
 void gpud_finalizer_close(gpud *g, czk_conn *c);
 void gpud_finalizer_msg(gpud *g, czk_conn *c, const czk_msg *m);
+void gpud_finalizer_attach(gpud *g, czk_conn *c, uint32_t pid); /* gpud_finalizer_open without the handshake */
+void gpud_finalizer_done(gpud *g, const czk_msg_done *d);
 void gpud_results_flush(gpud *g);                  /* send RESULTs not yet sent */
+void gpud_results_check(gpud *g);                  /* re-send RESULTs unanswered for GPUD_RESULT_RESEND_S */
 
 /* clients.c */
 extern const czk_conn_ops gpud_client_ops;
 extern const czk_conn_ops gpud_daemon_ops;
-void gpud_event(gpud *g, gpud_job *j, uint32_t part, uint32_t stage, int32_t status, const char *reason,
-                const czk_bytes *proof, const czk_bytes *pub);
-void gpud_watch_add(gpud *g, gpud_job *j, czk_conn *c);
-/* WATCH's answer (also a duplicate SUBMIT's with CZK_SUBMIT_F_WAIT): EVENT
- * with the job's current stage, and c follows a job that is still active */
-void gpud_watch_job(gpud *g, gpud_job *j, czk_conn *c);
-void gpud_reply_error(czk_conn *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void gpud_stage_observe(gpud *g, int stage, uint64_t ns);
 
 #endif

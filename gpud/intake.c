@@ -2,8 +2,9 @@
  * intake.c — czk-gpud's intake thread: copies the witnesses of a SUBMIT from
  * the client's file descriptors into the spool (state_dir/spool/<job>/), fsyncs
  * them, and validates the copies, so the event loop never waits for a client's
- * disk.  The loop then journals ACCEPT and answers (jobs.c,
- * gpud_submit_finish).  gpud never opens a path on a client's behalf: it only
+ * disk.  The request's done_task (set by jobs.c) then runs on the loop,
+ * which journals ACCEPT and answers (jobs.c, gpud_submit_finish).  gpud
+ * never opens a path on a client's behalf: it only
  * reads the fds the client passed (SCM_RIGHTS).
  *
  * Hand-off: the loop queues a gpud_submit_req under intake_mu; the thread owns
@@ -184,13 +185,6 @@ static void spool_job(gpud *g, gpud_submit_req *r)
         snprintf(r->why, sizeof(r->why), "fault injected while spooling");
 }
 
-static void on_spooled(czk_loop_task *t, void *ctx)
-{
-    gpud_submit_req *r = ctx;
-    (void)t;
-    gpud_submit_finish(r->g, r);
-}
-
 static void *intake_main(void *arg)
 {
     gpud *g = arg;
@@ -214,8 +208,6 @@ static void *intake_main(void *arg)
                 close(r->fds[i]);
                 r->fds[i] = -1;
             }
-        r->done_task.fn = on_spooled;
-        r->done_task.ctx = r;
         czk_loop_post(g->loop, &r->done_task);
     }
 }

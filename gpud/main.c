@@ -27,9 +27,9 @@ static void status_tick(czk_timer *t, void *ctx)
                       g->n_active, g->part_count[P_QUEUED], g->part_count[P_GPU], g->part_count[P_FINALIZE],
                       gpud_synth_count(g), g->finalizer ? "connected" : "absent",
                       (unsigned long long)g->proofs_total);
-    gpud_results_flush(g);
+    gpud_results_check(g); /* re-sends what waited too long for DONE, then what did not fit before */
     gpud_leases_check(g);
-    gpud_schedule(g);
+    gpud_sched_dirty(g);   /* a pass every tick, as a safety net */
 }
 
 static int open_circuits(gpud *g, czk_error *e)
@@ -87,6 +87,8 @@ static int open_metrics(gpud *g)
                                     "partitions that failed");
     g->m_synth_timeouts = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_gpud_synth_timeouts_total", NULL,
                                           "assignments taken back from a synth after synth_timeout_s without READY");
+    g->m_result_resends = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_result_resends_total", NULL,
+                                          "RESULTs sent to the finalizer again (reconnect, or no DONE in time)");
     g->m_jobs = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_active_jobs", NULL,
                                 "jobs accepted and not finished");
     czk_metric_set(g->m_jobs, g->n_active);
@@ -157,6 +159,7 @@ int main(int argc, char **argv)
     lc.out_queue_cap = 1024;
     if ((r = czk_loop_create(&g->loop, &lc, &e)) < 0)
         goto fail;
+    gpud_sched_attach(g);
     if ((r = gpud_jobs_open(g, &e)) < 0)
         goto fail;
     if ((r = gpud_pools_open(g, &e)) < 0)
@@ -203,7 +206,7 @@ int main(int argc, char **argv)
     czk_info("ready: %u circuits, %u pools of %d slots, backend %s, sockets in %s", g->n_circuits, g->n_pools,
              g->cfg.slots_per_pool, g->bops->name, g->cfg.runtime_dir);
     czk_daemon_ready("accepting jobs");
-    gpud_schedule(g);
+    gpud_sched_dirty(g);
     r = czk_loop_run(g->loop);
     g->stopping = 1;
     czk_daemon_stopping();

@@ -1,7 +1,8 @@
 /*
- * sched.c — czk-gpud's scheduler: three priority lanes of queued partitions,
- * one shared-memory pool per NUMA node, and the synth side of the protocol
- * (POOL, ASSIGN, READY, RELEASE, RESYNC).
+ * sched.c — czk-gpud's scheduler: one shared-memory pool per NUMA node, the
+ * synth side of the protocol (POOL, ASSIGN, READY, RELEASE, RESYNC), the
+ * assignment leases, and the scheduling pass that gives free slots to queued
+ * partitions and READY slots to idle backend contexts.
  *
  * Slot ownership (ipc/layout.h has the state machine): gpud moves a slot
  * FREE -> ASSIGNED before it sends ASSIGN; the synth moves it to FILLING and
@@ -10,10 +11,15 @@
  * ASSIGNED/FILLING slots (reclaim: generation + 1, the partition goes back to
  * the FRONT of its lane); its READY slots are still proved.  A synth that
  * hangs (alive, so no EOF, and its loop thread still feeds systemd's
- * watchdog) is caught by the assignment lease, gpud_leases_check.
+ * watchdog) is caught by the assignment lease, gpud_leases_check.  The
+ * partitions' states and the slot accounting change only in part.c.
  *
  * Scheduling rule: whenever a slot or a worker frees up, the highest
- * non-empty lane goes first (FIFO inside a lane).  Runs on the loop thread.
+ * non-empty lane goes first (FIFO inside a lane); a queued partition goes to
+ * the pool with the most free slots, to its least-loaded synth (fewest slots
+ * in flight).  The pass runs once per loop turn when something marked the
+ * scheduler dirty (gpud_sched_dirty), never from inside another module's
+ * handler.  Runs on the loop thread.
  */
 #include <errno.h>
 #include <numa.h>
@@ -28,148 +34,7 @@
 #include "common/runtime/trace.h"
 #include "gpud/gpud.h"
 
-/* -------------------------------------------------------------- lanes --- */
-
-static void lane_gauges(gpud *g)
-{
-    for (int l = 0; l < GPUD_LANES; l++) {
-        int64_t n = 0;
-        for (gpud_part *p = g->lane_head[l]; p; p = p->next)
-            n++;
-        czk_metric_set(g->m_lane[l], n);
-    }
-}
-
-void gpud_lane_push(gpud *g, gpud_part *p, int front)
-{
-    uint32_t l = p->job->lane;
-    p->prev = p->next = NULL;
-    if (front) {
-        p->next = g->lane_head[l];
-        if (p->next)
-            p->next->prev = p;
-        else
-            g->lane_tail[l] = p;
-        g->lane_head[l] = p;
-    } else {
-        p->prev = g->lane_tail[l];
-        if (p->prev)
-            p->prev->next = p;
-        else
-            g->lane_head[l] = p;
-        g->lane_tail[l] = p;
-    }
-    p->linked = 1;
-    lane_gauges(g);
-}
-
-static void ready_push(gpud *g, gpud_part *p)
-{
-    p->next = NULL;
-    p->prev = g->ready_tail;
-    if (p->prev)
-        p->prev->next = p;
-    else
-        g->ready_head = p;
-    g->ready_tail = p;
-    p->linked = 1;
-}
-
-void gpud_unlink(gpud *g, gpud_part *p)
-{
-    gpud_part **head, **tail;
-    if (!p->linked)
-        return;
-    if (p->state == P_QUEUED) {
-        head = &g->lane_head[p->job->lane];
-        tail = &g->lane_tail[p->job->lane];
-    } else {
-        head = &g->ready_head;
-        tail = &g->ready_tail;
-    }
-    if (p->prev)
-        p->prev->next = p->next;
-    else
-        *head = p->next;
-    if (p->next)
-        p->next->prev = p->prev;
-    else
-        *tail = p->prev;
-    p->prev = p->next = NULL;
-    p->linked = 0;
-    if (p->state == P_QUEUED)
-        lane_gauges(g);
-}
-
-/* -------------------------------------------------------------- slots --- */
-
-static void send_release(gpud_synth *s, uint32_t pool_id, uint32_t slot, uint32_t gen)
-{
-    czk_msg m;
-    if (!s)
-        return;
-    memset(&m, 0, sizeof(m));
-    m.type = CZK_MSG_RELEASE;
-    m.u.release.pool_id = pool_id;
-    m.u.release.slot = slot;
-    m.u.release.generation = gen;
-    czk_conn_send(s->c, &m, NULL, 0);
-}
-
-static void slot_clear(gpud *g, gpud_pool *gp, uint32_t slot)
-{
-    gpud_slot *gs = &gp->slots[slot];
-    gpud_part *p = gs->part;
-    if (gs->synth && gs->synth->inflight)
-        gs->synth->inflight--;
-    gs->part = NULL;
-    gs->synth = NULL;
-    gp->in_use--;
-    czk_metric_set(gp->m_in_use, gp->in_use);
-    if (p) {
-        p->holds_slot = 0;
-        gpud_job_maybe_release(g, p->job);
-    }
-}
-
-void gpud_slot_free(gpud *g, gpud_part *p, int release_msg)
-{
-    gpud_pool *gp = &g->pools[p->pool];
-    gpud_synth *s = gp->slots[p->slot].synth;
-    uint32_t slot = p->slot, gen = p->gen;
-    czk_error e = {0};
-    uint64_t ctl = czk_slot_ctl(&gp->pool, slot);
-
-    if (!p->holds_slot)
-        return;
-    if (CZK_SLOT_CTL_STATE(ctl) == CZK_SLOT_READY && czk_slot_begin_dma(&gp->pool, slot, gen, &e) < 0)
-        czk_warn("pool %u slot %u gen %u: %s", gp->id, slot, gen, e.msg);
-    if (czk_slot_release(&gp->pool, slot, gen, &e) < 0)
-        czk_warn("pool %u slot %u gen %u: could not free: %s", gp->id, slot, gen, e.msg);
-    if (release_msg)
-        send_release(s, gp->id, slot, gen);
-    slot_clear(g, gp, slot);
-}
-
-void gpud_slot_drop(gpud *g, gpud_part *p)
-{
-    gpud_pool *gp = &g->pools[p->pool];
-    gpud_synth *s = gp->slots[p->slot].synth;
-    czk_error e = {0};
-
-    if (!p->holds_slot)
-        return;
-    if (s) {
-        /* a RELEASE of a slot that is not READY asks the synth to stop
-         * filling it; it answers READY with -ECANCELED and the slot is
-         * reclaimed then, once nobody writes to it any more */
-        send_release(s, gp->id, p->slot, p->gen);
-        return;
-    }
-    if (czk_slot_reclaim(&gp->pool, p->slot, p->gen, &e) < 0)
-        czk_warn("pool %u slot %u: %s", gp->id, p->slot, e.msg);
-    slot_clear(g, gp, p->slot);
-}
+/* ---------------------------------------------------------- scheduling --- */
 
 static int pool_free_slot(gpud_pool *gp)
 {
@@ -184,34 +49,23 @@ static gpud_synth *pool_synth(gpud *g, uint32_t pool)
 {
     gpud_synth *best = NULL;
     for (gpud_synth *s = g->synths; s; s = s->next)
-        if (s->pool == pool && czk_conn_is_open(s->c) && !s->quarantined && (!best || s->inflight < best->inflight))
+        if (s->pool == pool && gpud_conn_open(g, s->c) && !s->quarantined && (!best || s->inflight < best->inflight))
             best = s;
     return best;
-}
-
-static gpud_part *lane_pop(gpud *g)
-{
-    for (int l = 0; l < GPUD_LANES; l++) {
-        gpud_part *p = g->lane_head[l];
-        if (p) {
-            gpud_unlink(g, p);
-            return p;
-        }
-    }
-    return NULL;
 }
 
 static int assign(gpud *g, gpud_part *p, uint32_t pool, uint32_t slot, gpud_synth *s)
 {
     gpud_pool *gp = &g->pools[pool];
     gpud_job *j = p->job;
-    uint64_t now = czk_mono_ns();
+    uint64_t lease_ns = g->cfg.synth_timeout_s > 0 ? (uint64_t)g->cfg.synth_timeout_s * 1000000000ull : 0;
     czk_error e = {0};
     uint32_t gen;
     czk_msg m;
     int r;
 
-    if ((r = czk_slot_assign(&gp->pool, slot, s->owner, j->id, p->index, 0, &gen, &e)) < 0) {
+    if ((r = czk_slot_assign(&gp->pool, slot, s->owner, j->id, p->index, lease_ns ? gpud_now(g) + lease_ns : 0,
+                             &gen, &e)) < 0) {
         czk_err("pool %u: %s", gp->id, e.msg);
         return r;
     }
@@ -223,35 +77,19 @@ static int assign(gpud *g, gpud_part *p, uint32_t pool, uint32_t slot, gpud_synt
     m.u.assign.job_id = j->id;
     m.u.assign.partition = p->index;
     m.u.assign.circuit_id = j->circuit;
+    m.u.assign.lease_ms = lease_ns / 1000000ull;
     gpud_spool_path(g, j->id, p->index, m.u.assign.spool, sizeof(m.u.assign.spool));
-    if ((r = czk_conn_send(s->c, &m, NULL, 0)) < 0) {
+    if ((r = gpud_send(g, s->c, &m, NULL, 0)) < 0) {
         czk_slot_reclaim(&gp->pool, slot, gen, NULL);
         return r;
     }
-    gp->slots[slot].part = p;
-    gp->slots[slot].synth = s;
-    gp->in_use++;
-    czk_metric_set(gp->m_in_use, gp->in_use);
-    s->inflight++;
-    p->pool = pool;
-    p->slot = slot;
-    p->gen = gen;
-    p->holds_slot = 1;
-    p->queue_ns += now - p->t_enq;
-    gpud_stage_observe(g, ST_QUEUE, now - p->t_enq);
-    p->t_assign = now;
-    gpud_part_set_state(g, p, P_SYNTH);
-    czk_debug("job %llu partition %u: assigned pool %u slot %u gen %u to synth pid %u", (unsigned long long)j->id,
-              p->index, gp->id, slot, gen, s->owner);
-    gpud_event(g, j, p->index, CZK_STAGE_SYNTH, 0, NULL, NULL, NULL);
+    gpud_part_assign(g, p, pool, slot, gen, s);
     czk_fault("gpud.after_assign");
     return 0;
 }
 
-void gpud_schedule(gpud *g)
+static void schedule(gpud *g)
 {
-    if (g->stopping)
-        return;
     /* 1. queued partitions into free slots, highest lane first */
     for (;;) {
         int best_pool = -1, slot = -1, best_free = -1;
@@ -268,12 +106,10 @@ void gpud_schedule(gpud *g)
                 continue;
             best_pool = (int)i, slot = fs, best_free = nfree, s = cand;
         }
-        if (best_pool < 0 || !(p = lane_pop(g)))
+        if (best_pool < 0 || !(p = gpud_lane_first(g)))
             break;
-        if (assign(g, p, (uint32_t)best_pool, (uint32_t)slot, s) < 0) {
-            gpud_lane_push(g, p, 1);
+        if (assign(g, p, (uint32_t)best_pool, (uint32_t)slot, s) < 0)
             break;
-        }
     }
     /* 2. READY slots to idle backend contexts, highest lane first */
     while (g->ready_head) {
@@ -284,9 +120,33 @@ void gpud_schedule(gpud *g)
         for (gpud_part *p = g->ready_head; p; p = p->next)
             if (!best || p->job->lane < best->job->lane)
                 best = p;
-        gpud_unlink(g, best);
         gpud_work_start(g, w, best);
     }
+}
+
+void gpud_sched_run(gpud *g)
+{
+    if (g->stopping || !g->sched_dirty)
+        return;
+    g->sched_dirty = 0;
+    schedule(g);
+    /* what the pass itself changed (an ASSIGN that could not be queued, a
+     * slot that was not ours) waits for the next event, as it always did */
+    g->sched_dirty = 0;
+}
+
+static void on_sched_task(czk_loop_task *t, void *ctx)
+{
+    gpud *g = ctx;
+    (void)t;
+    g->sched_posted = 0;
+    gpud_sched_run(g);
+}
+
+void gpud_sched_attach(gpud *g)
+{
+    g->sched_task.fn = on_sched_task;
+    g->sched_task.ctx = g;
 }
 
 /* ------------------------------------------------------------- leases --- */
@@ -298,11 +158,10 @@ void gpud_schedule(gpud *g)
  * another synth; the slot is quarantined, out of use because the stuck fill may
  * still write to it, until that synth answers for it (READY of any status,
  * after the RELEASE that asks it to stop) or disconnects; meanwhile the synth
- * gets no new ASSIGN.  Runs on the loop thread, from the status tick, which
- * schedules the requeued partitions right after. */
+ * gets no new ASSIGN.  Runs on the loop thread, from the status tick. */
 void gpud_leases_check(gpud *g)
 {
-    uint64_t now = czk_mono_ns(), lim;
+    uint64_t now = gpud_now(g), lim;
 
     if (g->cfg.synth_timeout_s <= 0)
         return;
@@ -321,15 +180,8 @@ void gpud_leases_check(gpud *g)
                      "synth answers for it or disconnects, no new work for it meanwhile",
                      s->owner, gp->id, k, (unsigned long long)p->job->id, p->index,
                      (unsigned long long)((now - p->t_assign) / 1000000000ull), g->cfg.synth_timeout_s);
-            send_release(s, gp->id, k, p->gen); /* asks it to stop; it answers READY then */
-            gs->part = NULL;
-            gs->quarantined = 1;
-            gs->qgen = p->gen;
-            s->quarantined++;
-            p->holds_slot = 0;
-            gpud_part_set_state(g, p, P_QUEUED);
-            p->t_enq = now;
-            gpud_lane_push(g, p, 1);
+            if (gpud_part_requeue(g, p, GPUD_SLOT_QUARANTINE) < 0)
+                continue;
             g->synth_timeouts_total++;
             czk_metric_inc(g->m_synth_timeouts, 1);
         }
@@ -352,7 +204,8 @@ static void quarantine_end(gpud *g, gpud_pool *gp, uint32_t slot, const char *wh
     if (gs->synth)
         gs->synth->quarantined--;
     gs->quarantined = 0;
-    slot_clear(g, gp, slot); /* the synth's inflight count, in_use (no partition holds it any more) */
+    gpud_slot_clear(g, gp, slot); /* the synth's inflight count, in_use (no partition holds it any more) */
+    gpud_sched_dirty(g);
 }
 
 /* -------------------------------------------------------------- pools --- */
@@ -411,16 +264,7 @@ static void pool_recover(gpud *g, gpud_pool *gp)
         }
         czk_info("pool %u slot %u: READY partition %u of job %llu recovered", gp->id, i, p->index,
                  (unsigned long long)j->id);
-        gp->slots[i].part = p;
-        gp->slots[i].synth = NULL;
-        gp->in_use++;
-        p->pool = (uint32_t)(gp - g->pools);
-        p->slot = i;
-        p->gen = gen;
-        p->holds_slot = 1;
-        p->t_ready = czk_mono_ns();
-        gpud_part_set_state(g, p, P_READY);
-        ready_push(g, p);
+        gpud_part_adopt(g, p, (uint32_t)(gp - g->pools), i, gen);
     }
 }
 
@@ -496,43 +340,50 @@ unsigned gpud_synth_count(const gpud *g)
     return n;
 }
 
+gpud_synth *gpud_synth_attach(gpud *g, czk_conn *c, uint32_t owner, uint32_t pool)
+{
+    gpud_synth *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    s->c = c;
+    s->owner = owner & 0xffffffu;
+    s->pool = pool < g->n_pools ? pool : 0;
+    s->next = g->synths;
+    g->synths = s;
+    gpud_sched_dirty(g);
+    return s;
+}
+
 void gpud_synth_open(gpud *g, czk_conn *c)
 {
     const czk_msg_hello *h = czk_conn_peer(c);
-    gpud_synth *s = calloc(1, sizeof(*s));
+    uint32_t pool = 0;
+    gpud_synth *s;
     czk_msg m;
 
-    if (!s) {
+    for (unsigned i = 0; i < g->n_pools; i++)
+        if (g->pools[i].node == h->numa_node)
+            pool = i;
+    if (!(s = gpud_synth_attach(g, c, (uint32_t)czk_conn_cred(c)->pid, pool))) {
         czk_conn_close(c, -ENOMEM, "out of memory for a synth", 0);
         return;
     }
-    s->c = c;
-    s->owner = (uint32_t)czk_conn_cred(c)->pid & 0xffffffu;
-    s->pool = 0;
-    for (unsigned i = 0; i < g->n_pools; i++)
-        if (g->pools[i].node == h->numa_node)
-            s->pool = i;
-    s->next = g->synths;
-    g->synths = s;
     czk_conn_set_user(c, s);
     memset(&m, 0, sizeof(m));
     m.type = CZK_MSG_POOL;
     czk_pool_describe(&g->pools[s->pool].pool, &m.u.pool);
-    if (czk_conn_send(c, &m, &g->pools[s->pool].pool.fd, 1) < 0) {
+    if (gpud_send(g, c, &m, &g->pools[s->pool].pool.fd, 1) < 0) {
         czk_conn_close(c, -EIO, "could not send POOL", 0);
         return;
     }
     czk_info("synth pid %u (node %d) serves pool %u", s->owner, h->numa_node, s->pool);
-    gpud_schedule(g);
 }
 
-void gpud_synth_close(gpud *g, czk_conn *c)
+void gpud_synth_detach(gpud *g, gpud_synth *s)
 {
-    gpud_synth *s = czk_conn_user(c), **pp;
+    gpud_synth **pp;
     unsigned requeued = 0;
 
-    if (!s)
-        return;
     for (pp = &g->synths; *pp; pp = &(*pp)->next)
         if (*pp == s) {
             *pp = s->next;
@@ -549,18 +400,21 @@ void gpud_synth_close(gpud *g, czk_conn *c)
                 quarantine_end(g, gp, k, "its synth disconnected");
                 continue;
             }
-            gs->synth = NULL;
-            if (!p || (p->state != P_SYNTH && p->state != P_CANCELLED) ||
-                CZK_SLOT_CTL_STATE(czk_slot_ctl(&gp->pool, k)) == CZK_SLOT_READY)
-                continue; /* READY (sent or not): still proved by us */
-            int was = p->state; /* slot_clear may free a cancelled job's partitions */
-            czk_slot_reclaim(&gp->pool, k, p->gen, NULL);
-            slot_clear(g, gp, k);
-            if (was == P_SYNTH) {
-                gpud_part_set_state(g, p, P_QUEUED);
-                p->t_enq = czk_mono_ns();
-                gpud_lane_push(g, p, 1);
+            if (!p || CZK_SLOT_CTL_STATE(czk_slot_ctl(&gp->pool, k)) == CZK_SLOT_READY) {
+                gs->synth = NULL; /* READY (sent or not): still proved by us */
+                if (s->inflight)
+                    s->inflight--;
+                continue;
+            }
+            if (p->state == P_SYNTH) {
+                gpud_part_requeue(g, p, GPUD_SLOT_RECLAIM); /* front of its lane */
                 requeued++;
+            } else if (p->state == P_CANCELLED) {
+                gpud_part_slot_reclaim(g, p); /* may free the cancelled job's partitions */
+            } else {
+                gs->synth = NULL;
+                if (s->inflight)
+                    s->inflight--;
             }
         }
         czk_pool_reclaim_owner(&gp->pool, s->owner);
@@ -572,26 +426,30 @@ void gpud_synth_close(gpud *g, czk_conn *c)
             gpud_part *p = gp->slots[k].part;
             if (!p || gp->slots[k].synth || CZK_SLOT_CTL_STATE(czk_slot_ctl(&gp->pool, k)) != CZK_SLOT_READY)
                 continue;
-            if (p->state == P_CANCELLED) {
-                gpud_slot_free(g, p, 0);
-            } else if (p->state == P_SYNTH) {
-                gpud_part_set_state(g, p, P_READY);
-                p->t_ready = czk_mono_ns();
-                ready_push(g, p);
-            }
+            if (p->state == P_CANCELLED)
+                gpud_part_slot_free(g, p, 0);
+            else if (p->state == P_SYNTH)
+                gpud_part_ready(g, p, 0);
         }
     }
     czk_warn("synth pid %u gone: %u partitions requeued", s->owner, requeued);
     free(s);
-    gpud_schedule(g);
+    gpud_sched_dirty(g);
 }
 
-static void on_ready(gpud *g, gpud_synth *s, const czk_msg_ready *r)
+void gpud_synth_close(gpud *g, czk_conn *c)
+{
+    gpud_synth *s = czk_conn_user(c);
+    if (s)
+        gpud_synth_detach(g, s);
+}
+
+void gpud_synth_ready(gpud *g, gpud_synth *s, const czk_msg_ready *r)
 {
     gpud_pool *gp;
     gpud_slot *gs;
     gpud_part *p;
-    uint64_t now = czk_mono_ns(), ctl;
+    uint64_t ctl;
 
     if (r->pool_id >= g->n_pools || r->slot >= g->pools[r->pool_id].pool.hdr->slot_count) {
         czk_warn("synth pid %u: READY for pool %u slot %u, which does not exist: ignored", s->owner, r->pool_id,
@@ -606,7 +464,6 @@ static void on_ready(gpud *g, gpud_synth *s, const czk_msg_ready *r)
         snprintf(why, sizeof(why), "synth pid %u answered for it: %s", s->owner,
                  r->status < 0 ? (r->reason[0] ? r->reason : strerror(-r->status)) : "filled, too late");
         quarantine_end(g, gp, r->slot, why);
-        gpud_schedule(g);
         return;
     }
     if (!p || gs->synth != s || p->gen != r->generation) {
@@ -622,30 +479,20 @@ static void on_ready(gpud *g, gpud_synth *s, const czk_msg_ready *r)
                  r->reason[0] ? r->reason : r->status < 0 ? strerror(-r->status) : "slot not READY");
         int was = p->state; /* freeing the slot may free a cancelled job's partitions */
         if (CZK_SLOT_CTL_STATE(ctl) == CZK_SLOT_READY)
-            gpud_slot_free(g, p, 0);
-        else {
-            czk_slot_reclaim(&gp->pool, r->slot, p->gen, NULL);
-            slot_clear(g, gp, r->slot);
-        }
+            gpud_part_slot_free(g, p, 0);
+        else
+            gpud_part_slot_reclaim(g, p);
         if (was == P_SYNTH)
             gpud_part_finish(g, p, st, why, NULL, NULL);
-        gpud_schedule(g);
         return;
     }
     if (p->state == P_CANCELLED) {
-        gpud_slot_free(g, p, 1);
-        gpud_schedule(g);
+        gpud_part_slot_free(g, p, 1);
         return;
     }
     /* the slot's checksums are verified by the worker, off the loop thread */
-    p->synth_ns += now - p->t_assign;
-    gpud_stage_observe(g, ST_SYNTH, now - p->t_assign);
-    p->t_ready = now;
-    czk_trace_add(p->job->id, p->index, CZK_TRACE_READY, now, now);
-    gpud_part_set_state(g, p, P_READY);
-    ready_push(g, p);
+    gpud_part_ready(g, p, 1);
     czk_fault("gpud.after_ready");
-    gpud_schedule(g);
 }
 
 static void on_resync(gpud *g, gpud_synth *s, const czk_msg_resync *r)
@@ -658,7 +505,7 @@ static void on_resync(gpud *g, gpud_synth *s, const czk_msg_resync *r)
             continue; /* ours and theirs agree */
         czk_info("synth pid %u: RESYNC names pool %u slot %u gen %llu, which it no longer owns: released",
                  s->owner, r->pool_id, slot, (unsigned long long)r->slots[i].generation);
-        send_release(s, r->pool_id, slot, (uint32_t)r->slots[i].generation);
+        gpud_send_release(g, s, r->pool_id, slot, (uint32_t)r->slots[i].generation);
     }
 }
 
@@ -669,7 +516,7 @@ void gpud_synth_msg(gpud *g, czk_conn *c, const czk_msg *m)
         return;
     switch (m->type) {
     case CZK_MSG_READY:
-        on_ready(g, s, &m->u.ready);
+        gpud_synth_ready(g, s, &m->u.ready);
         break;
     case CZK_MSG_RESYNC:
         on_resync(g, s, &m->u.resync);
@@ -677,6 +524,6 @@ void gpud_synth_msg(gpud *g, czk_conn *c, const czk_msg *m)
     case CZK_MSG_HEARTBEAT:
         break;
     default:
-        gpud_reply_error(c, -EPROTO, "a synth may not send %s", czk_msg_type_name(m->type));
+        gpud_reply_error(g, c, -EPROTO, "a synth may not send %s", czk_msg_type_name(m->type));
     }
 }

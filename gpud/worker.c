@@ -201,70 +201,68 @@ static void *worker_main(void *arg)
 }
 
 /* loop thread: the copy is done, the slot can go back to the synth */
+void gpud_work_copied(gpud *g, gpud_work *w)
+{
+    gpud_part_slot_free(g, w->part, 1);
+    czk_fault("gpud.after_release");
+}
+
 static void on_copied(czk_loop_task *t, void *ctx)
 {
     gpud_work *w = ctx;
-    gpud *g = w->g;
-    gpud_part *p = w->part;
     (void)t;
-
-    gpud_slot_free(g, p, 1);
-    czk_fault("gpud.after_release");
-    gpud_schedule(g);
+    gpud_work_copied(w->g, w);
 }
 
 /* loop thread: the partition is computed (or failed) */
-static void on_computed(czk_loop_task *t, void *ctx)
+void gpud_work_computed(gpud *g, gpud_work *w)
 {
-    gpud_work *w = ctx;
-    gpud *g = w->g;
     gpud_part *p = w->part;
+    czk_groth16_msm_out *res;
+    czk_fr *pub;
     uint32_t npub;
-    (void)t;
 
     uint64_t t_started = atomic_exchange(&w->t_started, 0);
     w->busy = 0;
     w->part = NULL;
+    gpud_sched_dirty(g); /* a backend context is free */
     if (t_started)
         czk_trace_hist_add(&g->compute_hist, t_started, w->t_computed);
     if (p->discard) {
         p->discard = 0;
         gpud_job_maybe_release(g, p->job);
-        gpud_schedule(g);
         return;
     }
     if (w->rc_copy < 0 || w->rc_compute < 0) {
         gpud_part_finish(g, p, w->rc_copy < 0 ? w->rc_copy : w->rc_compute, w->err.msg, NULL, NULL);
-        gpud_schedule(g);
         return;
     }
     npub = g->circuits[p->job->circuit].zkey.n_public;
-    p->res = malloc(sizeof(*p->res));
-    p->pub = malloc((npub ? npub : 1) * sizeof(czk_fr));
-    if (!p->res || !p->pub) {
-        free(p->res);
-        free(p->pub);
-        p->res = NULL;
-        p->pub = NULL;
+    res = malloc(sizeof(*res));
+    pub = malloc((npub ? npub : 1) * sizeof(czk_fr));
+    if (!res || !pub) {
+        free(res);
+        free(pub);
         gpud_part_finish(g, p, -ENOMEM, "out of memory for the partition's result", NULL, NULL);
-        gpud_schedule(g);
         return;
     }
-    *p->res = w->out;
+    *res = w->out;
     if (czk_fault("gpud.corrupt_result") < 0) {
         /* tests: a wrong result, which the finalizer's pairing check must catch */
-        czk_g1_aff tmp = p->res->a;
-        p->res->a = p->res->c;
-        p->res->c = tmp;
+        czk_g1_aff tmp = res->a;
+        res->a = res->c;
+        res->c = tmp;
     }
-    memcpy(p->pub, w->pub, npub * sizeof(czk_fr));
-    p->gpu_ns += w->t_computed - p->t_gpu;
-    gpud_stage_observe(g, ST_GPU, w->t_computed - p->t_gpu);
-    p->t_gpu = czk_mono_ns(); /* from now: the finalize stage */
-    p->sent = 0;
-    gpud_part_set_state(g, p, P_FINALIZE);
-    gpud_result_ready(g, p);
-    gpud_schedule(g);
+    memcpy(pub, w->pub, npub * sizeof(czk_fr));
+    if (gpud_part_computed(g, p, res, pub, w->t_computed) == 0)
+        gpud_result_ready(g, p);
+}
+
+static void on_computed(czk_loop_task *t, void *ctx)
+{
+    gpud_work *w = ctx;
+    (void)t;
+    gpud_work_computed(w->g, w);
 }
 
 /* the compute device of context ctx (one device when the backend has no device_of) */
@@ -372,15 +370,11 @@ void gpud_work_start(gpud *g, gpud_work *w, gpud_part *p)
     if (czk_slot_begin_dma(&gp->pool, p->slot, p->gen, &e) < 0) {
         /* somebody else's slot now: forget it and start the partition over */
         czk_err("job %llu partition %u: %s: queued again", (unsigned long long)p->job->id, p->index, e.msg);
-        gp->slots[p->slot].part = NULL;
-        gp->slots[p->slot].synth = NULL;
-        gp->in_use--;
-        p->holds_slot = 0;
-        gpud_part_set_state(g, p, P_QUEUED);
-        p->t_enq = czk_mono_ns();
-        gpud_lane_push(g, p, 1);
+        gpud_part_requeue(g, p, GPUD_SLOT_LOST);
         return;
     }
+    if (gpud_part_gpu(g, p) < 0)
+        return;
     czk_slot_payload_layout(c->zkey.domain_size, c->zkey.n_vars, &l);
     data = czk_slot_data(&gp->pool, p->slot);
     w->part = p;
@@ -396,9 +390,10 @@ void gpud_work_start(gpud *g, gpud_work *w, gpud_part *p)
     w->pool = &gp->pool;
     w->slot = p->slot;
     w->busy = 1;
-    p->t_gpu = czk_mono_ns();
-    gpud_part_set_state(g, p, P_GPU);
-    gpud_event(g, p->job, p->index, CZK_STAGE_GPU, 0, NULL, NULL, NULL);
+    if (g->io && g->io->kick) {
+        g->io->kick(g->io->ctx, w);
+        return;
+    }
     pthread_mutex_lock(&w->mu);
     w->has_work = 1;
     pthread_cond_signal(&w->cv);

@@ -153,7 +153,7 @@ typedef struct czk_slot_header {
     uint64_t job_id;         /* written by gpud at ASSIGN */
     uint32_t partition;      /* written by gpud at ASSIGN */
     uint32_t flags;          /* CZK_SLOT_F_*, written by the filler */
-    uint64_t lease_deadline; /* CLOCK_MONOTONIC ns; gpud at ASSIGN */
+    uint64_t lease_deadline; /* CLOCK_MONOTONIC ns after which gpud takes the slot back (0: never); gpud at ASSIGN */
     uint64_t domain_size;    /* elements of a, b, c; written by the filler */
     uint64_t n_vars;         /* elements of w; written by the filler */
     uint64_t data_len;       /* payload bytes used; written by the filler */

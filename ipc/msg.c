@@ -80,8 +80,6 @@ static const field f_assign[] = {
     U32("part", assign.partition, 0, U32MAX - 1),
     U32("circ", assign.circuit_id, 0, U32MAX),
     STR_OPT("spool", assign.spool),
-    U64_OPT("soff", assign.spool_offset, U64MAX),
-    U64_OPT("slen", assign.spool_len, U64MAX),
     U64_OPT("lease", assign.lease_ms, U64MAX),
     END};
 static const field f_ready[] = {

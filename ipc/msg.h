@@ -121,10 +121,8 @@ typedef struct czk_msg_assign {
     uint64_t job_id;
     uint32_t partition;
     uint32_t circuit_id;
-    char spool[CZK_MSG_STR_LONG]; /* witness spool file (gpud-owned path) */
-    uint64_t spool_offset;
-    uint64_t spool_len;
-    uint64_t lease_ms;            /* how long gpud waits for READY */
+    char spool[CZK_MSG_STR_LONG]; /* witness spool file (gpud-owned path), read whole */
+    uint64_t lease_ms;            /* how long gpud waits for READY ([gpud] synth_timeout_s; 0: no limit) */
 } czk_msg_assign;
 
 typedef struct czk_msg_ready {
@@ -134,7 +132,7 @@ typedef struct czk_msg_ready {
     uint64_t domain_size;
     uint64_t n_vars;
     uint64_t data_len;
-    /* optional (added for the pipeline daemons): a synth that could not fill
+    /* optional: a synth that could not fill
      * the slot (bad spool file, cancelled by a RELEASE) says so with status < 0 */
     int32_t status;
     char reason[CZK_MSG_STR_LONG];
@@ -152,7 +150,7 @@ typedef struct czk_msg_result {
     uint32_t n_points;
     czk_bytes points[CZK_MSG_MAX_POINTS]; /* A·w, B1·w (G1), B2·w (G2), C·w+H·h ... */
     czk_bytes publics;                    /* public signals, 32-byte Fr each */
-    /* optional (added for the pipeline daemons, docs/pipeline.md) */
+    /* optional (docs/pipeline.md) */
     uint32_t circuit_id;                  /* index of [circuit.NAME] in the config */
     uint32_t n_partitions;                /* partitions of the job (summary.json) */
     char circuit[CZK_MSG_STR_SHORT];      /* circuit name, checked by the finalizer */
@@ -164,7 +162,7 @@ typedef struct czk_msg_done {
     uint64_t job_id;
     uint32_t partition;
     int32_t status; /* 0 ok, else -errno (e.g. -EBADMSG: verification failed) */
-    /* optional (added for the pipeline daemons) */
+    /* optional */
     char reason[CZK_MSG_STR_LONG]; /* why status != 0 */
     czk_bytes proof;               /* proof.json text as written (omitted when too large) */
     czk_bytes publics;             /* public.json text as written (omitted when too large) */
@@ -198,7 +196,7 @@ typedef struct czk_msg_event {
     uint32_t stage;     /* enum czk_stage */
     int32_t status;     /* 0 or -errno */
     uint64_t time_ns;   /* CLOCK_REALTIME */
-    /* optional (added for the pipeline daemons): a partition's DONE carries
+    /* optional: a partition's DONE carries
      * the proof texts so `czk submit --out` can write them with its own rights */
     char reason[CZK_MSG_STR_LONG]; /* why status != 0 */
     czk_bytes proof;               /* proof.json text */

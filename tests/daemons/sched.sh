@@ -11,12 +11,8 @@ GPUD=$1 SYNTH=$2 FIN=$3 CLIENT=$4 SRC=$5
 . "$SRC/tests/daemons/lib.sh"
 L=$FIX/linear/witness.wtns
 
-# a second [gpud] section adds to the first
-write_config <<EOF2
-[gpud]
-max_queued_partitions = 6
-EOF2
-sed -i 's/^slots_per_pool = 2/slots_per_pool = 1/' "$T/czk.conf"
+write_config </dev/null
+sed -i -e 's/^slots_per_pool = 2/slots_per_pool = 1/' -e 's/^\[gpud\]$/[gpud]\nmax_queued_partitions = 6/' "$T/czk.conf"
 start_gpud; start_fin
 CZK_FAULT=synth.before_fill:sleep=600 start_synth
 wait_socket || exit 1

@@ -67,8 +67,6 @@ static void gen(uint32_t type, czk_msg *m)
         m->u.assign.partition = (uint32_t)t_range(0, UINT32_MAX - 1);
         m->u.assign.circuit_id = (uint32_t)t_rand();
         rand_str(m->u.assign.spool, sizeof(m->u.assign.spool), 2000);
-        m->u.assign.spool_offset = r64();
-        m->u.assign.spool_len = r64();
         m->u.assign.lease_ms = r64();
         break;
     case CZK_MSG_READY:
