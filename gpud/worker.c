@@ -23,7 +23,7 @@
  * Waking the next worker by the condition variable alone costs milliseconds
  * on a host whose cores are all busy synthesising: the scheduler lets the
  * running (niced) synth thread finish its slice before the woken worker runs
- * (2.7-5 ms gaps at 2^22 on the H200 host, kernel 6.18).  So the holder
+ * (2.7-5 ms gaps at 2^22; docs/bench-gpu-pipeline.md, "Turn hand-off").  So the holder
  * publishes when it expects to finish (its start + its previous compute's
  * length), and the next ticket sleeps until TURN_SPIN before that, then spins
  * on `serving` on its own core until the turn comes (computes of one size

@@ -1,5 +1,5 @@
 /*
- * journal.h — gpud's durable, append-only record log (DESIGN.md "Durability"),
+ * journal.h — gpud's durable, append-only record log (docs/design.md section 6),
  * and the job-id high-water mark kept beside it.
  *
  * A journal file is a czk_journal_file_header followed by records

@@ -1,7 +1,7 @@
 /*
  * layout.h — every byte layout that is shared between processes or survives a
  * restart: the shared-memory pool header, the per-slot header, the slot payload
- * layout, and the journal file and record headers (STYLE.md: one header for
+ * layout, and the journal file and record headers (docs/style.md: one header for
  * every shared layout).
  *
  * Rules that hold for everything in this file:
@@ -105,7 +105,7 @@ _Static_assert(sizeof(czk_pool_header) == CZK_POOL_HEADER_SIZE, "pool header siz
 /*
  * Slot states.  The comment on each says which process writes the transition
  * INTO that state; the writer is always the process that owns the slot at that
- * moment, so no lock is needed (DESIGN.md "A partition's life").
+ * moment, so no lock is needed (docs/design.md section 4).
  *
  *   FREE     -> ASSIGNED  gpud, before it sends ASSIGN (generation + 1)
  *   ASSIGNED -> FILLING   synth that was named in ASSIGN, when it starts writing

@@ -1,5 +1,5 @@
 /*
- * pool.h — shared-memory pools of fixed slots (DESIGN.md "Shared memory").
+ * pool.h — shared-memory pools of fixed slots (docs/design.md section 4, "Pool slots").
  *
  * Who calls what:
  *   gpud (the pool owner)
