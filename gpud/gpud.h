@@ -109,7 +109,7 @@ typedef struct gpud_part {
 
 struct gpud_job {
     uint64_t id;
-    char req[CZK_MSG_STR_SHORT];
+    char req[CZK_MSG_REQID_MAX + 1];
     char cname[64];
     uint32_t circuit; /* index into g->circuits, UINT32_MAX when no longer configured */
     uint32_t lane, nparts, nfinished, nfailed;
@@ -214,7 +214,7 @@ typedef struct gpud_submit_req {
     czk_conn *conn;                /* NULL once the client has gone away */
     struct gpud_submit_req *next;  /* g->pending (loop thread) */
     struct gpud_submit_req *qnext; /* intake queue (intake_mu) */
-    char req[CZK_MSG_STR_SHORT];
+    char req[CZK_MSG_REQID_MAX + 1];
     uint32_t flags, lane, uid, nparts, circuit;
     uint64_t job, tsub;
     int *fds;                      /* nparts witness fds, owned; closed by the intake thread */
@@ -313,7 +313,7 @@ typedef struct gpud_rec {
     uint64_t job, tsub;
     uint32_t lane, nparts, uid, part;
     int32_t status;
-    char req[CZK_MSG_STR_SHORT], circ[64];
+    char req[CZK_MSG_REQID_MAX + 1], circ[64];
 } gpud_rec;
 gpud_job *gpud_job_find(gpud *g, uint64_t id);
 gpud_job *gpud_job_find_req(gpud *g, uint32_t uid, const char *req);

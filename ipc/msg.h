@@ -39,7 +39,8 @@
 #define CZK_MSG_MAX_DEPTH 4              /* top map -> array -> array -> scalar */
 #define CZK_MSG_MAX_FDS 253              /* SCM_MAX_FD: fds per record */
 
-#define CZK_MSG_STR_SHORT 128  /* request ids, circuit names (incl. NUL) */
+#define CZK_MSG_STR_SHORT 128  /* circuit names, program names (incl. NUL) */
+#define CZK_MSG_REQID_MAX 128  /* request id bytes (printable ASCII), without the NUL */
 #define CZK_MSG_STR_LONG 1024  /* paths, reasons, error texts (incl. NUL) */
 #define CZK_MSG_MAX_POINTS 8   /* RESULT: byte strings in "pts" */
 #define CZK_MSG_MAX_POINT_BYTES 512
@@ -169,7 +170,7 @@ typedef struct czk_msg_done {
 } czk_msg_done;
 
 typedef struct czk_msg_submit {
-    char request_id[CZK_MSG_STR_SHORT]; /* client-chosen, deduplicates */
+    char request_id[CZK_MSG_REQID_MAX + 1]; /* client-chosen, deduplicates */
     char circuit[CZK_MSG_STR_SHORT];
     uint32_t priority;     /* lane, 0 (highest) .. 7 */
     uint32_t n_partitions; /* >= 1 */
@@ -179,13 +180,13 @@ typedef struct czk_msg_submit {
 #define CZK_SUBMIT_F_WAIT 0x1u /* stream EVENTs on this connection */
 
 typedef struct czk_msg_accepted {
-    char request_id[CZK_MSG_STR_SHORT];
+    char request_id[CZK_MSG_REQID_MAX + 1];
     uint64_t job_id;
     uint32_t duplicate; /* 1 when request_id was already known */
 } czk_msg_accepted;
 
 typedef struct czk_msg_rejected {
-    char request_id[CZK_MSG_STR_SHORT];
+    char request_id[CZK_MSG_REQID_MAX + 1];
     int32_t code; /* -errno */
     char reason[CZK_MSG_STR_LONG];
 } czk_msg_rejected;
