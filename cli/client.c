@@ -23,32 +23,19 @@
 #define SYSTEM_RUNTIME_DIR "/run/czk"
 #define DAEMON_USER "czk" /* the system user the packaged units run the daemons as */
 
-int czk_client_option(czk_client *cl, const char *cmd, int argc, char **argv, int *i)
+int czk_client_option(czk_client *cl, const char *cmd, int opt, const char *optarg)
 {
-    static const char *const names[] = {"--config", "--runtime-dir"};
-    const char *a = argv[*i];
-
-    for (int k = 0; k < 2; k++) {
-        size_t n = strlen(names[k]);
-        const char *val = NULL;
-
-        if (strncmp(a, names[k], n) || (a[n] != 0 && a[n] != '='))
-            continue;
-        if (a[n] == '=')
-            val = a + n + 1;
-        else if (*i + 1 < argc)
-            val = argv[++*i];
-        if (!val || !*val) {
-            czk_cli_failf(cmd, "%s needs a value", names[k]);
-            return -EINVAL;
-        }
-        if (k == 0)
-            cl->config_path = val;
-        else
-            cl->runtime_dir = val;
-        return 1;
+    if (opt != CZK_CLIENT_OPT_CONFIG && opt != CZK_CLIENT_OPT_RUNTIME_DIR)
+        return 0;
+    if (!optarg || !*optarg) {
+        czk_cli_failf(cmd, "%s needs a value", opt == CZK_CLIENT_OPT_CONFIG ? "--config" : "--runtime-dir");
+        return -EINVAL;
     }
-    return 0;
+    if (opt == CZK_CLIENT_OPT_CONFIG)
+        cl->config_path = optarg;
+    else
+        cl->runtime_dir = optarg;
+    return 1;
 }
 
 static void trusted_init(czk_client *cl)

@@ -48,12 +48,17 @@ typedef struct czk_client {
     uint8_t buf[CZK_MSG_MAX_RECORD];
 } czk_client;
 
-/*
- * Takes --config FILE / --config=FILE and --runtime-dir DIR / --runtime-dir=DIR
- * at argv[*i]: returns 1 (consumed, *i advanced past the value), 0 (not one of
- * them) or -EINVAL (value missing; an error was printed for cmd).
- */
-int czk_client_option(czk_client *cl, const char *cmd, int argc, char **argv, int *i);
+/* the getopt_long entries of --config FILE and --runtime-dir DIR (cli.h:
+ * czk_cli_getopt), and what to do with them */
+#define CZK_CLIENT_OPT_CONFIG 0x101
+#define CZK_CLIENT_OPT_RUNTIME_DIR 0x102
+#define CZK_CLIENT_LONGOPTS                                                                        \
+    {"config", required_argument, NULL, CZK_CLIENT_OPT_CONFIG},                                    \
+    {"runtime-dir", required_argument, NULL, CZK_CLIENT_OPT_RUNTIME_DIR}
+
+/* stores optarg when opt is one of CZK_CLIENT_LONGOPTS: 1 (taken), 0 (not
+ * one of them), -EINVAL (an empty value; an error was printed for cmd) */
+int czk_client_option(czk_client *cl, const char *cmd, int opt, const char *optarg);
 
 /* loads the configuration and computes sock_path (no connection yet) */
 int czk_client_resolve(czk_client *cl, czk_error *e);
@@ -71,10 +76,5 @@ int czk_client_send(czk_client *cl, const czk_msg *m, const int *fds, int nfds, 
 /* next record (byte strings of m point into cl->buf until the next call);
  * timeout_ms -1 waits forever; -ETIMEDOUT, -ECONNRESET (gpud went away) */
 int czk_client_recv(czk_client *cl, czk_msg *m, int timeout_ms, czk_error *e);
-
-/* "--config FILE --runtime-dir DIR" help text shared by the usage lines */
-#define CZK_CLIENT_OPTS_HELP                                                                       \
-    "  --config FILE       read runtime_dir/output_dir from FILE (default /etc/czk/czk.conf)\n"  \
-    "  --runtime-dir DIR   czk-gpud's runtime directory (holds czk.sock)\n"
 
 #endif

@@ -17,12 +17,6 @@
 
 static czk_client cl = {.fd = -1};
 
-static int usage(void)
-{
-    fprintf(stderr, "usage: czk cancel JOB... [--config FILE] [--runtime-dir DIR]\n" CZK_CLIENT_OPTS_HELP);
-    return CZK_EXIT_ERROR;
-}
-
 static int cancel_one(const char *cmd, uint64_t job)
 {
     czk_error e = {0};
@@ -48,33 +42,31 @@ static int cancel_one(const char *cmd, uint64_t job)
 
 int czk_cmd_cancel(int argc, char **argv)
 {
+    static const struct option opts[] = {CZK_CLIENT_LONGOPTS, {NULL, 0, NULL, 0}};
     const char *cmd = argv[0];
     uint64_t jobs[256];
-    int n = 0, r, rc = CZK_EXIT_OK;
+    int n = 0, r, c, rc = CZK_EXIT_OK;
     czk_error e = {0};
 
-    for (int i = 1; i < argc; i++) {
+    while ((c = czk_cli_getopt(argc, argv, opts)) != -1) {
+        if ((r = czk_client_option(&cl, cmd, c, optarg)) < 0)
+            return CZK_EXIT_ERROR;
+        if (r == 0)
+            return czk_cli_opt_status();
+    }
+    for (int i = optind; i < argc; i++) {
         char *end;
         unsigned long long v;
-        if ((r = czk_client_option(&cl, cmd, argc, argv, &i)) != 0) {
-            if (r < 0)
-                return CZK_EXIT_ERROR;
-            continue;
-        }
         errno = 0;
         v = strtoull(argv[i], &end, 10);
-        if (errno || end == argv[i] || *end || v == 0 || argv[i][0] == '-') {
-            czk_cli_failf(cmd, "\"%s\" is not a job number", argv[i]);
-            return usage();
-        }
+        if (errno || end == argv[i] || *end || v == 0 || argv[i][0] == '-')
+            return czk_cli_usage_error(cmd, "\"%s\" is not a job number", argv[i]);
         if (n == (int)(sizeof(jobs) / sizeof(jobs[0])))
             return czk_cli_failf(cmd, "at most %zu jobs at once", sizeof(jobs) / sizeof(jobs[0]));
         jobs[n++] = v;
     }
-    if (!n) {
-        czk_cli_failf(cmd, "no job given");
-        return usage();
-    }
+    if (!n)
+        return czk_cli_usage_error(cmd, "no job given");
     if (czk_client_connect(&cl, &e) < 0)
         return czk_cli_fail(cmd, &e);
     for (int i = 0; i < n; i++)

@@ -21,18 +21,6 @@
 #include "cli/cli.h"
 #include "ipc/journal.h"
 
-static int usage(void)
-{
-    fprintf(stderr, "usage: czk journal check FILE\n"
-                    "       czk journal salvage FILE OUT\n"
-                    "       czk journal idmark FILE NEXT\n"
-                    "  check     list every damaged region; exit 0 clean or torn tail only, 1 corrupt, 2 error\n"
-                    "  salvage   write OUT (new) with every record whose crc is valid and whose seq is in order\n"
-                    "  idmark    write the job-id mark FILE so that the next id handed out is NEXT\n"
-                    "Run these while czk-gpud is stopped.\n");
-    return CZK_EXIT_ERROR;
-}
-
 static const char *kind_name(enum czk_journal_problem_kind k)
 {
     switch (k) {
@@ -105,13 +93,15 @@ int czk_cmd_journal(int argc, char **argv)
 {
     const char *cmd = argv[0];
 
-    if (czk_cli_wants_help(argc, argv) || argc < 2)
-        return usage();
+    if (czk_cli_wants_help(argc, argv))
+        return czk_cli_help(cmd);
+    if (argc < 2)
+        return czk_cli_usage(cmd);
     if (!strcmp(argv[1], "check") && argc == 3)
         return check(cmd, argv[2]);
     if (!strcmp(argv[1], "salvage") && argc == 4)
         return salvage(cmd, argv[2], argv[3]);
     if (!strcmp(argv[1], "idmark") && argc == 4)
         return idmark(cmd, argv[2], argv[3]);
-    return usage();
+    return czk_cli_usage_error(cmd, "unknown journal command or wrong number of operands");
 }

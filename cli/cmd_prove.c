@@ -6,16 +6,19 @@
  *       copy_in + compute, then finalize); auto (default): cuda when a GPU is
  *       usable, else cpu.  CZK_TEST_RS="r,s" fixes the blinding (tests only).
  *   czk verify VKEY_JSON PUBLIC_JSON PROOF_JSON   (0 valid, 1 invalid, 2 error)
- *   czk vkey ZKEY                                 (verification_key.json on stdout)
+ *   czk vkey ZKEY [OUT_JSON]                      (verification_key.json; stdout without OUT_JSON)
  * No daemons involved: proving runs all three Groth16 stages in this process.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/base/clock.h"
+#include "common/base/fsutil.h"
 #include "cli/cli.h"
 #include "common/groth16/groth16.h"
 #include "common/groth16/json.h"
@@ -95,12 +98,15 @@ static int prove_staged(const char *backend, const czk_zkey *z, const char *zkey
         /* the preferred backend built in; without a usable GPU, quietly the cpu path */
         ops = czk_backend_find("auto", e);
         if (ops == &czk_backend_cpu_ops) {
+            czk_info("prove: backend cpu (auto: no GPU backend in this build)");
             *ran_cpu = 1;
             goto out;
         }
         if ((rc = ops->create(&b, &bc, e)) == -ENODEV || rc == -ENOMEM) {
             if (rc == -ENOMEM)
                 czk_warn("%s: proving on the cpu", e->msg);
+            else
+                czk_info("prove: backend cpu (auto: %s)", e->msg[0] ? e->msg : "no usable GPU");
             memset(e, 0, sizeof(*e));
             *ran_cpu = 1;
             rc = 0;
@@ -108,8 +114,11 @@ static int prove_staged(const char *backend, const czk_zkey *z, const char *zkey
         }
         if (rc < 0)
             goto out;
+        czk_info("prove: backend %s (auto: a GPU is usable)", ops->name);
     } else if ((rc = czk_backend_open(backend, 0, &bc, &ops, &b, e)) < 0) {
         goto out;
+    } else {
+        czk_info("prove: backend %s", ops->name);
     }
     t1 = now_s();
     rc = czk_groth16_build_abc(z, w->w, buf, buf + n, buf + 2 * n, czk_cli_threads);
@@ -151,9 +160,9 @@ out:
 
 int czk_cmd_prove(int argc, char **argv)
 {
+    static const struct option opts[] = {{"backend", required_argument, NULL, 'b'}, {NULL, 0, NULL, 0}};
     const char *zkey_path, *wtns_path, *proof_path, *public_path, *backend = "auto";
-    const char *pos[4];
-    int npos = 0, fixed, ran_cpu = 1;
+    int fixed, ran_cpu = 1, c;
     czk_zkey z;
     czk_wtns w;
     czk_groth16_vk vk = { 0 };
@@ -163,28 +172,21 @@ int czk_cmd_prove(int argc, char **argv)
     double t0 = now_s();
     int rc = CZK_EXIT_ERROR;
 
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--backend") && i + 1 < argc)
-            backend = argv[++i];
-        else if (!strncmp(argv[i], "--backend=", 10))
-            backend = argv[i] + 10;
-        else if (argv[i][0] == '-' && argv[i][1]) {
-            czk_cli_failf(argv[0], "unknown option \"%s\" (usage: czk prove [--backend cpu|cuda|auto] ZKEY WTNS "
-                          "PROOF_JSON PUBLIC_JSON)", argv[i]);
-            return CZK_EXIT_ERROR;
-        } else if (npos < 4)
-            pos[npos++] = argv[i];
+    while ((c = czk_cli_getopt(argc, argv, opts)) != -1) {
+        if (c == 'b')
+            backend = optarg;
         else
-            return czk_cli_usage(argv[0]);
+            return czk_cli_opt_status();
     }
-    if (npos != 4)
-        return czk_cli_usage(argv[0]);
+    if (argc - optind != 4)
+        return czk_cli_usage_error(argv[0], "expected 4 files (ZKEY WTNS PROOF_JSON PUBLIC_JSON), got %d",
+                                   argc - optind);
     if (strcmp(backend, "cpu") && strcmp(backend, "cuda") && strcmp(backend, "auto"))
-        return czk_cli_failf(argv[0], "--backend must be cpu, cuda or auto, not \"%s\"", backend);
-    zkey_path = pos[0];
-    wtns_path = pos[1];
-    proof_path = pos[2];
-    public_path = pos[3];
+        return czk_cli_usage_error(argv[0], "--backend must be cpu, cuda or auto, not \"%s\"", backend);
+    zkey_path = argv[optind];
+    wtns_path = argv[optind + 1];
+    proof_path = argv[optind + 2];
+    public_path = argv[optind + 3];
     if ((fixed = test_rs(&r_fix, &s_fix, &e)) < 0)
         return czk_cli_fail(argv[0], &e);
 
@@ -199,8 +201,10 @@ int czk_cmd_prove(int argc, char **argv)
         czk_cli_failf(argv[0], "out of memory for %u public signals", z.n_public);
         goto out;
     }
-    czk_info("prove: \"%s\" (domain 2^%u, %u vars, %u public) with \"%s\", backend %s", zkey_path,
-             z.log_domain, z.n_vars, z.n_public, wtns_path, backend);
+    czk_info("prove: \"%s\" (domain 2^%u, %u vars, %u public) with \"%s\"", zkey_path, z.log_domain, z.n_vars,
+             z.n_public, wtns_path);
+    if (!strcmp(backend, "cpu"))
+        czk_info("prove: backend cpu");
     /* cuda (or auto with a usable GPU): the staged path gpud runs; cpu: all in one */
     if (strcmp(backend, "cpu") &&
         prove_staged(backend, &z, zkey_path, &w, wtns_path, fixed ? &r_fix : NULL, fixed ? &s_fix : NULL, &proof,
@@ -250,20 +254,24 @@ int czk_cmd_verify(int argc, char **argv)
     czk_fr *pub = NULL;
     size_t n_pub = 0;
     czk_error e = { 0 };
+    const char *vk_path, *pub_path, *proof_path;
     int rc;
 
-    if (argc != 4)
-        return czk_cli_usage(argv[0]);
-    if (czk_json_vk_read(&vk, argv[1], &e))
+    if (czk_cli_operands(argc, argv, 3, 3, "VKEY_JSON PUBLIC_JSON PROOF_JSON") < 0)
+        return czk_cli_opt_status();
+    vk_path = argv[optind];
+    pub_path = argv[optind + 1];
+    proof_path = argv[optind + 2];
+    if (czk_json_vk_read(&vk, vk_path, &e))
         return czk_cli_fail(argv[0], &e);
-    if (czk_json_public_read(&pub, &n_pub, argv[2], &e) ||
-        czk_json_proof_read(&proof, argv[3], &e)) {
+    if (czk_json_public_read(&pub, &n_pub, pub_path, &e) ||
+        czk_json_proof_read(&proof, proof_path, &e)) {
         rc = czk_cli_fail(argv[0], &e);
         goto out;
     }
     if (czk_groth16_verify(&vk, &proof, pub, n_pub, &e)) {
         /* the files were well-formed: whatever the verifier rejects is an invalid proof */
-        fprintf(stderr, "czk verify: INVALID proof \"%s\": %s\n", argv[3], e.msg);
+        fprintf(stderr, "czk verify: INVALID proof \"%s\": %s\n", proof_path, e.msg);
         rc = CZK_EXIT_FALSE;
         goto out;
     }
@@ -275,17 +283,58 @@ out:
     return rc;
 }
 
+/*
+ * Writes text to path the way a key file should appear: complete or not at
+ * all (a temporary file next to it, fsync, rename), mode 0644 less the umask.
+ */
+static int write_text(const char *path, const char *text, czk_error *e)
+{
+    char tmp[4096];
+    size_t len = strlen(text);
+    int fd, r = 0;
+
+    if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
+        return czk_errorf(e, -ENAMETOOLONG, "output path \"%.80s...\" is too long", path);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return czk_errorf(e, -errno, "cannot create \"%s\": %s", tmp, strerror(errno));
+    for (size_t off = 0; off < len;) {
+        ssize_t k = write(fd, text + off, len - off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            r = czk_errorf(e, -errno, "cannot write \"%s\": %s", tmp, strerror(errno));
+            break;
+        }
+        off += (size_t)k;
+    }
+    if (r == 0 && fsync(fd) < 0)
+        r = czk_errorf(e, -errno, "cannot fsync \"%s\": %s", tmp, strerror(errno));
+    if (close(fd) < 0 && r == 0)
+        r = czk_errorf(e, -errno, "cannot write \"%s\": %s", tmp, strerror(errno));
+    if (r == 0 && rename(tmp, path) < 0)
+        r = czk_errorf(e, -errno, "cannot rename \"%s\" to \"%s\": %s", tmp, path, strerror(errno));
+    if (r < 0) {
+        unlink(tmp);
+        return r;
+    }
+    return czk_fsync_parent(path, e);
+}
+
 int czk_cmd_vkey(int argc, char **argv)
 {
     czk_zkey z;
     czk_groth16_vk vk = { 0 };
     czk_error e = { 0 };
+    const char *zkey_path, *out_path;
     char *text = NULL;
     int rc = CZK_EXIT_ERROR;
 
-    if (argc != 2)
-        return czk_cli_usage(argv[0]);
-    if (czk_zkey_open(&z, argv[1], &e))
+    if (czk_cli_operands(argc, argv, 1, 2, "ZKEY [OUT_JSON]") < 0)
+        return czk_cli_opt_status();
+    zkey_path = argv[optind];
+    out_path = argc - optind == 2 && strcmp(argv[optind + 1], "-") ? argv[optind + 1] : NULL;
+    if (czk_zkey_open(&z, zkey_path, &e))
         return czk_cli_fail(argv[0], &e);
     if (czk_groth16_vk_from_zkey(&vk, &z, &e)) {
         czk_cli_fail(argv[0], &e);
@@ -293,10 +342,16 @@ int czk_cmd_vkey(int argc, char **argv)
     }
     text = czk_json_vk_dump(&vk);
     if (!text) {
-        czk_cli_failf(argv[0], "out of memory formatting the key of \"%s\"", argv[1]);
+        czk_cli_failf(argv[0], "out of memory formatting the key of \"%s\"", zkey_path);
         goto out;
     }
-    if (fputs(text, stdout) == EOF || fflush(stdout) == EOF) {
+    if (out_path) {
+        if (write_text(out_path, text, &e) < 0) {
+            czk_cli_fail(argv[0], &e);
+            goto out;
+        }
+        czk_info("vkey: wrote \"%s\"", out_path);
+    } else if (fputs(text, stdout) == EOF || fflush(stdout) == EOF) {
         czk_cli_failf(argv[0], "cannot write to stdout: %s", strerror(errno));
         goto out;
     }

@@ -21,13 +21,13 @@ int czk_cmd_setup(int argc, char **argv)
 {
     czk_error e = { 0 };
 
-    if (argc != 3)
-        return czk_cli_usage(argv[0]);
+    if (czk_cli_operands(argc, argv, 2, 2, "R1CS ZKEY") < 0)
+        return czk_cli_opt_status();
     fprintf(stderr,
             "czk setup: *** DEVELOPMENT KEY: for tests and benchmarks only, NOT FOR PRODUCTION ***\n"
             "czk setup: the secrets are random and wiped after use, but nothing proves that;\n"
             "czk setup: production keys must come from a ceremony (snarkjs powersoftau + zkey contribute)\n");
-    if (czk_setup_dev(argv[1], argv[2], czk_cli_threads, &e))
+    if (czk_setup_dev(argv[optind], argv[optind + 1], czk_cli_threads, &e))
         return czk_cli_fail(argv[0], &e);
     return CZK_EXIT_OK;
 }
@@ -63,8 +63,7 @@ int czk_cmd_gen_circuit(int argc, char **argv)
     char *end;
     int c;
 
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = czk_cli_getopt(argc, argv, opts)) != -1) {
         switch (c) {
         case 'n':
             if (parse_u64(optarg, UINT32_MAX, &v) || v == 0)
@@ -91,11 +90,14 @@ int czk_cmd_gen_circuit(int argc, char **argv)
             have_seed = true;
             break;
         default:
-            return czk_cli_usage(argv[0]);
+            return czk_cli_opt_status();
         }
     }
-    if (!have_n || argc - optind != 2)
-        return czk_cli_usage(argv[0]);
+    if (!have_n)
+        return czk_cli_usage_error(argv[0], "--constraints N is required");
+    if (argc - optind != 2)
+        return czk_cli_usage_error(argv[0], "expected OUT_R1CS OUT_WTNS, got %d argument%s", argc - optind,
+                                   argc - optind == 1 ? "" : "s");
     if (!have_seed && getrandom(&o.seed, sizeof(o.seed), 0) != sizeof(o.seed))
         return czk_cli_failf(argv[0], "cannot draw a seed from getrandom: %s", strerror(errno));
     czk_info("gen-circuit: seed %" PRIu64 " (pass --seed to reproduce)", o.seed);

@@ -1,5 +1,5 @@
 /*
- * cmd_status.c — `czk status [--json] [--job JOB]`: asks czk-gpud for its
+ * cmd_status.c — `czk status [--json] [--job JOB] [JOB]`: asks czk-gpud for its
  * STATUS_REPLY (a msgpack map, keys listed in docs/daemons.md, "STATUS_REPLY body") and
  * prints it as a table for people or, with --json, as one JSON object for
  * programs (the same keys, converted one to one through jansson).
@@ -224,14 +224,6 @@ static void print_table(const msgpack_object *st)
 
 /* --------------------------------------------------------------- main --- */
 
-static int usage(void)
-{
-    fprintf(stderr, "usage: czk status [--json] [--job JOB] [--config FILE] [--runtime-dir DIR]\n"
-                    "  --json       print czk-gpud's status as one JSON object\n"
-                    "  --job JOB    include that job (also when it is finished)\n" CZK_CLIENT_OPTS_HELP);
-    return CZK_EXIT_ERROR;
-}
-
 static int parse_job(const char *s, uint64_t *out)
 {
     char *end;
@@ -246,8 +238,10 @@ static int parse_job(const char *s, uint64_t *out)
 
 int czk_cmd_status(int argc, char **argv)
 {
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'}, {"job", required_argument, NULL, 'J'}, CZK_CLIENT_LONGOPTS, {NULL, 0, NULL, 0}};
     const char *cmd = argv[0];
-    int json = 0, r, rc = CZK_EXIT_ERROR;
+    int json = 0, r, c, rc = CZK_EXIT_ERROR;
     uint64_t job = 0;
     msgpack_sbuffer sb;
     msgpack_packer pk;
@@ -256,23 +250,23 @@ int czk_cmd_status(int argc, char **argv)
     czk_msg m;
     size_t off = 0;
 
-    for (int i = 1; i < argc; i++) {
-        if ((r = czk_client_option(&cl, cmd, argc, argv, &i)) != 0) {
+    while ((c = czk_cli_getopt(argc, argv, opts)) != -1) {
+        if ((r = czk_client_option(&cl, cmd, c, optarg)) != 0) {
             if (r < 0)
                 return CZK_EXIT_ERROR;
-            continue;
-        }
-        if (!strcmp(argv[i], "--json"))
+        } else if (c == 'j') {
             json = 1;
-        else if (!strcmp(argv[i], "--job") && i + 1 < argc) {
-            if (parse_job(argv[++i], &job) < 0)
-                return czk_cli_failf(cmd, "--job needs a job number, not \"%s\"", argv[i]);
-        } else if (argv[i][0] != '-' && !job && parse_job(argv[i], &job) == 0) {
-            continue;
+        } else if (c == 'J') {
+            if (parse_job(optarg, &job) < 0)
+                return czk_cli_failf(cmd, "--job needs a job number, not \"%s\"", optarg);
         } else {
-            czk_cli_failf(cmd, "unexpected argument \"%s\"", argv[i]);
-            return usage();
+            return czk_cli_opt_status();
         }
+    }
+    /* a job number may also come as the operand: czk status 42 */
+    for (int i = optind; i < argc; i++) {
+        if (job || parse_job(argv[i], &job) < 0)
+            return czk_cli_usage_error(cmd, "unexpected argument \"%s\"", argv[i]);
     }
     if (czk_client_connect(&cl, &e) < 0)
         return czk_cli_fail(cmd, &e);

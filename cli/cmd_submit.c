@@ -3,7 +3,8 @@
  * it to the end (docs/pipeline.md "Life of a job").
  *
  *   czk submit --circuit NAME [--priority high|normal|low] [--request-id ID]
- *              [--wait] [--out DIR] [--reconnect-timeout S] WTNS...
+ *              [--wait] [--out DIR [--force]] [--timeout S]
+ *              [--reconnect-timeout S] WTNS...
  *
  * Each WTNS is one partition.  The client opens every witness itself, with
  * its own rights, and passes the open descriptors with SUBMIT (SCM_RIGHTS):
@@ -31,11 +32,22 @@
  * journal: the client reconnects (for --reconnect-timeout seconds) and
  * WATCHes the job again.
  *
+ * --out DIR must be absent or empty (a second job's files would mix with the
+ * first's) unless --force is given.  While waiting, the client asks gpud for
+ * its STATUS every STATUS_POLL_MS on the same connection: when no czk-synth
+ * or no czk-finalizer has been connected for MISSING_WARN_S seconds it says
+ * so on stderr, and the progress line of a partition that cannot move says
+ * why.  --timeout S (implies --wait) gives up waiting S seconds after the
+ * submission: exit 1, the job goes on in czk-gpud.
+ *
  * Exit status: 0 accepted (and, with --wait, every partition proved);
- * 1 a partition failed or the job was cancelled; 2 error or rejection.
+ * 1 a partition failed, the job was cancelled or --timeout passed; 2 error
+ * or rejection.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <msgpack.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -55,6 +67,8 @@
 #define ACCEPT_TIMEOUT_MS 600000 /* gpud spools and fsyncs every witness before it answers */
 #define OUT_DIR_MODE 0750        /* --out: the user's own files, readable by their group at most */
 #define OUT_FILE_MODE 0640
+#define STATUS_POLL_MS 2000      /* while waiting: how often to ask gpud what is connected */
+#define MISSING_WARN_S 5         /* warn when no synth / no finalizer for this long */
 /* the wire field holds the id with its NUL */
 #define REQUEST_ID_WIRE (sizeof(((czk_msg_submit *)0)->request_id) - 1)
 #define REQUEST_ID_MAX (REQUEST_ID_WIRE < 128 ? REQUEST_ID_WIRE : 128)
@@ -86,6 +100,15 @@ typedef struct submit_ctx {
     uint32_t job_stage;  /* final job stage, 0 while running */
     int32_t job_status;
     char job_reason[CZK_MSG_STR_LONG];
+    uint64_t deadline;   /* --timeout: CLOCK_MONOTONIC to give up waiting, 0 = never */
+    int timeout_s;
+    /* what gpud's STATUS says is connected (-1: it did not say) */
+    uint64_t next_poll;  /* CLOCK_MONOTONIC of the next STATUS request */
+    bool status_pending; /* a STATUS request awaits its reply */
+    bool polling;        /* false once gpud could not answer a STATUS */
+    int synths, finalizer;
+    uint64_t no_synth_since, no_fin_since; /* CLOCK_MONOTONIC, 0 while connected */
+    bool warned_synth, warned_fin;
 } submit_ctx;
 
 static czk_client cl = {.fd = -1};
@@ -273,6 +296,18 @@ static void copy_from_output_dir(submit_ctx *s, uint32_t p)
 
 /* ---------------------------------------------------------- progress --- */
 
+/* why a partition in this stage cannot move on, NULL when nothing is known
+ * to hold it (queued and synth need a czk-synth; gpu and finalize end at
+ * the finalizer) */
+static const char *stalled_why(const submit_ctx *s, uint32_t stage)
+{
+    if ((stage == CZK_STAGE_QUEUED || stage == CZK_STAGE_SYNTH) && s->synths == 0)
+        return "no czk-synth is connected to czk-gpud";
+    if ((stage == CZK_STAGE_GPU || stage == CZK_STAGE_FINALIZE) && s->finalizer == 0)
+        return "no czk-finalizer is connected to czk-gpud";
+    return NULL;
+}
+
 static void render_line(submit_ctx *s, uint32_t p, uint64_t now, char *buf, size_t n)
 {
     const part_view *v = &s->parts[p];
@@ -286,6 +321,8 @@ static void render_line(submit_ctx *s, uint32_t p, uint64_t now, char *buf, size
         k += snprintf(buf + k, n - (size_t)k, " for %.2f s", secs(now - v->since_ns));
     if ((size_t)k < n && v->stage == CZK_STAGE_FAILED && v->reason[0])
         snprintf(buf + k, n - (size_t)k, ": %s", v->reason);
+    else if ((size_t)k < n && v->stage && !stage_final(v->stage) && stalled_why(s, v->stage))
+        snprintf(buf + k, n - (size_t)k, " (waiting: %s)", stalled_why(s, v->stage));
 }
 
 static void render_summary(submit_ctx *s, uint64_t now, char *buf, size_t n)
@@ -300,7 +337,11 @@ static void render_summary(submit_ctx *s, uint64_t now, char *buf, size_t n)
         if (cnt[st])
             k += snprintf(buf + k, n - (size_t)k, " %s %u", stage_names[st], cnt[st]);
     if ((size_t)k < n)
-        snprintf(buf + k, n - (size_t)k, "  (%.1f s)", secs(now - s->t0));
+        k += snprintf(buf + k, n - (size_t)k, "  (%.1f s)", secs(now - s->t0));
+    if ((size_t)k < n && s->synths == 0 && (cnt[CZK_STAGE_QUEUED] || cnt[CZK_STAGE_SYNTH]))
+        k += snprintf(buf + k, n - (size_t)k, " (waiting: %s)", stalled_why(s, CZK_STAGE_QUEUED));
+    if ((size_t)k < n && s->finalizer == 0 && (cnt[CZK_STAGE_GPU] || cnt[CZK_STAGE_FINALIZE]))
+        snprintf(buf + k, n - (size_t)k, " (waiting: %s)", stalled_why(s, CZK_STAGE_FINALIZE));
 }
 
 static void redraw(submit_ctx *s)
@@ -403,6 +444,8 @@ static int reconnect(submit_ctx *s)
             }
             czk_client_close(&cl);
         }
+        if (s->deadline && czk_mono_ns() >= s->deadline)
+            return -ETIME; /* --timeout passed first */
         if (czk_mono_ns() >= deadline) {
             czk_cli_failf(s->cmd, "could not reconnect to czk-gpud within %d s: %s (job %llu stays journaled: "
                           "czk status --job %llu)", s->reconnect_s, e.msg, (unsigned long long)s->job,
@@ -415,15 +458,124 @@ static int reconnect(submit_ctx *s)
     return -EINTR;
 }
 
+/* a number from the top level of a STATUS_REPLY map, -1 when absent */
+static int status_count(const msgpack_object *map, const char *key)
+{
+    size_t n = strlen(key);
+
+    for (uint32_t i = 0; i < map->via.map.size; i++) {
+        const msgpack_object *k = &map->via.map.ptr[i].key, *v = &map->via.map.ptr[i].val;
+        if (k->type != MSGPACK_OBJECT_STR || k->via.str.size != n || memcmp(k->via.str.ptr, key, n))
+            continue;
+        if (v->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+            return v->via.u64 > INT32_MAX ? INT32_MAX : (int)v->via.u64;
+        if (v->type == MSGPACK_OBJECT_BOOLEAN)
+            return v->via.boolean;
+        return -1;
+    }
+    return -1;
+}
+
+/* asks for gpud's STATUS on the waiting connection (the reply comes between
+ * the EVENTs); a failure to send is left to the next receive to notice */
+static void poll_status(submit_ctx *s, uint64_t now)
+{
+    static const uint8_t body[] = {0x80}; /* an empty msgpack map: no job details needed */
+    czk_error e = {0};
+    czk_msg m;
+
+    s->next_poll = now + (uint64_t)STATUS_POLL_MS * 1000000ull;
+    if (!s->polling || s->status_pending)
+        return;
+    memset(&m, 0, sizeof(m));
+    m.type = CZK_MSG_STATUS;
+    m.u.status.body = (czk_bytes){body, sizeof(body)};
+    if (czk_client_send(&cl, &m, NULL, 0, &e) == 0)
+        s->status_pending = true;
+}
+
+/* one "missing" daemon: warn once it has been gone MISSING_WARN_S, say when it is back */
+static void track_missing(submit_ctx *s, int present, uint64_t *since, bool *warned, uint64_t now,
+                          const char *what, const char *stuck)
+{
+    if (present < 0)
+        return;
+    if (present > 0) {
+        if (*warned)
+            fprintf(stderr, "czk %s: %s connected again; job %llu can go on\n", s->cmd, what,
+                    (unsigned long long)s->job);
+        *since = 0;
+        *warned = false;
+        return;
+    }
+    if (!*since)
+        *since = now;
+    if (!*warned && now - *since >= (uint64_t)MISSING_WARN_S * 1000000000ull) {
+        *warned = true;
+        s->drawn = 0; /* a terminal keeps the old block; the warning and a new block go below it */
+        fprintf(stderr,
+                "czk %s: WARNING: no %s has been connected to czk-gpud for %d s: job %llu %s until one "
+                "connects (start it, or look at its log); the client keeps waiting\n",
+                s->cmd, what, MISSING_WARN_S, (unsigned long long)s->job, stuck);
+    }
+}
+
+static void on_status_reply(submit_ctx *s, const czk_msg_status *st)
+{
+    msgpack_unpacked up;
+    czk_error e = {0};
+    size_t off = 0;
+    uint64_t now = czk_mono_ns();
+
+    s->status_pending = false;
+    msgpack_unpacked_init(&up);
+    if (czk_msg_precheck(st->body.ptr, st->body.len, CZK_MSG_MAX_DEPTH, &e) == 0 &&
+        msgpack_unpack_next(&up, (const char *)st->body.ptr, st->body.len, &off) == MSGPACK_UNPACK_SUCCESS &&
+        up.data.type == MSGPACK_OBJECT_MAP) {
+        s->synths = status_count(&up.data, "synths");
+        s->finalizer = status_count(&up.data, "finalizer");
+    }
+    msgpack_unpacked_destroy(&up);
+    track_missing(s, s->synths, &s->no_synth_since, &s->warned_synth, now, "czk-synth",
+                  "cannot be synthesised");
+    track_missing(s, s->finalizer, &s->no_fin_since, &s->warned_fin, now, "czk-finalizer",
+                  "cannot be finalized (proofs are computed but not written)");
+}
+
+/* --timeout passed: the job goes on, the client stops waiting */
+static int timed_out(submit_ctx *s)
+{
+    unsigned done = 0;
+
+    for (uint32_t p = 0; p < s->nparts; p++)
+        done += s->parts[p].stage == CZK_STAGE_DONE;
+    if (s->tty)
+        redraw(s);
+    fprintf(stderr,
+            "czk %s: job %llu has not finished within --timeout %d s (%u of %u partitions done%s%s); it goes on "
+            "in czk-gpud: czk status --job %llu, czk cancel %llu\n",
+            s->cmd, (unsigned long long)s->job, s->timeout_s, done, s->nparts,
+            s->synths == 0 ? "; no czk-synth is connected" : "",
+            s->finalizer == 0 ? "; no czk-finalizer is connected" : "", (unsigned long long)s->job,
+            (unsigned long long)s->job);
+    return CZK_EXIT_FALSE;
+}
+
 static int follow(submit_ctx *s)
 {
     czk_error e = {0};
     czk_msg m;
     int r;
 
+    s->synths = s->finalizer = -1;
+    s->polling = true;
+    s->next_poll = czk_mono_ns() + 1000000000ull; /* a job that ends at once needs no STATUS */
     if (s->tty)
         redraw(s);
     while (!s->job_stage) {
+        uint64_t now = czk_mono_ns();
+        int wait_ms = 500;
+
         if (interrupted) {
             if (s->tty)
                 redraw(s);
@@ -431,14 +583,23 @@ static int follow(submit_ctx *s)
                     s->cmd, (unsigned long long)s->job, (unsigned long long)s->job, (unsigned long long)s->job);
             return CZK_EXIT_ERROR;
         }
-        r = czk_client_recv(&cl, &m, 500, &e);
+        if (s->deadline && now >= s->deadline)
+            return timed_out(s);
+        if (now >= s->next_poll)
+            poll_status(s, now);
+        if (s->deadline && (s->deadline - now) / 1000000u < (uint64_t)wait_ms)
+            wait_ms = (int)((s->deadline - now) / 1000000u) + 1;
+        r = czk_client_recv(&cl, &m, wait_ms, &e);
         if (r == -ETIMEDOUT) {
             if (s->tty)
                 redraw(s);
             continue;
         }
         if (r == -ECONNRESET || r == -ECONNREFUSED || r == -EPIPE) {
-            if (s->reconnect_s <= 0 || reconnect(s) < 0) {
+            s->status_pending = false;
+            if (s->reconnect_s <= 0 || (r = reconnect(s)) < 0) {
+                if (r == -ETIME)
+                    return timed_out(s);
                 if (s->reconnect_s <= 0)
                     czk_cli_failf(s->cmd, "czk-gpud closed the connection; job %llu stays journaled",
                                   (unsigned long long)s->job);
@@ -449,12 +610,22 @@ static int follow(submit_ctx *s)
         if (r < 0)
             return czk_cli_fail(s->cmd, &e);
         if (m.type == CZK_MSG_ERROR) {
+            /* a status too large for one record: carry on without */
+            if (s->status_pending && m.u.error.code == -EMSGSIZE) {
+                s->status_pending = false;
+                s->polling = false;
+                continue;
+            }
             if (s->tty)
                 redraw(s);
             return czk_cli_failf(s->cmd, "job %llu: czk-gpud says: %s", (unsigned long long)s->job,
                                  m.u.error.message);
         }
-        if (m.type == CZK_MSG_EVENT) {
+        if (m.type == CZK_MSG_STATUS_REPLY) {
+            on_status_reply(s, &m.u.status);
+            if (s->tty)
+                redraw(s);
+        } else if (m.type == CZK_MSG_EVENT) {
             on_event(s, &m.u.event);
             if (s->tty)
                 redraw(s);
@@ -631,34 +802,60 @@ static int submit_job(submit_ctx *s, const czk_msg *sub, const int *fds, int nfd
 
 /* ------------------------------------------------------------- main ---- */
 
-static int usage(const char *cmd)
+/* --out DIR: 0 when DIR is absent or an empty directory, else -ENOTEMPTY
+ * (first holds one entry's name) or -errno */
+static int out_dir_empty(const char *dir, char *first, size_t n)
 {
-    fprintf(stderr,
-            "usage: czk submit --circuit NAME [--priority high|normal|low] [--request-id ID]\n"
-            "                  [--wait] [--out DIR] [--reconnect-timeout S] WTNS...\n"
-            "  hands one job (one partition per witness) to czk-gpud\n"
-            "  --circuit NAME      a [circuit.NAME] of the daemons' configuration\n"
-            "  --priority P        scheduling lane: high, normal (default) or low\n"
-            "  --request-id ID     deduplicates: the same ID again answers with the same job\n"
-            "                      (printable ASCII, at most 128 bytes; default: 128 random bits)\n"
-            "  --wait              follow the job to the end, one progress line per partition\n"
-            "  --out DIR           write DIR/<partition>/proof.json, public.json (implies --wait)\n"
-            "  --reconnect-timeout S  while waiting, how long to retry when czk-gpud restarts (120)\n"
-            CZK_CLIENT_OPTS_HELP
-            "exit status: 0 accepted (with --wait: all proved), 1 a partition failed or the job was\n"
-            "cancelled, 2 error or rejection\n");
-    (void)cmd;
-    return CZK_EXIT_ERROR;
+    struct dirent *d;
+    DIR *h = opendir(dir);
+    int r = 0;
+
+    if (!h)
+        return errno == ENOENT ? 0 : -errno;
+    while ((d = readdir(h))) {
+        if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+            continue;
+        czk_esc(d->d_name, first, n);
+        r = -ENOTEMPTY;
+        break;
+    }
+    closedir(h);
+    return r;
+}
+
+static int parse_seconds(const char *cmd, const char *opt, const char *v, int lo, int *out)
+{
+    char *end;
+    long x;
+
+    errno = 0;
+    x = strtol(v, &end, 10);
+    if (errno || *end || end == v || x < lo || x > 86400)
+        return czk_cli_failf(cmd, "%s needs seconds in %d..86400, not \"%s\"", opt, lo, v);
+    *out = (int)x;
+    return 0;
 }
 
 int czk_cmd_submit(int argc, char **argv)
 {
+    static const struct option opts[] = {
+        {"circuit", required_argument, NULL, 'c'},
+        {"priority", required_argument, NULL, 'p'},
+        {"request-id", required_argument, NULL, 'r'},
+        {"wait", no_argument, NULL, 'w'},
+        {"out", required_argument, NULL, 'o'},
+        {"force", no_argument, NULL, 'f'},
+        {"timeout", required_argument, NULL, 't'},
+        {"reconnect-timeout", required_argument, NULL, 'R'},
+        CZK_CLIENT_LONGOPTS,
+        {NULL, 0, NULL, 0},
+    };
     const char *cmd = argv[0], *req = NULL;
     static submit_ctx s;
-    int fds[CZK_MSG_MAX_FDS], nfds = 0, rc = CZK_EXIT_ERROR, r;
+    int fds[CZK_MSG_MAX_FDS], nfds = 0, rc = CZK_EXIT_ERROR, r, c;
     const char *paths[CZK_MSG_MAX_FDS];
     char req_buf[CZK_MSG_STR_SHORT];
-    bool wait = false, retried = false;
+    bool wait = false, retried = false, force = false;
     char circ_esc[4 * CZK_MSG_STR_SHORT];
     czk_error e = {0};
     czk_msg m;
@@ -667,55 +864,46 @@ int czk_cmd_submit(int argc, char **argv)
     s.cmd = cmd;
     s.priority = 1;
     s.reconnect_s = 120;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if ((r = czk_client_option(&cl, cmd, argc, argv, &i)) != 0) {
+    while ((c = czk_cli_getopt(argc, argv, opts)) != -1) {
+        if ((r = czk_client_option(&cl, cmd, c, optarg)) != 0) {
             if (r < 0)
                 return CZK_EXIT_ERROR;
             continue;
         }
-        if (!strcmp(a, "--wait")) {
-            wait = true;
-        } else if (!strcmp(a, "--circuit") || !strcmp(a, "--priority") || !strcmp(a, "--request-id") ||
-                   !strcmp(a, "--out") || !strcmp(a, "--reconnect-timeout")) {
-            const char *v = i + 1 < argc ? argv[++i] : NULL;
-            if (!v)
-                return czk_cli_failf(cmd, "%s needs a value", a);
-            if (!strcmp(a, "--circuit"))
-                s.circuit = v;
-            else if (!strcmp(a, "--request-id"))
-                req = v;
-            else if (!strcmp(a, "--out"))
-                s.out_dir = v;
-            else if (!strcmp(a, "--priority") && parse_priority(v, &s.priority) < 0)
-                return czk_cli_failf(cmd, "--priority must be high, normal or low, not \"%s\"", v);
-            else if (!strcmp(a, "--reconnect-timeout")) {
-                char *end;
-                long x = strtol(v, &end, 10);
-                if (*end || end == v || x < 0 || x > 86400)
-                    return czk_cli_failf(cmd, "--reconnect-timeout needs seconds in 0..86400, not \"%s\"", v);
-                s.reconnect_s = (int)x;
-            }
-        } else if (!strcmp(a, "--")) {
-            for (i++; i < argc; i++) {
-                if (nfds == CZK_MSG_MAX_FDS)
-                    return czk_cli_failf(cmd, "at most %d witnesses per job", CZK_MSG_MAX_FDS);
-                paths[nfds++] = argv[i];
-            }
-        } else if (a[0] == '-' && a[1]) {
-            czk_cli_failf(cmd, "unknown option \"%s\"", a);
-            return usage(cmd);
-        } else {
-            if (nfds == CZK_MSG_MAX_FDS)
-                return czk_cli_failf(cmd, "at most %d witnesses per job (the descriptors travel in one record)",
-                                     CZK_MSG_MAX_FDS);
-            paths[nfds++] = a;
+        switch (c) {
+        case 'c': s.circuit = optarg; break;
+        case 'r': req = optarg; break;
+        case 'o': s.out_dir = optarg; break;
+        case 'w': wait = true; break;
+        case 'f': force = true; break;
+        case 'p':
+            if (parse_priority(optarg, &s.priority) < 0)
+                return czk_cli_failf(cmd, "--priority must be high, normal or low, not \"%s\"", optarg);
+            break;
+        case 'R':
+            if (parse_seconds(cmd, "--reconnect-timeout", optarg, 0, &s.reconnect_s) != 0)
+                return CZK_EXIT_ERROR;
+            break;
+        case 't':
+            if (parse_seconds(cmd, "--timeout", optarg, 1, &s.timeout_s) != 0)
+                return CZK_EXIT_ERROR;
+            break;
+        default:
+            return czk_cli_opt_status();
         }
     }
-    if (!s.circuit || !nfds) {
-        czk_cli_failf(cmd, "%s", !s.circuit ? "--circuit NAME is required" : "no witness files given");
-        return usage(cmd);
+    for (int i = optind; i < argc; i++) {
+        if (nfds == CZK_MSG_MAX_FDS)
+            return czk_cli_failf(cmd, "at most %d witnesses per job (the descriptors travel in one record)",
+                                 CZK_MSG_MAX_FDS);
+        paths[nfds++] = argv[i];
     }
+    if (!s.circuit)
+        return czk_cli_usage_error(cmd, "--circuit NAME is required");
+    if (!nfds)
+        return czk_cli_usage_error(cmd, "no witness files given");
+    if (force && !s.out_dir)
+        return czk_cli_usage_error(cmd, "--force only applies to --out DIR");
     if (strlen(s.circuit) >= CZK_MSG_STR_SHORT)
         return czk_cli_failf(cmd, "circuit name \"%.40s...\" is too long", s.circuit);
     if (req) {
@@ -730,8 +918,18 @@ int czk_cmd_submit(int argc, char **argv)
             return czk_cli_fail(cmd, &e);
         req = req_buf;
     }
-    if (s.out_dir)
+    if (s.out_dir || s.timeout_s)
         wait = true;
+    if (s.out_dir && !force) {
+        char first[4 * 256];
+        if ((r = out_dir_empty(s.out_dir, first, sizeof(first))) == -ENOTEMPTY)
+            return czk_cli_failf(cmd,
+                                 "output directory \"%s\" is not empty (it holds \"%s\"): choose a new one, or "
+                                 "add --force to write into it",
+                                 s.out_dir, first);
+        if (r < 0 && r != -ENOTDIR)
+            return czk_cli_failf(cmd, "cannot read output directory \"%s\": %s", s.out_dir, strerror(-r));
+    }
 
     /* the witnesses are opened here, with this user's rights */
     for (int i = 0; i < nfds; i++) {
@@ -758,6 +956,8 @@ int czk_cmd_submit(int argc, char **argv)
     m.u.submit.n_fds = (uint32_t)nfds;
     m.u.submit.flags = wait ? CZK_SUBMIT_F_WAIT : 0;
     s.t0 = czk_mono_ns();
+    if (s.timeout_s)
+        s.deadline = s.t0 + (uint64_t)s.timeout_s * 1000000000ull;
     {
         czk_msg sub = m;
         if (submit_job(&s, &sub, fds, nfds, &m, &retried) != 0)

@@ -1,50 +1,106 @@
 /*
- * cmd_trace.c — `czk trace [--since SECONDS] [--out FILE] [--config FILE]
- * [--state-dir DIR]`: merges the per-process trace files every czk daemon
- * writes into state_dir/trace/ (common/runtime/trace.h) into one Chrome/Perfetto JSON
- * trace (open it in ui.perfetto.dev or chrome://tracing).  Reads files only;
- * needs no running daemon.  docs/tracing.md describes the stages.
+ * cmd_trace.c — `czk trace [--since SECONDS] [--out FILE] [--state-dir DIR]
+ * [--config FILE] [--runtime-dir DIR]`: merges the per-process trace files
+ * every czk daemon writes into state_dir/trace/ (common/runtime/trace.h) into
+ * one Chrome/Perfetto JSON trace (open it in ui.perfetto.dev or
+ * chrome://tracing).  docs/tracing.md describes the stages.
+ *
+ * Which state_dir (the daemons may have been started with --state-dir, a
+ * config file or an environment this shell does not have):
+ *   1. --state-dir DIR;
+ *   2. the state_dir the running czk-gpud reports in its STATUS reply
+ *      ("state_dir"), gpud being found exactly as `czk status` finds it
+ *      (--runtime-dir, --config, /etc/czk/czk.conf, $CZK_RUNTIME_DIR, ...;
+ *      cli/client.h), with the same checks of the directory and the peer;
+ *   3. when no czk-gpud answers (the traces are read after a stop as well),
+ *      or it does not say: the state_dir of --config FILE, else of
+ *      /etc/czk/czk.conf when readable, else the built-in default
+ *      ($CZK_STATE_DIR, ...; common/runtime/config.c).
+ * The files are read with the caller's own rights; no daemon is needed.
  */
 #include <errno.h>
+#include <msgpack.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/client.h"
+#include "common/base/log.h"
 #include "common/runtime/config.h"
 #include "common/runtime/trace.h"
 
-static int usage(void)
-{
-    fprintf(stderr, "usage: czk trace [--since SECONDS] [--out FILE] [--config FILE] [--state-dir DIR]\n"
-                    "  --since SECONDS   only stages that ended in the last SECONDS (default: everything)\n"
-                    "  --out FILE        write the JSON there (default: standard output)\n"
-                    "  --config FILE     read state_dir from FILE (default /etc/czk/czk.conf when readable)\n"
-                    "  --state-dir DIR   the daemons' state directory (traces in DIR/trace)\n");
-    return CZK_EXIT_ERROR;
-}
+#define ASK_TIMEOUT_MS 3000
 
-/* --opt VALUE or --opt=VALUE at argv[*i]: the value, or NULL when not this option */
-static const char *opt_value(const char *opt, int argc, char **argv, int *i, int *missing)
+/*
+ * Asks the czk-gpud that `czk status` would reach for its state_dir.
+ * 0 with dir filled, or -errno when there is no answer (no daemon, refused,
+ * or a gpud whose STATUS has no "state_dir"): the caller falls back.
+ */
+static int ask_gpud(czk_client *cl, char *dir, size_t n, char *why, size_t wn)
 {
-    size_t l = strlen(opt);
-    if (strncmp(argv[*i], opt, l))
-        return NULL;
-    if (argv[*i][l] == '=')
-        return argv[*i] + l + 1;
-    if (argv[*i][l])
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return NULL;
+    static const uint8_t body[] = {0x80}; /* empty map */
+    czk_error e = {0};
+    msgpack_unpacked up;
+    size_t off = 0;
+    czk_msg m;
+    int r;
+
+    if ((r = czk_client_connect(cl, &e)) < 0) {
+        snprintf(why, wn, "%s", e.msg);
+        return r;
     }
-    return argv[++*i];
+    memset(&m, 0, sizeof(m));
+    m.type = CZK_MSG_STATUS;
+    m.u.status.body = (czk_bytes){body, sizeof(body)};
+    if ((r = czk_client_send(cl, &m, NULL, 0, &e)) < 0)
+        goto out;
+    do
+        r = czk_client_recv(cl, &m, ASK_TIMEOUT_MS, &e);
+    while (r == 0 && m.type != CZK_MSG_STATUS_REPLY && m.type != CZK_MSG_ERROR);
+    if (r < 0)
+        goto out;
+    r = -ENOENT;
+    snprintf(e.msg, sizeof(e.msg), "czk-gpud at %.300s does not report its state_dir", cl->sock_path);
+    msgpack_unpacked_init(&up);
+    if (m.type == CZK_MSG_STATUS_REPLY &&
+        czk_msg_precheck(m.u.status.body.ptr, m.u.status.body.len, CZK_MSG_MAX_DEPTH, &e) == 0 &&
+        msgpack_unpack_next(&up, (const char *)m.u.status.body.ptr, m.u.status.body.len, &off) ==
+            MSGPACK_UNPACK_SUCCESS &&
+        up.data.type == MSGPACK_OBJECT_MAP)
+        for (uint32_t i = 0; i < up.data.via.map.size; i++) {
+            const msgpack_object *k = &up.data.via.map.ptr[i].key, *v = &up.data.via.map.ptr[i].val;
+            if (k->type != MSGPACK_OBJECT_STR || k->via.str.size != 9 || memcmp(k->via.str.ptr, "state_dir", 9))
+                continue;
+            if (v->type != MSGPACK_OBJECT_STR || !v->via.str.size || v->via.str.size >= n ||
+                memchr(v->via.str.ptr, 0, v->via.str.size))
+                break;
+            memcpy(dir, v->via.str.ptr, v->via.str.size);
+            dir[v->via.str.size] = 0;
+            r = 0;
+        }
+    msgpack_unpacked_destroy(&up);
+out:
+    if (r < 0)
+        snprintf(why, wn, "%s", e.msg);
+    czk_client_close(cl);
+    return r;
 }
 
 int czk_cmd_trace(int argc, char **argv)
 {
-    const char *cmd = argv[0], *config = NULL, *state_dir = NULL, *out_path = NULL, *v;
+    static const struct option opts[] = {
+        {"since", required_argument, NULL, 's'},
+        {"out", required_argument, NULL, 'o'},
+        {"state-dir", required_argument, NULL, 'd'},
+        CZK_CLIENT_LONGOPTS,
+        {NULL, 0, NULL, 0},
+    };
+    const char *cmd = argv[0], *state_dir = NULL, *out_path = NULL, *how;
+    char asked[CZK_CONFIG_PATH_MAX], why[1024] = "", esc[4 * sizeof(why)];
+    czk_client cl = {.fd = -1};
     double since = 0;
     czk_config cfg;
     czk_trace_file *files = NULL;
@@ -53,44 +109,63 @@ int czk_cmd_trace(int argc, char **argv)
     czk_error e = {0};
     FILE *out = stdout;
     long n;
-    int rc = CZK_EXIT_ERROR;
+    int rc = CZK_EXIT_ERROR, c, r;
+    bool fell_back = false;
 
-    for (int i = 1; i < argc; i++) {
-        int missing = 0;
-        if ((v = opt_value("--since", argc, argv, &i, &missing))) {
+    while ((c = czk_cli_getopt(argc, argv, opts)) != -1) {
+        if ((r = czk_client_option(&cl, cmd, c, optarg)) != 0) {
+            if (r < 0)
+                return CZK_EXIT_ERROR;
+            continue;
+        }
+        if (c == 's') {
             char *end;
             errno = 0;
-            since = strtod(v, &end);
-            if (errno || end == v || *end || since < 0)
-                return czk_cli_failf(cmd, "--since needs a number of seconds, not \"%s\"", v);
-        } else if ((v = opt_value("--out", argc, argv, &i, &missing))) {
-            out_path = v;
-        } else if ((v = opt_value("--config", argc, argv, &i, &missing))) {
-            config = v;
-        } else if ((v = opt_value("--state-dir", argc, argv, &i, &missing))) {
-            state_dir = v;
+            since = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(since >= 0))
+                return czk_cli_failf(cmd, "--since needs a number of seconds, not \"%s\"", optarg);
+        } else if (c == 'o') {
+            out_path = optarg;
+        } else if (c == 'd') {
+            state_dir = optarg;
         } else {
-            if (missing)
-                czk_cli_failf(cmd, "%s needs a value", argv[i]);
-            else
-                czk_cli_failf(cmd, "unexpected argument \"%s\"", argv[i]);
-            return usage();
-        }
-        if (missing) {
-            czk_cli_failf(cmd, "%s needs a value", argv[i]);
-            return usage();
+            return czk_cli_opt_status();
         }
     }
-    czk_config_defaults(&cfg);
-    if (!config && !state_dir && access("/etc/czk/czk.conf", R_OK) == 0)
-        config = "/etc/czk/czk.conf";
-    if (config && czk_config_load(&cfg, config, &e) < 0)
-        return czk_cli_fail(cmd, &e);
-    czk_trace_dir(state_dir ? state_dir : cfg.state_dir, dir, sizeof(dir));
-    if (czk_trace_read_dir(dir, &files, &nfiles, &e) < 0)
+    if (optind < argc)
+        return czk_cli_usage_error(cmd, "unexpected argument \"%s\"", argv[optind]);
+    how = "--state-dir";
+    if (!state_dir) {
+        if (ask_gpud(&cl, asked, sizeof(asked), why, sizeof(why)) == 0) {
+            state_dir = asked;
+            how = "reported by czk-gpud";
+        } else {
+            czk_info("trace: no state_dir from czk-gpud (%s): using the configuration's",
+                     czk_esc(why, esc, sizeof(esc)));
+            fell_back = true;
+            cfg = cl.cfg; /* czk_client_resolve loaded --config or /etc/czk/czk.conf over the defaults */
+            if (!cl.sock_path[0]) {
+                czk_config_defaults(&cfg);
+                if (cl.config_path && czk_config_load(&cfg, cl.config_path, &e) < 0)
+                    return czk_cli_fail(cmd, &e);
+            }
+            state_dir = cfg.state_dir;
+            how = cl.config_path ? "state_dir of --config" : "the configuration's state_dir";
+        }
+    }
+    czk_trace_dir(state_dir, dir, sizeof(dir));
+    /* a directory that does not exist holds no traces: say where it was looked for */
+    if ((r = czk_trace_read_dir(dir, &files, &nfiles, &e)) < 0 && r != -ENOENT)
         return czk_cli_fail(cmd, &e);
     if (nfiles == 0) {
-        czk_cli_failf(cmd, "no trace files in \"%s\" (do the daemons use this state directory?)", dir);
+        if (!fell_back)
+            czk_cli_failf(cmd, "no trace files in \"%s\" (%s)", dir, how);
+        else
+            czk_cli_failf(cmd,
+                          "no trace files in \"%s\" (%s; no czk-gpud reported another: %s); point to the "
+                          "daemons' state directory with --state-dir DIR, or to them with --runtime-dir DIR or "
+                          "--config FILE",
+                          dir, how, czk_esc(why, esc, sizeof(esc)));
         goto done;
     }
     if (out_path && strcmp(out_path, "-") && !(out = fopen(out_path, "w"))) {
