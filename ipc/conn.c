@@ -5,8 +5,12 @@
  *
  * A connection is freed only when it is closing and no operation of it is
  * in flight, so every CQE (including the final -ECANCELED of a multishot)
- * finds it.  The multishot recv is re-armed in one place (conn_arm_recv),
- * the multishot accept in one place (listener_arm).
+ * finds it; closing always leaves one operation in flight (the cancel), so
+ * on_close runs from a completion, never inside czk_conn_send/_close.  The
+ * multishot recv is re-armed in one place (conn_arm_recv), the multishot
+ * accept in one place (listener_arm).  Flow control, connection limits and
+ * the accept back-off (the policy of loop.h) are decided here, where records
+ * are queued and connections admitted.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "common/base/log.h"
@@ -32,6 +37,7 @@ static const char *peer_desc(const czk_conn *c, char *buf, size_t n)
 
 static void conn_shutdown(czk_conn *c);
 static void conn_flush(czk_conn *c);
+static void listener_maybe_free(czk_listener *ls);
 
 /* queued records are submitted in one batch per loop turn (czk_loopi_flush), so
  * the records produced while handling one batch of completions leave in one
@@ -56,24 +62,61 @@ void czk_loopi_flush(czk_loop *l)
     }
 }
 
-static void outrec_free(outrec *r)
+/* a block for one record: small ones without fds come from the loop's cache */
+static outrec *outrec_alloc(czk_loop *l, size_t len, int nfds)
+{
+    size_t ctl = nfds > 0 ? CMSG_SPACE(sizeof(int) * (size_t)nfds) : 0;
+    size_t room = nfds == 0 && len <= OUT_SMALL ? OUT_SMALL : len;
+    outrec *r;
+
+    if (room == OUT_SMALL && l->rec_cache) {
+        r = l->rec_cache;
+        l->rec_cache = r->next;
+        l->rec_cached--;
+    } else if (!(r = malloc(sizeof(*r) + ctl + room))) {
+        return NULL;
+    }
+    memset(r, 0, sizeof(*r));
+    r->cap = (uint32_t)room;
+    r->data = (uint8_t *)(r + 1) + ctl;
+    if (ctl) {
+        memset(r + 1, 0, ctl);
+        r->mh.msg_control = r + 1;
+        r->mh.msg_controllen = ctl;
+        r->fds = (int *)CMSG_DATA(CMSG_FIRSTHDR(&r->mh));
+    }
+    return r;
+}
+
+static void outrec_free(czk_loop *l, outrec *r)
 {
     for (int i = 0; i < r->nfds; i++)
         close(r->fds[i]);
-    free(r->fds);
-    free(r->ctl);
-    if (r->data != r->inl)
-        free(r->data);
-    r->fds = NULL;
-    r->ctl = NULL;
-    r->data = NULL;
-    r->nfds = 0;
+    if (r->cap == OUT_SMALL && r->nfds == 0 && !r->mh.msg_control && l->rec_cached < OUT_CACHE_MAX) {
+        r->next = l->rec_cache;
+        l->rec_cache = r;
+        l->rec_cached++;
+        return;
+    }
+    free(r);
+}
+
+static void conn_free_queue(czk_conn *c)
+{
+    while (c->qhead) {
+        outrec *r = c->qhead;
+        c->qhead = r->next;
+        outrec_free(c->loop, r);
+    }
+    c->qtail = NULL;
+    c->qcount = 0;
+    c->qbytes = 0;
 }
 
 static void conn_arm_recv(czk_conn *c)
 {
     struct io_uring_sqe *sqe;
-    if (c->recv_armed || c->state == ST_CLOSING)
+    if (c->recv_armed || c->rx_paused || c->state == ST_CLOSING)
         return;
     sqe = czk_loopi_get_sqe(c->loop);
     if (!sqe) {
@@ -102,25 +145,32 @@ static void conn_maybe_free(czk_conn *c)
         *pp = c->flush_next;
     }
     close(c->fd);
-    while (c->qcount) {
-        outrec_free(&c->q[c->qhead]);
-        c->qhead = (c->qhead + 1) % c->qcap;
-        c->qcount--;
-    }
+    conn_free_queue(c);
     LIST_DEL(l->conns, c);
     l->st.conns--;
     l->st.closed++;
+    if (c->counted) {
+        if (c->kind == CZK_CONN_CLIENT)
+            l->st.clients--;
+        else
+            l->st.daemons--;
+    }
     if (c->close_err && c->close_err != -ECONNRESET)
         czk_warn("connection to %s closed: %s", peer_desc(c, pd, sizeof(pd)), c->why);
     else
         czk_info("connection to %s closed: %s", peer_desc(c, pd, sizeof(pd)), c->why);
     if (c->ops.on_close)
         c->ops.on_close(c, c->close_err, c->why, c->ctx);
-    free(c->q);
+    if (c->ls) {
+        c->ls->refs--;
+        listener_maybe_free(c->ls);
+    }
+    free(c->own_ep);
     free(c);
 }
 
-/* stop everything on the socket; the conn is freed after the last CQE */
+/* stop everything on the socket; the conn is freed after the last CQE, which
+ * is never earlier than the cancel submitted here */
 static void conn_shutdown(czk_conn *c)
 {
     struct io_uring_sqe *sqe;
@@ -135,7 +185,7 @@ static void conn_shutdown(czk_conn *c)
         io_uring_sqe_set_data64(sqe, UD(c, OP_CANCEL));
         c->inflight++;
     }
-    conn_maybe_free(c);
+    conn_maybe_free(c); /* only when the ring is broken (no SQE) */
 }
 
 static void conn_set_reason(czk_conn *c, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -180,28 +230,66 @@ static void conn_protocol_error(czk_conn *c, int code, const char *why)
     conn_shutdown(c);
 }
 
+/* backpressure on a client: stop reading its requests until its queue drains */
+static void conn_pause_recv(czk_conn *c)
+{
+    struct io_uring_sqe *sqe;
+
+    if (c->rx_paused)
+        return;
+    c->rx_paused = 1;
+    c->loop->st.read_pauses++;
+    if (c->recv_armed && (sqe = czk_loopi_get_sqe(c->loop))) {
+        /* the final CQE of the multishot (-ECANCELED, no F_MORE) is not re-armed while paused */
+        io_uring_prep_cancel64(sqe, UD(c, OP_RECV), 0);
+        io_uring_sqe_set_data64(sqe, UD(c, OP_CANCEL));
+        c->inflight++;
+    }
+}
+
+static void conn_resume_recv(czk_conn *c)
+{
+    if (!c->rx_paused || c->qbytes > c->loop->cfg.client_queue_soft / 2)
+        return;
+    c->rx_paused = 0;
+    conn_arm_recv(c);
+}
+
+/* Queues a copy of one record.  Every failure but an invalid argument closes
+ * the connection with its reason (see "Flow control" in loop.h). */
 static int conn_enqueue(czk_conn *c, const void *rec, size_t len, const int *fds, int nfds)
 {
-    outrec *r;
+    czk_loop *l = c->loop;
+    size_t limit = c->kind == CZK_CONN_CLIENT ? l->cfg.client_queue_hard : l->cfg.daemon_queue_bytes;
+    size_t cost = sizeof(outrec) + len;
     char pd[64];
+    outrec *r;
 
     if (c->state == ST_CLOSING || c->flush_close)
         return -EPIPE;
-    if (len == 0 || len > CZK_MSG_MAX_RECORD || nfds < 0 || nfds > CZK_MSG_MAX_FDS)
+    if (len == 0 || len > CZK_MSG_MAX_RECORD || nfds < 0 || nfds > CZK_MSG_MAX_FDS) {
+        czk_err("record of %zu bytes with %d fds for %s is invalid: not sent", len, nfds,
+                peer_desc(c, pd, sizeof(pd)));
         return -EINVAL;
-    if (c->qcount == c->qcap) {
-        c->loop->st.enobufs++;
-        czk_warn("outgoing queue to %s is full (%u records): record not sent", peer_desc(c, pd, sizeof(pd)), c->qcap);
+    }
+    if (c->qcount >= l->cfg.out_queue_cap || c->qbytes + cost > limit) {
+        l->st.overflow_closes++;
+        conn_set_reason(c, -ENOBUFS,
+                        "outgoing queue over its limit (%u records, %zu bytes queued, limit %u records, %zu "
+                        "bytes): %s",
+                        c->qcount, c->qbytes, l->cfg.out_queue_cap, limit,
+                        c->kind == CZK_CONN_CLIENT ? "the client does not read its replies"
+                                                   : "closed so that the peer reconnects and resynchronizes");
+        conn_shutdown(c);
         return -ENOBUFS;
     }
-    r = &c->q[(c->qhead + c->qcount) % c->qcap];
-    memset(&r->mh, 0, sizeof(r->mh));
-    r->nfds = 0;
-    r->fds = NULL;
-    r->ctl = NULL;
-    r->data = len <= OUT_INLINE ? r->inl : malloc(len);
-    if (!r->data)
+    if (!(r = outrec_alloc(l, len, nfds))) {
+        l->st.send_errors++;
+        conn_set_reason(c, -ENOMEM, "no memory to queue a record of %zu bytes: closed so that the peer "
+                        "resynchronizes", len);
+        conn_shutdown(c);
         return -ENOMEM;
+    }
     memcpy(r->data, rec, len);
     r->len = (uint32_t)len;
     r->iov.iov_base = r->data;
@@ -209,33 +297,33 @@ static int conn_enqueue(czk_conn *c, const void *rec, size_t len, const int *fds
     r->mh.msg_iov = &r->iov;
     r->mh.msg_iovlen = 1;
     if (nfds > 0) {
-        struct cmsghdr *cm;
-        size_t cl = CMSG_SPACE(sizeof(int) * (size_t)nfds);
-        r->fds = calloc((size_t)nfds, sizeof(int));
-        r->ctl = calloc(1, cl);
-        if (!r->fds || !r->ctl) {
-            outrec_free(r);
-            return -ENOMEM;
-        }
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&r->mh);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
         for (int i = 0; i < nfds; i++) {
             int d = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
             if (d < 0) {
                 int e = -errno;
-                czk_err("could not duplicate fd %d to send it: %s", fds[i], strerror(errno));
-                outrec_free(r);
+                outrec_free(l, r);
+                l->st.send_errors++;
+                conn_set_reason(c, e, "could not duplicate fd %d to send it: %s: closed so that the peer "
+                                "resynchronizes", fds[i], strerror(-e));
+                conn_shutdown(c);
                 return e;
             }
             r->fds[r->nfds++] = d;
         }
-        r->mh.msg_control = r->ctl;
-        r->mh.msg_controllen = cl;
-        cm = CMSG_FIRSTHDR(&r->mh);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
-        memcpy(CMSG_DATA(cm), r->fds, sizeof(int) * (size_t)nfds);
     }
+    if (c->qtail)
+        c->qtail->next = r;
+    else
+        c->qhead = r;
+    c->qtail = r;
     c->qcount++;
+    c->qbytes += cost;
+    if (c->kind == CZK_CONN_CLIENT && c->qbytes > l->cfg.client_queue_soft)
+        conn_pause_recv(c);
     conn_mark_dirty(c);
     return 0;
 }
@@ -254,8 +342,8 @@ static void conn_flush(czk_conn *c)
         io_uring_submit(&l->ring);
     if (io_uring_sq_space_left(&l->ring) < n)
         n = io_uring_sq_space_left(&l->ring);
-    for (unsigned i = 0; i < n; i++) {
-        outrec *r = &c->q[(c->qhead + i) % c->qcap];
+    outrec *r = c->qhead;
+    for (unsigned i = 0; i < n; i++, r = r->next) {
         struct io_uring_sqe *sqe = io_uring_get_sqe(&l->ring);
         if (r->nfds)
             io_uring_prep_sendmsg(sqe, c->fd, &r->mh, MSG_NOSIGNAL);
@@ -271,68 +359,149 @@ static void conn_flush(czk_conn *c)
 
 void czk_loopi_conn_sent(czk_conn *c, int res)
 {
-    outrec *r = &c->q[c->qhead];
+    outrec *r = c->qhead;
 
     c->inflight--;
-    outrec_free(r);
-    c->qhead = (c->qhead + 1) % c->qcap;
+    c->qhead = r->next;
+    if (!c->qhead)
+        c->qtail = NULL;
     c->qcount--;
     c->qsent--;
+    c->qbytes -= sizeof(outrec) + r->len;
+    outrec_free(c->loop, r);
     if (res >= 0) {
         c->loop->st.records_out++;
+        c->active_ns = czk_loopi_mono_ns();
     } else if (c->state != ST_CLOSING) {
         conn_set_reason(c, res, "send failed: %s", strerror(-res));
         conn_shutdown(c);
     }
-    if (c->state != ST_CLOSING && c->qsent == 0) {
-        if (c->flush_close && c->qcount == 0)
-            conn_shutdown(c);
-        else if (c->qcount)
-            conn_mark_dirty(c);
+    if (c->state != ST_CLOSING) {
+        conn_resume_recv(c);
+        if (c->qsent == 0) {
+            if (c->flush_close && c->qcount == 0)
+                conn_shutdown(c);
+            else if (c->qcount)
+                conn_mark_dirty(c);
+        }
     }
     conn_maybe_free(c);
 }
 
-static int conn_new(czk_loop *l, int fd, const czk_endpoint *ep, const czk_conn_ops *ops, void *ctx, int is_client,
-                    czk_conn **out, czk_error *err)
+/* A peer over a limit: tell it why (an ERROR before any HELLO, which
+ * czk_peer_handshake reports) and close it.  Logged at most every 10 s. */
+static void conn_refuse(czk_loop *l, int fd, const czk_endpoint *ep, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void conn_refuse(czk_loop *l, int fd, const czk_endpoint *ep, const char *fmt, ...)
 {
+    uint64_t now = czk_loopi_mono_ns();
+    char why[300];
+    czk_msg m;
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    memset(&m, 0, sizeof(m));
+    m.type = CZK_MSG_ERROR;
+    m.u.error.code = -EBUSY;
+    snprintf(m.u.error.message, sizeof(m.u.error.message), "%s is busy: %s; try again later",
+             ep && ep->hello.name[0] ? ep->hello.name : "the server", why);
+    n = czk_msg_encode(l->scratch, sizeof(l->scratch), &m, NULL);
+    if (n > 0)
+        (void)!send(fd, l->scratch, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+    /* a Unix socket closed with unread records makes the peer's next read
+     * fail with ECONNRESET before it sees our ERROR: discard what it sent
+     * (its HELLO; fds riding along are closed by the kernel) */
+    for (int i = 0; i < 4 && recv(fd, l->scratch, 1, MSG_DONTWAIT | MSG_TRUNC) >= 0; i++)
+        ;
+    close(fd);
+    l->st.refused++;
+    if (l->refuse_logged_ns && now - l->refuse_logged_ns < REFUSE_LOG_EVERY_NS) {
+        l->refuse_quiet++;
+        return;
+    }
+    if (l->refuse_quiet)
+        czk_warn("refused a connection: %s (and %llu more since the last such line)", why,
+                 (unsigned long long)l->refuse_quiet);
+    else
+        czk_warn("refused a connection: %s", why);
+    l->refuse_logged_ns = now;
+    l->refuse_quiet = 0;
+}
+
+static unsigned clients_of_uid(const czk_loop *l, uid_t uid)
+{
+    unsigned n = 0;
+    for (const czk_conn *c = l->conns; c; c = c->next)
+        n += c->counted && c->kind == CZK_CONN_CLIENT && c->cred.uid == uid;
+    return n;
+}
+
+/* ls: the listener that accepted fd (its limits apply), NULL for czk_loop_connect */
+static int conn_new(czk_loop *l, int fd, const czk_listener *ls, const czk_endpoint *ep, const czk_conn_ops *ops,
+                    void *ctx, czk_conn **out, czk_error *err)
+{
+    int kind = ls ? ls->kind : ep->kind == CZK_CONN_CLIENT ? CZK_CONN_CLIENT : CZK_CONN_DAEMON;
     czk_peer_cred cred;
     czk_conn *c;
     int r;
 
-    if (l->st.conns >= l->cfg.max_conns) {
-        close(fd);
-        l->st.rejected++;
-        return czk_errorf(err, -EMFILE, "connection limit of %u reached", l->cfg.max_conns);
-    }
     if ((r = czk_peer_get_cred(fd, &cred, err)) < 0 || (r = czk_peer_check_cred(&ep->policy, &cred, err)) < 0) {
         close(fd);
         l->st.rejected++;
         return r;
     }
-    c = calloc(1, sizeof(*c));
-    if (c)
-        c->q = calloc(l->cfg.out_queue_cap, sizeof(outrec));
-    if (!c || !c->q) {
-        if (c)
-            free(c);
+    if (ls && kind == CZK_CONN_CLIENT && l->st.clients >= l->cfg.max_clients) {
+        conn_refuse(l, fd, ep, "%u client connections are open (max_clients)", l->st.clients);
+        return -EBUSY;
+    }
+    if (ls && kind == CZK_CONN_CLIENT && clients_of_uid(l, cred.uid) >= l->cfg.max_clients_per_uid) {
+        conn_refuse(l, fd, ep, "uid %u has %u client connections open (max_clients_per_uid)",
+                    (unsigned)cred.uid, l->cfg.max_clients_per_uid);
+        return -EBUSY;
+    }
+    if (ls && kind == CZK_CONN_DAEMON && l->st.daemons >= l->cfg.max_daemon_conns) {
+        conn_refuse(l, fd, ep, "%u daemon connections are open (max_daemon_conns)", l->st.daemons);
+        return -EBUSY;
+    }
+    if (!(c = calloc(1, sizeof(*c)))) {
         close(fd);
         return czk_errorf(err, -ENOMEM, "no memory for a connection");
     }
     c->loop = l;
     c->fd = fd;
     c->state = ST_HELLO;
-    c->is_client = is_client;
+    c->is_client = ls == NULL;
+    c->kind = kind;
+    c->counted = ls != NULL;
     c->ops = *ops;
     c->ctx = ctx;
-    c->ep = *ep;
+    if (ls) {
+        c->ep = &ls->ep;
+        c->ls = (czk_listener *)ls;
+        c->ls->refs++;
+    } else if ((c->own_ep = malloc(sizeof(*c->own_ep)))) {
+        *c->own_ep = *ep;
+        c->ep = c->own_ep;
+    } else {
+        free(c);
+        close(fd);
+        return czk_errorf(err, -ENOMEM, "no memory for a connection");
+    }
     c->cred = cred;
-    c->qcap = l->cfg.out_queue_cap;
-    c->opened_ns = czk_loopi_mono_ns();
+    c->opened_ns = c->active_ns = czk_loopi_mono_ns();
     LIST_ADD(l->conns, c);
     l->st.conns++;
+    if (c->counted) {
+        if (kind == CZK_CONN_CLIENT)
+            l->st.clients++;
+        else
+            l->st.daemons++;
+    }
     conn_arm_recv(c);
-    if (is_client) {
+    if (c->is_client) {
         czk_msg m;
         int n;
         memset(&m, 0, sizeof(m));
@@ -358,6 +527,7 @@ static void conn_record(czk_conn *c, const uint8_t *data, size_t len, int *fds, 
     int r, want_fds = 0;
 
     l->st.records_in++;
+    c->active_ns = czk_loopi_mono_ns();
     r = czk_msg_decode(data, len, &m, &e);
     if (r < 0) {
         snprintf(why, sizeof(why), "malformed record from %s: %s", peer_desc(c, pd, sizeof(pd)), e.msg);
@@ -375,7 +545,7 @@ static void conn_record(czk_conn *c, const uint8_t *data, size_t len, int *fds, 
             conn_protocol_error(c, -EPROTO, "HELLO with file descriptors");
             return;
         }
-        if ((r = czk_peer_check_hello(&c->ep.policy, &c->cred, &m.u.hello, &e)) < 0) {
+        if ((r = czk_peer_check_hello(&c->ep->policy, &c->cred, &m.u.hello, &e)) < 0) {
             conn_protocol_error(c, r, e.msg);
             return;
         }
@@ -385,7 +555,7 @@ static void conn_record(czk_conn *c, const uint8_t *data, size_t len, int *fds, 
             int n;
             memset(&h, 0, sizeof(h));
             h.type = CZK_MSG_HELLO;
-            h.u.hello = c->ep.hello;
+            h.u.hello = c->ep->hello;
             n = czk_msg_encode(l->scratch, sizeof(l->scratch), &h, &e);
             if (n < 0 || conn_enqueue(c, l->scratch, (size_t)n, NULL, 0) < 0) {
                 czk_conn_close(c, -EIO, "could not answer HELLO", 0);
@@ -498,18 +668,21 @@ void czk_loopi_conn_recv(czk_conn *c, struct io_uring_cqe *cqe)
 
 int czk_conn_send_raw(czk_conn *c, const void *rec, size_t len, const int *fds, int nfds)
 {
+    if (c->state == ST_HELLO)
+        return -EAGAIN;
     return conn_enqueue(c, rec, len, fds, nfds);
 }
 
 int czk_conn_send(czk_conn *c, const czk_msg *m, const int *fds, int nfds)
 {
     czk_error e;
+    char pd[64];
     int n;
     if (c->state != ST_OPEN)
         return c->state == ST_HELLO ? -EAGAIN : -EPIPE;
     n = czk_msg_encode(c->loop->scratch, sizeof(c->loop->scratch), m, &e);
     if (n < 0) {
-        czk_err("could not encode %s: %s", czk_msg_type_name(m->type), e.msg);
+        czk_err("could not encode %s for %s: %s", czk_msg_type_name(m->type), peer_desc(c, pd, sizeof(pd)), e.msg);
         return n;
     }
     return conn_enqueue(c, c->loop->scratch, (size_t)n, fds, nfds);
@@ -519,16 +692,26 @@ const czk_msg_hello *czk_conn_peer(const czk_conn *c) { return &c->peer; }
 const czk_peer_cred *czk_conn_cred(const czk_conn *c) { return &c->cred; }
 int czk_conn_is_open(const czk_conn *c) { return c->state == ST_OPEN && !c->flush_close; }
 unsigned czk_conn_queued(const czk_conn *c) { return c->qcount; }
+size_t czk_conn_queued_bytes(const czk_conn *c) { return c->qbytes; }
+int czk_conn_kind(const czk_conn *c) { return c->kind; }
+int czk_conn_reading(const czk_conn *c) { return c->state != ST_CLOSING && !c->rx_paused; }
 void czk_conn_set_user(czk_conn *c, void *user) { c->user = user; }
 void *czk_conn_user(const czk_conn *c) { return c->user; }
 czk_loop *czk_conn_loop(const czk_conn *c) { return c->loop; }
+
+void czk_conn_set_idle_exempt(czk_conn *c, int exempt)
+{
+    c->idle_exempt = exempt != 0;
+    if (!exempt)
+        c->active_ns = czk_loopi_mono_ns();
+}
 
 /* ---------------------------------------------------------- listeners --- */
 
 static void listener_arm(czk_listener *ls)
 {
     struct io_uring_sqe *sqe;
-    if (ls->closing)
+    if (ls->closing || ls->paused)
         return;
     sqe = czk_loopi_get_sqe(ls->loop);
     if (!sqe)
@@ -540,30 +723,96 @@ static void listener_arm(czk_listener *ls)
 
 static void listener_maybe_free(czk_listener *ls)
 {
-    if (!ls->closing || ls->inflight > 0)
+    if (!ls->closing || ls->inflight > 0 || ls->refs > 0)
         return;
     close(ls->fd);
     LIST_DEL(ls->loop->listeners, ls);
     free(ls);
 }
 
+/* accept failed for lack of fds (or memory): no accept is armed now.  Tell the
+ * peers in the backlog "busy" through the reserve fd, then retry later. */
+static void listener_refuse_backlog(czk_listener *ls)
+{
+    czk_loop *l = ls->loop;
+    int flags, n = 0;
+
+    if (l->reserve_fd < 0 && (l->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+        return;
+    if ((flags = fcntl(ls->fd, F_GETFL)) < 0 || fcntl(ls->fd, F_SETFL, flags | O_NONBLOCK) < 0)
+        return;
+    close(l->reserve_fd);
+    l->reserve_fd = -1;
+    while (n < ACCEPT_DRAIN_MAX) {
+        int fd = accept4(ls->fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0)
+            break;
+        conn_refuse(l, fd, &ls->ep, "no file descriptor to serve it (%s)", ls->name);
+        n++;
+    }
+    l->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    fcntl(ls->fd, F_SETFL, flags);
+}
+
+static void listener_retry(czk_timer *t, void *ctx)
+{
+    czk_listener *ls = ctx;
+    (void)t;
+    ls->retry = NULL;
+    ls->paused = 0;
+    listener_arm(ls);
+}
+
 void czk_loopi_accept(czk_listener *ls, struct io_uring_cqe *cqe)
 {
     czk_loop *l = ls->loop;
     czk_error e = {0};
+    int res = cqe->res, more = (cqe->flags & IORING_CQE_F_MORE) != 0;
 
-    if (!(cqe->flags & IORING_CQE_F_MORE))
+    if (!more)
         ls->inflight--;
-    if (cqe->res >= 0) {
+    if (res >= 0) {
         l->st.accepted++;
+        if (ls->failures) {
+            czk_info("accepting on %s again after %llu failed accepts", ls->name, (unsigned long long)ls->failures);
+            ls->failures = 0;
+            ls->backoff_ms = 0;
+        }
         if (ls->closing)
-            close(cqe->res);
-        else if (conn_new(l, cqe->res, &ls->ep, &ls->ops, ls->ctx, 0, NULL, &e) < 0)
+            close(res);
+        else if (conn_new(l, res, ls, &ls->ep, &ls->ops, ls->ctx, NULL, &e) < 0 && e.msg[0])
             czk_warn("rejected a connection: %s", e.msg);
-    } else if (cqe->res != -ECANCELED && !ls->closing) {
-        czk_warn("accept failed: %s", strerror(-cqe->res));
+    } else if (res == -EMFILE || res == -ENFILE || res == -ENOBUFS || res == -ENOMEM) {
+        l->st.accept_errors++;
+        if (!ls->failures++) {
+            l->st.accept_pauses++;
+            czk_warn("accept on %s failed: %s: new peers are told \"busy\" and accepting is retried with back-off "
+                     "up to %d ms (raise the fd limit, LimitNOFILE, or lower max_clients)",
+                     ls->name, strerror(-res), ACCEPT_BACKOFF_MAX_MS);
+        }
+        if (!ls->closing) {
+            ls->paused = 1;
+            if (more) { /* the kernel ends a multishot accept on errors; if not, stop it */
+                struct io_uring_sqe *sqe = czk_loopi_get_sqe(l);
+                if (sqe) {
+                    io_uring_prep_cancel64(sqe, UD(ls, OP_ACCEPT), 0);
+                    io_uring_sqe_set_data64(sqe, UD(ls, OP_CANCEL));
+                    ls->inflight++;
+                }
+            } else {
+                listener_refuse_backlog(ls);
+            }
+            if (!ls->retry) {
+                ls->backoff_ms = ls->backoff_ms ? ls->backoff_ms * 2 : ACCEPT_BACKOFF_MIN_MS;
+                if (ls->backoff_ms > ACCEPT_BACKOFF_MAX_MS)
+                    ls->backoff_ms = ACCEPT_BACKOFF_MAX_MS;
+                ls->retry = czk_loop_timer(l, ls->backoff_ms, 0, listener_retry, ls);
+            }
+        }
+    } else if (res != -ECANCELED && !ls->closing) {
+        czk_warn("accept on %s failed: %s", ls->name, strerror(-res));
     }
-    if (!(cqe->flags & IORING_CQE_F_MORE) && !ls->closing)
+    if (!more && !ls->closing)
         listener_arm(ls);
     listener_maybe_free(ls);
 }
@@ -571,7 +820,10 @@ void czk_loopi_accept(czk_listener *ls, struct io_uring_cqe *cqe)
 int czk_loop_listen(czk_loop *l, int lfd, const czk_endpoint *ep, const czk_conn_ops *ops, void *ctx,
                     czk_listener **out, czk_error *err)
 {
+    struct sockaddr_un sa;
+    socklen_t salen = sizeof(sa);
     czk_listener *ls = calloc(1, sizeof(*ls));
+
     if (!ls) {
         close(lfd);
         return czk_errorf(err, -ENOMEM, "no memory for a listener");
@@ -581,6 +833,15 @@ int czk_loop_listen(czk_loop *l, int lfd, const czk_endpoint *ep, const czk_conn
     ls->ep = *ep;
     ls->ops = *ops;
     ls->ctx = ctx;
+    if (ep->kind == CZK_CONN_CLIENT || ep->kind == CZK_CONN_DAEMON)
+        ls->kind = ep->kind;
+    else
+        ls->kind = ep->policy.roles_mask == CZK_ROLE_BIT(CZK_ROLE_CLIENT) ? CZK_CONN_CLIENT : CZK_CONN_DAEMON;
+    memset(&sa, 0, sizeof(sa));
+    if (getsockname(lfd, (struct sockaddr *)&sa, &salen) == 0 && sa.sun_family == AF_UNIX && sa.sun_path[0])
+        snprintf(ls->name, sizeof(ls->name), "\"%.*s\"", (int)sizeof(ls->name) - 3, sa.sun_path);
+    else
+        snprintf(ls->name, sizeof(ls->name), "listening socket %d", lfd);
     LIST_ADD(l->listeners, ls);
     listener_arm(ls);
     if (out)
@@ -594,6 +855,10 @@ void czk_listener_close(czk_listener *ls)
     if (ls->closing)
         return;
     ls->closing = 1;
+    if (ls->retry) {
+        czk_timer_cancel(ls->retry);
+        ls->retry = NULL;
+    }
     sqe = czk_loopi_get_sqe(ls->loop);
     if (sqe) {
         io_uring_prep_cancel_fd(sqe, ls->fd, IORING_ASYNC_CANCEL_ALL);
@@ -606,9 +871,8 @@ void czk_listener_close(czk_listener *ls)
 int czk_loop_connect(czk_loop *l, int fd, const czk_endpoint *ep, const czk_conn_ops *ops, void *ctx,
                      czk_conn **out, czk_error *err)
 {
-    return conn_new(l, fd, ep, ops, ctx, 1, out, err);
+    return conn_new(l, fd, NULL, ep, ops, ctx, out, err);
 }
-
 
 void czk_loopi_cancel_done(czk_loop *l, void *p)
 {
@@ -626,14 +890,21 @@ void czk_loopi_cancel_done(czk_loop *l, void *p)
     }
 }
 
-void czk_loopi_sweep_hello(czk_loop *l)
+void czk_loopi_sweep(czk_loop *l)
 {
     uint64_t now = czk_loopi_mono_ns(), limit = (uint64_t)l->cfg.hello_timeout_ms * 1000000ull;
+    uint64_t idle = (uint64_t)l->cfg.client_idle_timeout_ms * 1000000ull;
     czk_conn *c = l->conns;
     while (c) {
         czk_conn *next = c->next;
         if (c->state == ST_HELLO && now - c->opened_ns > limit) {
             conn_set_reason(c, -ETIMEDOUT, "no HELLO within %u ms", l->cfg.hello_timeout_ms);
+            conn_shutdown(c);
+        } else if (idle && c->state == ST_OPEN && c->kind == CZK_CONN_CLIENT && !c->idle_exempt &&
+                   now - c->active_ns > idle) {
+            l->st.idle_closes++;
+            conn_set_reason(c, -ETIMEDOUT, "idle for %u ms without a job to watch (client_idle_timeout_s)",
+                            l->cfg.client_idle_timeout_ms);
             conn_shutdown(c);
         }
         c = next;
@@ -646,12 +917,8 @@ void czk_loopi_free_all(czk_loop *l)
         czk_conn *c = l->conns;
         LIST_DEL(l->conns, c);
         close(c->fd);
-        while (c->qcount) {
-            outrec_free(&c->q[c->qhead]);
-            c->qhead = (c->qhead + 1) % c->qcap;
-            c->qcount--;
-        }
-        free(c->q);
+        conn_free_queue(c);
+        free(c->own_ep);
         free(c);
     }
     while (l->listeners) {
@@ -660,5 +927,11 @@ void czk_loopi_free_all(czk_loop *l)
         close(ls->fd);
         free(ls);
     }
+    while (l->rec_cache) {
+        outrec *r = l->rec_cache;
+        l->rec_cache = r->next;
+        free(r);
+    }
+    l->rec_cached = 0;
     l->flush_list = NULL;
 }

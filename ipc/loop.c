@@ -8,6 +8,7 @@
  * when their count of operations in flight is zero after they were closed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +109,7 @@ static void timer_on_cqe(czk_timer *t, unsigned op, int res)
 
 static void sweep_fn(czk_timer *t, void *ctx)
 {
-    czk_loopi_sweep_hello(ctx);
+    czk_loopi_sweep(ctx);
 }
 
 /* --------------------------------------------------------------- wake --- */
@@ -202,6 +203,7 @@ int czk_loop_create(czk_loop **out, const czk_loop_config *cfg, czk_error *err)
     if (!l)
         return czk_errorf(err, -ENOMEM, "no memory for the event loop");
     l->wake_fd = -1;
+    l->reserve_fd = -1;
     if (cfg)
         l->cfg = *cfg;
     if (!l->cfg.sq_entries)
@@ -209,10 +211,22 @@ int czk_loop_create(czk_loop **out, const czk_loop_config *cfg, czk_error *err)
     if (!l->cfg.recv_buffers)
         l->cfg.recv_buffers = 64;
     if (!l->cfg.out_queue_cap)
-        l->cfg.out_queue_cap = 256;
-    if (!l->cfg.max_conns)
-        l->cfg.max_conns = 1024;
-    if (!cfg || !cfg->hello_timeout_ms)
+        l->cfg.out_queue_cap = 65536;
+    if (!l->cfg.daemon_queue_bytes)
+        l->cfg.daemon_queue_bytes = (size_t)64 << 20;
+    if (!l->cfg.client_queue_hard)
+        l->cfg.client_queue_hard = (size_t)16 << 20;
+    if (!l->cfg.client_queue_soft)
+        l->cfg.client_queue_soft = (size_t)256 << 10;
+    if (l->cfg.client_queue_soft > l->cfg.client_queue_hard / 2)
+        l->cfg.client_queue_soft = l->cfg.client_queue_hard / 2;
+    if (!l->cfg.max_clients)
+        l->cfg.max_clients = 1000;
+    if (!l->cfg.max_clients_per_uid || l->cfg.max_clients_per_uid > l->cfg.max_clients)
+        l->cfg.max_clients_per_uid = l->cfg.max_clients;
+    if (!l->cfg.max_daemon_conns)
+        l->cfg.max_daemon_conns = 64;
+    if (!l->cfg.hello_timeout_ms)
         l->cfg.hello_timeout_ms = 5000;
     if (l->cfg.recv_buffers & (l->cfg.recv_buffers - 1) || l->cfg.recv_buffers > 32768) {
         free(l);
@@ -254,8 +268,17 @@ int czk_loop_create(czk_loop **out, const czk_loop_config *cfg, czk_error *err)
         r = czk_errorf(err, -errno, "could not create eventfd: %s", strerror(errno));
         goto fail;
     }
+    /* held so that a peer can still be told "busy" when fds run out (conn.c) */
+    l->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     wake_arm(l);
-    l->sweep = czk_loop_timer(l, 1000, 1000, sweep_fn, l);
+    {
+        /* the sweep runs often enough for the shortest of its timeouts */
+        unsigned t = l->cfg.hello_timeout_ms, every;
+        if (l->cfg.client_idle_timeout_ms && l->cfg.client_idle_timeout_ms < t)
+            t = l->cfg.client_idle_timeout_ms;
+        every = t / 4 < 10 ? 10 : t / 4 > 1000 ? 1000 : t / 4;
+        l->sweep = czk_loop_timer(l, every, every, sweep_fn, l);
+    }
     io_uring_submit(&l->ring);
     *out = l;
     return 0;
@@ -267,6 +290,8 @@ fail:
         munmap(l->bufs, l->bufs_size);
     if (l->wake_fd >= 0)
         close(l->wake_fd);
+    if (l->reserve_fd >= 0)
+        close(l->reserve_fd);
     free(l);
     return r;
 }
@@ -362,5 +387,7 @@ void czk_loop_destroy(czk_loop *l)
     munmap(l->br, l->br_size);
     munmap(l->bufs, l->bufs_size);
     close(l->wake_fd);
+    if (l->reserve_fd >= 0)
+        close(l->reserve_fd);
     free(l);
 }

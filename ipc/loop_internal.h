@@ -20,39 +20,53 @@ enum { OP_ACCEPT = 1, OP_RECV, OP_SEND, OP_CANCEL, OP_TIMER, OP_TIMER_DEL, OP_WA
 #define RECV_CTL_LEN CMSG_SPACE(sizeof(int) * CZK_MSG_MAX_FDS)
 #define RECV_BUF_LEN \
     ((sizeof(struct io_uring_recvmsg_out) + RECV_CTL_LEN + CZK_MSG_MAX_RECORD + 4095) & ~(size_t)4095)
-#define OUT_INLINE 480
+#define OUT_SMALL 512        /* records up to this size without fds reuse cached blocks */
+#define OUT_CACHE_MAX 256    /* cached small record blocks per loop */
+#define ACCEPT_BACKOFF_MIN_MS 10
+#define ACCEPT_BACKOFF_MAX_MS 1000
+#define ACCEPT_DRAIN_MAX 64  /* backlog peers told "busy" per failed accept */
+#define REFUSE_LOG_EVERY_NS (10ull * 1000000000ull)
 
 enum { ST_HELLO = 0, ST_OPEN = 1, ST_CLOSING = 2 };
 
+/* One queued record, allocated in one block: this header, the cmsg buffer
+ * (nfds > 0) and the bytes. */
 typedef struct outrec {
+    struct outrec *next;
     struct msghdr mh;
     struct iovec iov;
     uint8_t *data;
     uint32_t len;
+    uint32_t cap; /* bytes of room at data (OUT_SMALL for cacheable blocks) */
     int nfds;
-    int *fds;  /* duplicates owned by the queue */
-    void *ctl; /* cmsg buffer when nfds > 0 */
-    uint8_t inl[OUT_INLINE];
+    int *fds;     /* duplicates owned by the queue, inside the cmsg buffer */
 } outrec;
 
 struct czk_conn {
     czk_loop *loop;
     int fd;
     int state;
-    int is_client;
+    int is_client;    /* we connected (we say HELLO first) */
+    int kind;         /* CZK_CONN_DAEMON or CZK_CONN_CLIENT */
+    int counted;      /* accepted: counts against the limits of its kind */
     int inflight;
     int recv_armed;
-    int flush_close; /* close once the queue is empty */
+    int rx_paused;    /* backpressure: receive cancelled until the queue drains */
+    int idle_exempt;
+    int flush_close;  /* close once the queue is empty */
     int close_err;
     char why[256];
     czk_conn_ops ops;
     void *ctx;
-    czk_endpoint ep;
+    const czk_endpoint *ep; /* the listener's (which outlives it), or own_ep */
+    czk_endpoint *own_ep;   /* czk_loop_connect: a copy of the caller's */
+    czk_listener *ls;       /* the listener that accepted it (holds a reference) */
     czk_peer_cred cred;
     czk_msg_hello peer;
-    outrec *q;
-    unsigned qcap, qhead, qcount, qsent;
-    uint64_t opened_ns;
+    outrec *qhead, *qtail; /* the first qsent records are in flight */
+    unsigned qcount, qsent;
+    size_t qbytes;         /* sizeof(outrec) + len of every queued record */
+    uint64_t opened_ns, active_ns;
     void *user;
     int dirty;             /* on the loop's flush list */
     czk_conn *flush_next;
@@ -62,8 +76,15 @@ struct czk_conn {
 struct czk_listener {
     czk_loop *loop;
     int fd;
+    int kind;
     int closing;
     int inflight;
+    unsigned refs;         /* connections using ep: freed when closing and none left */
+    int paused;            /* accept failed for lack of fds: waiting for retry */
+    unsigned backoff_ms;
+    uint64_t failures;     /* failed accepts in this episode */
+    czk_timer *retry;
+    char name[112];        /* the socket path, for logs */
     czk_endpoint ep;
     czk_conn_ops ops;
     void *ctx;
@@ -101,6 +122,11 @@ struct czk_loop {
     czk_timer *timers;
     czk_timer *sweep;
     czk_loop_stats st;
+    int reserve_fd;          /* /dev/null, given up for a moment to refuse peers when fds run out */
+    outrec *rec_cache;       /* free small record blocks */
+    unsigned rec_cached;
+    uint64_t refuse_logged_ns;
+    uint64_t refuse_quiet;   /* refusals not logged since refuse_logged_ns */
     uint8_t scratch[CZK_MSG_MAX_RECORD];
 };
 
@@ -133,8 +159,8 @@ void czk_loopi_cancel_done(czk_loop *l, void *p);
 void czk_loopi_accept(czk_listener *ls, struct io_uring_cqe *cqe);
 /* conn.c: submit the queued records of every connection that has some */
 void czk_loopi_flush(czk_loop *l);
-/* conn.c: close connections that did not say HELLO in time */
-void czk_loopi_sweep_hello(czk_loop *l);
+/* conn.c: close connections that did not say HELLO in time, and idle clients */
+void czk_loopi_sweep(czk_loop *l);
 /* conn.c: free every connection and listener without callbacks (destroy) */
 void czk_loopi_free_all(czk_loop *l);
 

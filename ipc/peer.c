@@ -466,8 +466,15 @@ int czk_peer_handshake(int fd, const czk_msg_hello *mine, const czk_peer_policy 
         return r;
     m.type = CZK_MSG_HELLO;
     m.u.hello = *mine;
-    if ((r = czk_peer_send(fd, &m, NULL, 0, err)) < 0)
+    if ((r = czk_peer_send(fd, &m, NULL, 0, err)) < 0) {
+        /* a busy server may have answered with an ERROR and closed before our
+         * HELLO arrived: its reason is still readable */
+        czk_error e2 = {0};
+        if (r == -ECONNRESET && czk_peer_recv(fd, buf, sizeof(buf), &m, NULL, NULL, 0, &e2) == 0 &&
+            m.type == CZK_MSG_ERROR)
+            return czk_errorf(err, m.u.error.code, "peer refused the handshake: %s", m.u.error.message);
         return r;
+    }
     if ((r = czk_peer_recv(fd, buf, sizeof(buf), &m, NULL, NULL, timeout_ms, err)) < 0)
         return r;
     if (m.type == CZK_MSG_ERROR)

@@ -8,9 +8,15 @@
  * a reconnect no thread of this process can still be writing into a slot the
  * new gpud may hand to someone else.  After the POOL of the new connection it
  * sends RESYNC with the slots it still holds (READY, not yet RELEASEd).
+ *
+ * Sending: a READY or RESYNC that cannot be queued is never dropped: the loop
+ * then closes the connection (or, for a record that could not even be
+ * encoded, send_or_close does), and the reconnect carries the slots this
+ * synth still holds in its RESYNC; gpud reclaims the rest when it sees EOF.
  */
 #include <errno.h>
 #include <numa.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +30,51 @@
 #include "synth/synth.h"
 
 static void try_connect(synth *s);
+
+/* ------------------------------------------------------ zkey re-checks --- */
+
+/* The zkey files against what was loaded: every 2 s (a stat each) and at once
+ * on SIGHUP (reload), logging each change once (czk_zkey_recheck_log). */
+static czk_zkey_stamp zkey_reported[CZK_CONFIG_MAX_CIRCUITS];
+static volatile sig_atomic_t zkey_hup;
+
+static void on_sighup(int sig)
+{
+    (void)sig;
+    zkey_hup = 1;
+}
+
+static void zkey_watch_tick(czk_timer *t, void *ctx)
+{
+    synth *s = ctx;
+    int verbose = zkey_hup;
+    (void)t;
+    zkey_hup = 0;
+    if (verbose)
+        czk_info("SIGHUP: re-checking the zkeys");
+    for (unsigned i = 0; i < s->n_circuits; i++)
+        czk_zkey_recheck_log(&s->zkeys[i].ident, &zkey_reported[i], "czk-synth", s->cfg.circuits[i].name,
+                             s->cfg.circuits[i].zkey, verbose);
+}
+
+static void zkey_watch_start(synth *s)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_sighup;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGHUP, &sa, NULL);
+    czk_loop_timer(s->loop, 2000, 2000, zkey_watch_tick, s);
+}
+
+/* queue m to gpud, or close the connection so that the resync recovers it */
+static void send_or_close(synth *s, const czk_msg *m)
+{
+    int r = czk_conn_send(s->conn, m, NULL, 0);
+    if (r < 0 && czk_conn_is_open(s->conn)) /* not queued and still open: encoding failed (logged) */
+        czk_conn_close(s->conn, r, "could not queue a record for gpud: reconnecting to resynchronize", 0);
+}
 
 static void send_ready(synth *s, const fill *f)
 {
@@ -45,7 +96,7 @@ static void send_ready(synth *s, const fill *f)
         m.u.ready.status = f->rc < -4095 ? -EIO : f->rc;
         snprintf(m.u.ready.reason, sizeof(m.u.ready.reason), "%s", f->reason);
     }
-    czk_conn_send(s->conn, &m, NULL, 0);
+    send_or_close(s, &m);
 }
 
 void synth_fill_done(czk_loop_task *t, void *ctx)
@@ -120,7 +171,7 @@ static void on_pool(synth *s, const czk_msg_pool *p, int *fds)
             n++;
         }
     m.u.resync.n = n;
-    czk_conn_send(s->conn, &m, NULL, 0);
+    send_or_close(s, &m);
     czk_daemon_status("connected to czk-gpud, pool %u mapped", s->pool_id);
 }
 
@@ -213,9 +264,25 @@ static void schedule_reconnect(synth *s)
 static void conn_open(czk_conn *c, void *ctx)
 {
     synth *s = ctx;
-    (void)c;
+    const czk_msg_hello *h = czk_conn_peer(c);
     s->backoff_ms = 100;
     czk_info("connected to czk-gpud");
+    /* gpud maps circuits by name and key id (gpud/circuits.h); say here too
+     * which of ours it will not assign, with both key ids */
+    for (unsigned i = 0; i < s->n_circuits && h->n_circuits; i++) {
+        int k = czk_msg_hello_circuit(h, s->cfg.circuits[i].name);
+        char ours[CZK_ZKEY_ID_HEX], theirs[CZK_ZKEY_ID_HEX];
+        czk_zkey_id_hex(&s->zkeys[i], ours);
+        if (k < 0) {
+            czk_warn("circuit \"%s\" (key id %s) is not configured in czk-gpud: it will assign none of it",
+                     s->cfg.circuits[i].name, ours);
+        } else if (memcmp(h->circuits[k].key_id, s->zkeys[i].ident.id, CZK_MSG_KEY_ID) != 0) {
+            czk_hex(h->circuits[k].key_id, CZK_MSG_KEY_ID, theirs);
+            czk_err("circuit \"%s\" refused: czk-gpud's zkey has key id %s, this synth's has %s: gpud assigns "
+                    "none of it until both load the same key",
+                    s->cfg.circuits[i].name, theirs, ours);
+        }
+    }
 }
 
 static void conn_close(czk_conn *c, int err, const char *why, void *ctx)
@@ -263,6 +330,11 @@ static void try_connect(synth *s)
     }
     memset(&ep, 0, sizeof(ep));
     czk_peer_hello_init(&ep.hello, CZK_ROLE_SYNTH, s->node, s->node < 0 ? 0u : (uint32_t)s->node, "czk-synth");
+    for (unsigned i = 0; i < s->n_circuits && i < CZK_MSG_MAX_CIRCUITS; i++) { /* our circuits, config order */
+        snprintf(ep.hello.circuits[i].name, sizeof(ep.hello.circuits[i].name), "%s", s->cfg.circuits[i].name);
+        czk_zkey_id(&s->zkeys[i], ep.hello.circuits[i].key_id);
+        ep.hello.n_circuits = i + 1;
+    }
     ep.policy.uid = geteuid();
     ep.policy.gid = (gid_t)-1;
     ep.policy.allow_root = 1;
@@ -303,6 +375,7 @@ int main(int argc, char **argv)
     static synth S;
     synth *s = &S;
     czk_daemon_args args;
+    czk_loop_config lc;
     czk_error e = {0};
     int r;
 
@@ -320,14 +393,21 @@ int main(int argc, char **argv)
     s->zkeys = calloc((size_t)s->cfg.n_circuits, sizeof(czk_zkey));
     if (!s->zkeys)
         return 1;
+    /* the coefficients are all a synth reads; loaded into private memory, so a
+     * zkey truncated or overwritten on disk cannot crash the fill thread */
     for (int i = 0; i < s->cfg.n_circuits; i++) {
-        if (czk_zkey_open(&s->zkeys[i], s->cfg.circuits[i].zkey, &e) < 0) {
+        char id[CZK_ZKEY_ID_HEX];
+        if (czk_zkey_load(&s->zkeys[i], s->cfg.circuits[i].zkey, CZK_ZKEY_COEFS, &e) < 0) {
             czk_err("circuit %s: %s", s->cfg.circuits[i].name, e.msg);
             return 1;
         }
         s->n_circuits++;
+        zkey_reported[i] = s->zkeys[i].ident.stamp;
+        czk_zkey_id_hex(&s->zkeys[i], id);
+        czk_info("circuit %s: %s, key id %s", s->cfg.circuits[i].name, s->cfg.circuits[i].zkey, id);
     }
-    if ((r = czk_loop_create(&s->loop, NULL, &e)) < 0) {
+    czk_loop_config_from(&lc, &s->cfg);
+    if ((r = czk_loop_create(&s->loop, &lc, &e)) < 0) {
         czk_err("%s", e.msg);
         return 1;
     }
@@ -337,6 +417,7 @@ int main(int argc, char **argv)
         return 1;
     }
     czk_daemon_attach_loop(&s->loop, &s->stopping, 0);
+    zkey_watch_start(s);
     czk_info("ready: node %d, %u circuits, %d threads, gpud at %s/gpud.sock", s->node, s->n_circuits, s->threads,
              s->cfg.runtime_dir);
     czk_daemon_ready("waiting for czk-gpud");

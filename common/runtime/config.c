@@ -33,6 +33,7 @@ void czk_config_defaults(czk_config *c)
         snprintf(c->state_dir, sizeof(c->state_dir), "/var/lib/czk");
     snprintf(c->output_dir, sizeof(c->output_dir), "%.500s/proofs", c->state_dir);
     c->log_level = 6;
+    c->daemon_queue_max_mb = 64;
     snprintf(c->backend, sizeof(c->backend), "auto");
     c->slots_per_pool = 4;
     c->synth_timeout_s = 600;
@@ -42,6 +43,15 @@ void czk_config_defaults(czk_config *c)
     c->max_jobs = 1024;
     snprintf(c->metrics_addr, sizeof(c->metrics_addr), "127.0.0.1");
     c->metrics_port = 9464;
+    /* max_clients + max_daemon_conns must stay below gpud's RLIMIT_NOFILE
+     * minus the fds of pools, spools and the backend; past the fd limit,
+     * accepting backs off instead (ipc/loop.h) */
+    c->max_clients = 1000;
+    c->max_clients_per_uid = 250;
+    c->client_idle_timeout_s = 60;
+    c->client_queue_soft_kb = 256;
+    c->client_queue_max_kb = 16384;
+    c->max_daemon_conns = 64;
     c->reconnect_max_ms = 5000;
     c->finalizer_verify = 1;
 }
@@ -99,6 +109,7 @@ static int config_apply(czk_config *c, const char *section, const char *key, con
     STR("czk", "output_dir", output_dir);
     STR("czk", "client_group", client_group);
     INT("czk", "log_level", log_level, 0, 7);
+    INT("czk", "daemon_queue_max_mb", daemon_queue_max_mb, 1, 65536);
     if (!strcmp(section, "gpud") && !strcmp(key, "backend"))
         return set_choice(c->backend, sizeof(c->backend), v, backends);
     if (!strcmp(section, "gpud") && !strcmp(key, "hugepages"))
@@ -113,6 +124,13 @@ static int config_apply(czk_config *c, const char *section, const char *key, con
     STR("gpud", "metrics_addr", metrics_addr);
     INT("gpud", "metrics_port", metrics_port, 0, 65535);
     INT("gpud", "watchdog_ms", watchdog_ms, 0, 3600000);
+    INT("gpud", "max_clients", max_clients, 1, 1 << 20);
+    INT("gpud", "max_clients_per_uid", max_clients_per_uid, 1, 1 << 20);
+    INT("gpud", "client_idle_timeout_s", client_idle_timeout_s, 0, 86400);
+    INT("gpud", "client_queue_soft_kb", client_queue_soft_kb, 64, 1 << 20);
+    INT("gpud", "client_queue_max_kb", client_queue_max_kb, 128, 1 << 22);
+    INT("gpud", "max_daemon_conns", max_daemon_conns, 1, 4096);
+    STR("gpud", "admin_group", admin_group);
     INT("synth", "threads", synth_threads, 0, 4096);
     INT("synth", "reconnect_max_ms", reconnect_max_ms, 10, 600000);
     if (!strcmp(section, "finalizer") && !strcmp(key, "verify"))
@@ -169,6 +187,91 @@ static int ini_cb(void *user, const char *section, const char *key, const char *
     return 0;
 }
 
+/*
+ * libinih hands over keys, never sections: a second [x] would silently merge
+ * into the first (a repeated key keeping the last value) and a [x] without
+ * keys would vanish.  So the section lines are checked here first, read the
+ * way inih reads them (a UTF-8 BOM, leading and trailing whitespace, whole
+ * line ';' and '#' comments, the name taken verbatim between '[' and ']').
+ * A malformed section line is left to inih to report.
+ */
+#define SECTIONS_MAX 256
+
+struct seen_section {
+    char name[80];
+    int line;
+};
+
+static char *trim(char *s)
+{
+    char *end;
+    while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n' || *s == '\f' || *s == '\v')
+        s++;
+    end = s + strlen(s);
+    while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' || end[-1] == '\n' ||
+                       end[-1] == '\f' || end[-1] == '\v'))
+        *--end = 0;
+    return s;
+}
+
+static int check_sections(FILE *f, const char *path, czk_error *e)
+{
+    struct seen_section *seen = calloc(SECTIONS_MAX, sizeof(*seen));
+    char line[1024];
+    int n = 0, lineno = 0, has_keys = 1, rc = 0;
+
+    if (!seen)
+        return czk_errorf(e, -ENOMEM, "no memory to read config \"%s\"", path);
+    while (rc == 0 && fgets(line, sizeof(line), f)) {
+        char *s = line, *close;
+        size_t len = strlen(line);
+
+        lineno++;
+        if (len == sizeof(line) - 1 && line[len - 1] != '\n') { /* longer than the buffer: its start is enough */
+            char rest[256];
+            size_t k;
+            while (fgets(rest, sizeof(rest), f) && !((k = strlen(rest)) > 0 && rest[k - 1] == '\n'))
+                ;
+        }
+        if (lineno == 1 && !strncmp(s, "\xef\xbb\xbf", 3))
+            s += 3;
+        s = trim(s);
+        if (!*s || *s == ';' || *s == '#')
+            continue;
+        if (*s != '[' || !(close = strchr(s + 1, ']'))) {
+            has_keys = 1;
+            continue;
+        }
+        if (!has_keys) {
+            rc = czk_errorf(e, -EINVAL, "%s:%d: section [%s] has no keys", path, seen[n - 1].line, seen[n - 1].name);
+            break;
+        }
+        *close = 0;
+        s++;
+        for (int i = 0; i < n; i++)
+            if (!strcmp(seen[i].name, s)) {
+                rc = czk_errorf(e, -EINVAL, "%s:%d: section [%s] appears a second time (first at line %d): "
+                                "put all its keys in one section", path, lineno, s, seen[i].line);
+                break;
+            }
+        if (rc)
+            break;
+        if (n == SECTIONS_MAX || strlen(s) >= sizeof(seen[n].name)) {
+            rc = czk_errorf(e, -EINVAL, "%s:%d: %s", path, lineno,
+                            n == SECTIONS_MAX ? "too many sections" : "section name too long");
+            break;
+        }
+        snprintf(seen[n].name, sizeof(seen[n].name), "%s", s);
+        seen[n].line = lineno;
+        n++;
+        has_keys = 0;
+    }
+    if (rc == 0 && !has_keys)
+        rc = czk_errorf(e, -EINVAL, "%s:%d: section [%s] has no keys", path, seen[n - 1].line, seen[n - 1].name);
+    free(seen);
+    return rc;
+}
+
 int czk_config_load(czk_config *c, const char *path, czk_error *e)
 {
     struct load_ctx lc = {c, e, path, 0, ""};
@@ -177,6 +280,11 @@ int czk_config_load(czk_config *c, const char *path, czk_error *e)
 
     if (!f)
         return czk_errorf(e, -errno, "could not open config \"%s\": %s", path, strerror(errno));
+    if ((rc = check_sections(f, path, e)) < 0) {
+        fclose(f);
+        return rc;
+    }
+    rewind(f);
     rc = ini_parse_file(f, ini_cb, &lc);
     fclose(f);
     if (lc.rc)

@@ -24,6 +24,8 @@ typedef struct czk_config {
     char output_dir[CZK_CONFIG_PATH_MAX];  /* finalizer output: <output_dir>/<job>/<partition>/ */
     char client_group[64];                 /* group allowed on the client socket ("" = same uid only) */
     int log_level;
+    int daemon_queue_max_mb;   /* every daemon: bytes queued to another daemon before the link is closed
+                                  (the peer reconnects and resynchronizes) */
     /* [gpud] */
     char backend[16];          /* auto | cpu | cuda */
     int gpud_threads;          /* 0 = all online CPUs */
@@ -37,6 +39,13 @@ typedef struct czk_config {
     char metrics_addr[64];     /* Prometheus text endpoint; "" disables */
     int metrics_port;
     int watchdog_ms;           /* 0: follow WATCHDOG_USEC from systemd */
+    int max_clients;           /* client connections on czk.sock at once */
+    int max_clients_per_uid;   /* of those, from one uid */
+    int client_idle_timeout_s; /* close a client connection idle this long with no job to watch (0 = never) */
+    int client_queue_soft_kb;  /* replies queued to a client above which its requests are not read */
+    int client_queue_max_kb;   /* replies queued to a client above which it is disconnected */
+    int max_daemon_conns;      /* synth and finalizer connections on gpud.sock at once */
+    char admin_group[64];      /* members may cancel any user's job ("" = only root and the owner) */
     /* [synth] */
     int synth_threads;
     int reconnect_max_ms;
@@ -50,7 +59,8 @@ typedef struct czk_config {
 /* fill the documented defaults (paths follow $CZK_RUNTIME_DIR / $XDG_RUNTIME_DIR
  * for unprivileged users, /run/czk and /var/lib/czk for root) */
 void czk_config_defaults(czk_config *c);
-/* parse an INI file over c; unknown keys and bad values are errors naming the line */
+/* parse an INI file over c; unknown keys, bad values, a section that appears
+ * twice and a section without keys are errors naming the line */
 int czk_config_load(czk_config *c, const char *path, czk_error *e);
 /* apply one "section.key=value" override (command line: --set section.key=value) */
 int czk_config_set(czk_config *c, const char *assignment, czk_error *e);

@@ -61,6 +61,36 @@ static void test_config(void)
     write_file(path, "[circuit.bad/name]\nzkey=/x\n");
     CHECK(czk_config_load(&c, path, &e) == -EINVAL);
     CHECK(czk_config_load(&c, "/nonexistent/czk.conf", &e) == -ENOENT && strstr(e.msg, "/nonexistent/czk.conf"));
+
+    /* connection limits */
+    czk_config_defaults(&c);
+    CHECK(c.max_clients > 0 && c.max_clients_per_uid > 0 && c.max_clients_per_uid <= c.max_clients);
+    CHECK(c.max_daemon_conns > 0 && c.client_idle_timeout_s > 0 && c.daemon_queue_max_mb > 0);
+    CHECK(c.client_queue_soft_kb > 0 && c.client_queue_soft_kb < c.client_queue_max_kb);
+    write_file(path, "[czk]\ndaemon_queue_max_mb = 8\n[gpud]\nmax_clients = 77\nmax_clients_per_uid = 7\n"
+                     "client_idle_timeout_s = 0\nmax_daemon_conns = 5\nclient_queue_soft_kb = 100\n"
+                     "client_queue_max_kb = 1000\n");
+    CHECK(czk_config_load(&c, path, &e) == 0);
+    CHECK(c.daemon_queue_max_mb == 8 && c.max_clients == 77 && c.max_clients_per_uid == 7);
+    CHECK(c.client_idle_timeout_s == 0 && c.max_daemon_conns == 5 && c.client_queue_soft_kb == 100);
+    CHECK(c.client_queue_max_kb == 1000);
+    CHECK(czk_config_set(&c, "gpud.max_clients=0", &e) == -EINVAL);
+
+    /* a section twice, or a section without keys, is an error naming its line */
+    write_file(path, "[circuit.linear]\nzkey = /a.zkey\n[gpud]\nbackend = cpu\n[circuit.linear]\nzkey = /b.zkey\n");
+    CHECK(czk_config_load(&c, path, &e) == -EINVAL);
+    CHECK(strstr(e.msg, ":5:") && strstr(e.msg, "[circuit.linear]") && strstr(e.msg, "line 1"));
+    write_file(path, "[gpud]\nbackend = cpu\n\n; a comment\n[gpud]\nthreads = 2\n");
+    CHECK(czk_config_load(&c, path, &e) == -EINVAL && strstr(e.msg, ":5:") && strstr(e.msg, "[gpud]"));
+    write_file(path, "[czk]\nlog_level = 5\n[circuit.x]\n# only a comment\n\n[gpud]\nbackend = cpu\n");
+    CHECK(czk_config_load(&c, path, &e) == -EINVAL && strstr(e.msg, ":3:") && strstr(e.msg, "[circuit.x]") &&
+          strstr(e.msg, "no keys"));
+    write_file(path, "[gpud]\nbackend = cpu\n  [circuit.y]  \n");
+    CHECK(czk_config_load(&c, path, &e) == -EINVAL && strstr(e.msg, ":3:") && strstr(e.msg, "[circuit.y]"));
+    /* comments, blank lines and a BOM around well-formed sections are fine */
+    write_file(path, "\xef\xbb\xbf; czk\n[czk]\n\n  log_level = 4\n# end of czk\n[circuit.z]\nzkey = /z.zkey\n");
+    czk_config_defaults(&c);
+    CHECK(czk_config_load(&c, path, &e) == 0 && c.log_level == 4 && c.n_circuits == 1);
     unlink(path);
 }
 

@@ -473,7 +473,9 @@ static void in_process_checks(void)
     CHECK(ts.tasks_run == 1000 && ts.wrong_thread == 0);
     CHECK(ts.oneshot == 1 && ts.repeat == 5 && ts.cancelled_fired == 0);
 
-    /* a peer that stops reading: queue cap, then teardown with sends in flight */
+    /* a daemon peer that stops reading: the record cap closes the connection
+     * (never a silent drop), on_close follows from the loop, not from inside
+     * czk_conn_send */
     {
         int sp[2], r = 0, sent = 0;
         uint8_t buf[CZK_MSG_MAX_RECORD];
@@ -484,6 +486,7 @@ static void in_process_checks(void)
         czk_msg m, theirs;
 
         CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == 0);
+        memset(&ep, 0, sizeof(ep));
         czk_peer_hello_init(&ep.hello, CZK_ROLE_CLIENT, -1, 0, "q");
         czk_peer_policy_default(&ep.policy);
         CHECK_RC(czk_loop_connect(l, sp[0], &ep, &ops, &q, &c, &e));
@@ -511,11 +514,17 @@ static void in_process_checks(void)
             czk_loop_run_once(l, 0);
         }
         CHECK(r == -ENOBUFS && sent >= 32);
-        CHECK(czk_conn_queued(c) == 32);
-        czk_conn_close(c, 0, "test teardown", 0);
+        CHECK(!q.closed && !czk_conn_is_open(c));
+        CHECK(czk_conn_send(c, &m, NULL, 0) == -EPIPE);
+        czk_conn_close(c, 0, "test teardown", 0); /* already closing: a no-op */
         for (int i = 0; i < 100 && !q.closed; i++)
             czk_loop_run_once(l, 10);
-        CHECK(q.closed);
+        CHECK(q.closed && q.close_err == -ENOBUFS);
+        {
+            czk_loop_stats st;
+            czk_loop_get_stats(l, &st);
+            CHECK(st.overflow_closes == 1);
+        }
         close(sp[1]);
     }
     czk_loop_destroy(l);
