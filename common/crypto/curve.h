@@ -8,6 +8,17 @@
  * Projective points are Jacobian (X/Z^2, Y/Z^3); Z == 0 is infinity.
  * Scalars passed to czk_g*_mul are czk_fr in STANDARD form (plain integers,
  * any value < 2^256 is accepted).
+ *
+ * Timing: czk_g*_add, _add_aff, _dbl, _to_aff, _batch_to_aff, _eq and the
+ * fixed-base tables branch on the data (infinity, equal and opposite points,
+ * the binary-GCD inversion, table rows chosen by the scalar): use them on
+ * public points and scalars (MSM, verification, setup tables).  The _ct
+ * functions take time independent of the points and the scalar (complete
+ * formulas, masked table scans, Fermat inversion; no data-dependent branch or
+ * memory address) and give results equal to their variable-time
+ * counterparts: use them wherever a secret (the blinding r, s, values derived
+ * from them, toxic waste) is involved.  Their Jacobian outputs put infinity
+ * as (1, 1, 0), as _set_inf does.
  */
 #ifndef CZK_CURVE_H
 #define CZK_CURVE_H
@@ -42,8 +53,15 @@ void czk_g1_add(czk_g1 *r, const czk_g1 *a, const czk_g1 *b);       /* complete:
 void czk_g1_add_aff(czk_g1 *r, const czk_g1 *a, const czk_g1_aff *b); /* mixed, complete */
 void czk_g1_neg(czk_g1 *r, const czk_g1 *p);
 bool czk_g1_eq(const czk_g1 *a, const czk_g1 *b);
+/* _mul and _mul_aff are the constant-time code below under their older names */
 void czk_g1_mul(czk_g1 *r, const czk_g1 *p, const czk_fr *k_std);
 void czk_g1_mul_aff(czk_g1 *r, const czk_g1_aff *p, const czk_fr *k_std);
+/* constant time: fixed 4-bit window over all 256 bits, complete formulas */
+void czk_g1_mul_ct(czk_g1 *r, const czk_g1 *p, const czk_fr *k_std);
+void czk_g1_mul_aff_ct(czk_g1 *r, const czk_g1_aff *p, const czk_fr *k_std);
+void czk_g1_add_ct(czk_g1 *r, const czk_g1 *a, const czk_g1 *b);        /* complete */
+void czk_g1_add_aff_ct(czk_g1 *r, const czk_g1 *a, const czk_g1_aff *b); /* complete */
+void czk_g1_to_aff_ct(czk_g1_aff *r, const czk_g1 *p);                  /* Fermat 1/Z */
 
 /* ---- G2 ---- */
 bool czk_g2_aff_is_inf(const czk_g2_aff *p);
@@ -63,6 +81,11 @@ void czk_g2_neg(czk_g2 *r, const czk_g2 *p);
 bool czk_g2_eq(const czk_g2 *a, const czk_g2 *b);
 void czk_g2_mul(czk_g2 *r, const czk_g2 *p, const czk_fr *k_std);
 void czk_g2_mul_aff(czk_g2 *r, const czk_g2_aff *p, const czk_fr *k_std);
+void czk_g2_mul_ct(czk_g2 *r, const czk_g2 *p, const czk_fr *k_std);
+void czk_g2_mul_aff_ct(czk_g2 *r, const czk_g2_aff *p, const czk_fr *k_std);
+void czk_g2_add_ct(czk_g2 *r, const czk_g2 *a, const czk_g2 *b);
+void czk_g2_add_aff_ct(czk_g2 *r, const czk_g2 *a, const czk_g2_aff *b);
+void czk_g2_to_aff_ct(czk_g2_aff *r, const czk_g2 *p);
 
 /* ---- fixed-base multiplication (development setup: many scalars, one base) ----
  * A table of the base's multiples by window; build once, then each

@@ -47,6 +47,7 @@ static void g1_mul_b3_(czk_fp *r, const czk_fp *a)
 #define CF_EQ czk_fp_eq_i
 #define CF_ONE CZK_FP_ONE
 #define CF_INV fp_inv_
+#define CF_INV_CT czk_fp_inv_ct
 #define CF_CANON czk_fp_is_canonical
 #define CG_NAME "g1"
 #define CF_MUL_B3 g1_mul_b3_

@@ -56,6 +56,7 @@ static void g2_mul_b3_(czk_fp2 *r, const czk_fp2 *a)
 #define CF_EQ czk_fp2_eq_i
 #define CF_ONE CZK_FP2_ONE
 #define CF_INV fp2_inv_
+#define CF_INV_CT czk_fp2_inv_ct
 #define CF_CANON fp2_canon_
 #define CG_NAME "g2"
 #define CF_MUL_B3 g2_mul_b3_

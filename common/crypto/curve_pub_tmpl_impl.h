@@ -8,6 +8,7 @@
  * curve constant b, an lvalue).  Group-specific parts (generators, subgroup
  * checks) stay in the .c files.
  * CF_MUL_B3 multiplies by 3b (the complete formulas of _mul need it).
+ * CF_INV_CT is the constant-time inversion (void, 0 -> 0) behind _to_aff_ct.
  */
 #define CG_CAT_(a, b) a##b
 #define CG_CAT(a, b) CG_CAT_(a, b)
@@ -103,15 +104,18 @@ bool CGF(_eq)(const CJ *a, const CJ *b)
     return CF_EQ(&l, &r);
 }
 
-/* ---- constant-time variable-base multiplication ----
+/* ---- constant time (the _ct functions of curve.h) ----
  * Homogeneous projective coordinates (x = X/Z, y = Y/Z, identity (0, 1, 0))
  * with the complete, branch-free formulas of Renes, Costello and Batina,
  * "Complete addition formulas for prime order elliptic curves" (2016),
  * algorithms 7 (addition, 12M) and 9 (doubling, 6M + 2S) for a = 0; they
  * are complete on the whole curve because neither G1's nor G2's curve has a
- * point of order 2.  A fixed 4-bit window over all 64 nibbles with a
- * masked table scan: the sequence of operations and memory accesses does not
- * depend on the scalar (the finalizer's blinding scalars are secret). */
+ * point of order 2.  Points enter and leave in the Jacobian coordinates of
+ * curve.h; the conversions select the identity by mask.  Multiplication is a
+ * fixed 4-bit window over all 64 nibbles with a masked table scan: the
+ * sequence of operations and memory accesses depends on neither the scalar
+ * nor the point (the finalizer's blinding scalars are secret).  The homogeneous
+ * points live in CJ structs but are never handed out. */
 static void CGF(_ct_add_)(CJ *r, const CJ *p, const CJ *q)
 {
     CF t0, t1, t2, t3, t4, x3, y3, z3;
@@ -188,50 +192,131 @@ static void CGF(_ct_select_)(CJ *r, const CJ tbl[16], unsigned idx)
         out[w] = 0;
     for (unsigned i = 0; i < 16; i++) {
         uint64_t mask = ((uint64_t)(i ^ idx) - 1) >> 63; /* 1 when equal */
-        mask = -mask;
+        mask = -czk_ct_barrier_(mask);
         const uint64_t *in = (const uint64_t *)&tbl[i];
         for (size_t w = 0; w < words; w++)
             out[w] |= in[w] & mask;
     }
 }
 
-void CGF(_mul)(CJ *r, const CJ *p, const czk_fr *k_std)
-{
-    CJ tbl[16], acc, sel;
-    CF z2;
+#define CG_WORDS_(x) (sizeof(x) / sizeof(uint64_t))
 
-    /* Jacobian (X, Y, Z) -> homogeneous (X Z, Y, Z^3); infinity -> (0, 1, 0) */
+/* Jacobian (X, Y, Z) -> homogeneous (X Z, Y, Z^3); any Z == 0 -> (0, 1, 0)
+ * (the identity of the complete formulas needs Y != 0) */
+static void CGF(_ct_from_jac_)(CJ *h, const CJ *p)
+{
+    CF z2;
+    uint64_t inf = czk_ct_zero_mask_((const uint64_t *)&p->z, CG_WORDS_(CF));
+    CF_MUL(&h->x, &p->x, &p->z);
+    h->y = p->y;
+    czk_ct_cmov_((uint64_t *)&h->y, (const uint64_t *)&CF_ONE, inf, CG_WORDS_(CF));
+    CF_SQR(&z2, &p->z);
+    CF_MUL(&h->z, &z2, &p->z);
+}
+
+/* homogeneous (X, Y, Z) -> Jacobian (X Z, Y Z^2, Z); Z == 0 -> (1, 1, 0),
+ * the infinity of _set_inf */
+static void CGF(_ct_to_jac_)(CJ *r, const CJ *h)
+{
+    CF z2, z = h->z;
+    uint64_t inf = czk_ct_zero_mask_((const uint64_t *)&z, CG_WORDS_(CF));
+    CF_MUL(&r->x, &h->x, &z);
+    CF_SQR(&z2, &z);
+    CF_MUL(&r->y, &h->y, &z2);
+    r->z = z;
+    czk_ct_cmov_((uint64_t *)&r->x, (const uint64_t *)&CF_ONE, inf, CG_WORDS_(CF));
+    czk_ct_cmov_((uint64_t *)&r->y, (const uint64_t *)&CF_ONE, inf, CG_WORDS_(CF));
+}
+
+/* affine -> homogeneous (x, y, 1); all-zero infinity -> (0, 1, 0) */
+static void CGF(_ct_from_aff_)(CJ *h, const CA *p)
+{
+    uint64_t inf = czk_ct_zero_mask_((const uint64_t *)p, CG_WORDS_(CA));
+    h->x = p->x;
+    h->y = p->y;
+    h->z = CF_ONE;
+    czk_ct_cmov_((uint64_t *)&h->y, (const uint64_t *)&CF_ONE, inf, CG_WORDS_(CF));
+    /* Z = 1 & ~inf: zero for infinity */
+    for (size_t w = 0; w < CG_WORDS_(CF); w++)
+        ((uint64_t *)&h->z)[w] &= ~inf;
+}
+
+/* k * h for homogeneous h, k any 256-bit integer */
+static void CGF(_ct_mul_)(CJ *acc, const CJ *h, const czk_fr *k_std)
+{
+    CJ tbl[16], sel;
+
     memset(&tbl[0], 0, sizeof(tbl[0]));
     tbl[0].y = CF_ONE;
-    if (CGF(_is_inf_i)(p)) {
-        tbl[1] = tbl[0];
-    } else {
-        CF_MUL(&tbl[1].x, &p->x, &p->z);
-        tbl[1].y = p->y;
-        CF_SQR(&z2, &p->z);
-        CF_MUL(&tbl[1].z, &z2, &p->z);
-    }
+    tbl[1] = *h;
     for (int i = 2; i < 16; i++)
         CGF(_ct_add_)(&tbl[i], &tbl[i - 1], &tbl[1]);
-    acc = tbl[0];
+    *acc = tbl[0];
     for (int li = 3; li >= 0; li--) {
         for (int sh = 60; sh >= 0; sh -= 4) {
-            CGF(_ct_dbl_)(&acc, &acc);
-            CGF(_ct_dbl_)(&acc, &acc);
-            CGF(_ct_dbl_)(&acc, &acc);
-            CGF(_ct_dbl_)(&acc, &acc);
+            CGF(_ct_dbl_)(acc, acc);
+            CGF(_ct_dbl_)(acc, acc);
+            CGF(_ct_dbl_)(acc, acc);
+            CGF(_ct_dbl_)(acc, acc);
             CGF(_ct_select_)(&sel, tbl, (unsigned)(k_std->l[li] >> sh) & 15);
-            CGF(_ct_add_)(&acc, &acc, &sel);
+            CGF(_ct_add_)(acc, acc, &sel);
         }
     }
-    /* homogeneous (X, Y, Z) -> Jacobian (X Z, Y Z^2, Z); Z = 0 stays infinity */
-    CF_MUL(&r->x, &acc.x, &acc.z);
-    CF_SQR(&z2, &acc.z);
-    CF_MUL(&r->y, &acc.y, &z2);
-    r->z = acc.z;
-    if (CGF(_is_inf_i)(r))
-        CGF(_set_inf_i)(r);
+    explicit_bzero(tbl, sizeof(tbl));
+    explicit_bzero(&sel, sizeof(sel));
 }
+
+void CGF(_mul_ct)(CJ *r, const CJ *p, const czk_fr *k_std)
+{
+    CJ h, acc;
+    CGF(_ct_from_jac_)(&h, p);
+    CGF(_ct_mul_)(&acc, &h, k_std);
+    CGF(_ct_to_jac_)(r, &acc);
+    explicit_bzero(&acc, sizeof(acc));
+}
+
+void CGF(_mul_aff_ct)(CJ *r, const CA *p, const czk_fr *k_std)
+{
+    CJ h, acc;
+    CGF(_ct_from_aff_)(&h, p);
+    CGF(_ct_mul_)(&acc, &h, k_std);
+    CGF(_ct_to_jac_)(r, &acc);
+    explicit_bzero(&acc, sizeof(acc));
+}
+
+void CGF(_add_ct)(CJ *r, const CJ *a, const CJ *b)
+{
+    CJ ha, hb;
+    CGF(_ct_from_jac_)(&ha, a);
+    CGF(_ct_from_jac_)(&hb, b);
+    CGF(_ct_add_)(&ha, &ha, &hb);
+    CGF(_ct_to_jac_)(r, &ha);
+}
+
+void CGF(_add_aff_ct)(CJ *r, const CJ *a, const CA *b)
+{
+    CJ ha, hb;
+    CGF(_ct_from_jac_)(&ha, a);
+    CGF(_ct_from_aff_)(&hb, b);
+    CGF(_ct_add_)(&ha, &ha, &hb);
+    CGF(_ct_to_jac_)(r, &ha);
+}
+
+/* 1/Z by CF_INV_CT, which maps Z = 0 to 0: infinity comes out all zero */
+void CGF(_to_aff_ct)(CA *r, const CJ *p)
+{
+    CF zi, zi2, zi3;
+    CF_INV_CT(&zi, &p->z);
+    CF_SQR(&zi2, &zi);
+    CF_MUL(&zi3, &zi2, &zi);
+    CF_MUL(&r->x, &p->x, &zi2);
+    CF_MUL(&r->y, &p->y, &zi3);
+}
+
+/* the constant-time code (public scalars gain nothing from a faster path here) */
+void CGF(_mul)(CJ *r, const CJ *p, const czk_fr *k_std) { CGF(_mul_ct)(r, p, k_std); }
+
+#undef CG_WORDS_
 
 /* r = |u| p with u = -0xd201000000010000 the BLS12-381 parameter (Hamming
  * weight 6: 63 doublings and 5 additions), for the subgroup checks */
@@ -247,12 +332,7 @@ static void CGF(_mul_absu_)(CJ *r, const CJ *p)
     *r = acc;
 }
 
-void CGF(_mul_aff)(CJ *r, const CA *p, const czk_fr *k_std)
-{
-    CJ pj;
-    CGF(_from_aff_i)(&pj, p);
-    CGF(_mul)(r, &pj, k_std);
-}
+void CGF(_mul_aff)(CJ *r, const CA *p, const czk_fr *k_std) { CGF(_mul_aff_ct)(r, p, k_std); }
 
 /* ---- fixed-base tables ----
  * A built table is read-only: any number of threads may call _fb_mul on it.

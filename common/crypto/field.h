@@ -12,6 +12,16 @@
  * usable in place.  czk_fp2 = c0 + c1*u, laid out c0 then c1 (zkey order).
  *
  * All functions are straight-line, allocation-free and allow r to alias a/b.
+ *
+ * Timing: add, sub, dbl, neg, mul, sqr and the Montgomery conversions run in
+ * time independent of their operands (masks, no data-dependent branches or
+ * addresses).  czk_*_pow depends on the exponent only.  czk_fp_inv,
+ * czk_fr_inv, czk_fp2_inv and the batch inversion are VARIABLE-TIME (binary
+ * GCD): use them on public values only.  The *_ct functions are the
+ * constant-time counterparts for secrets (blinding scalars, toxic waste):
+ * Fermat inversion a^(m-2) with a fixed window over the public exponent, so
+ * neither branches nor memory addresses depend on a; they give the same
+ * results as the variable-time functions and map 0 to 0.
  */
 #ifndef CZK_FIELD_H
 #define CZK_FIELD_H
@@ -50,7 +60,8 @@ void czk_fp_dbl(czk_fp *r, const czk_fp *a);
 void czk_fp_neg(czk_fp *r, const czk_fp *a);
 void czk_fp_mul(czk_fp *r, const czk_fp *a, const czk_fp *b);
 void czk_fp_sqr(czk_fp *r, const czk_fp *a);
-int czk_fp_inv(czk_fp *r, const czk_fp *a);   /* -EDOM when a == 0 (r set to 0) */
+int czk_fp_inv(czk_fp *r, const czk_fp *a);   /* -EDOM when a == 0 (r set to 0); variable time */
+void czk_fp_inv_ct(czk_fp *r, const czk_fp *a); /* a^(q-2): 1/a, 0 for a == 0; constant time */
 int czk_fp_sqrt(czk_fp *r, const czk_fp *a);  /* -EDOM when a is a non-residue */
 void czk_fp_pow(czk_fp *r, const czk_fp *a, const uint64_t *e, size_t e_limbs);
 bool czk_fp_is_zero(const czk_fp *a);
@@ -77,10 +88,14 @@ void czk_fr_neg(czk_fr *r, const czk_fr *a);
  * form the result is the standard form of the product (snarkjs relies on this). */
 void czk_fr_mul(czk_fr *r, const czk_fr *a, const czk_fr *b);
 void czk_fr_sqr(czk_fr *r, const czk_fr *a);
-int czk_fr_inv(czk_fr *r, const czk_fr *a);   /* -EDOM when a == 0 */
+int czk_fr_inv(czk_fr *r, const czk_fr *a);   /* -EDOM when a == 0; variable time */
+void czk_fr_inv_ct(czk_fr *r, const czk_fr *a); /* a^(r-2): 1/a, 0 for a == 0; constant time */
 void czk_fr_pow(czk_fr *r, const czk_fr *a, const uint64_t *e, size_t e_limbs);
 /* Montgomery batch inversion; zeros stay zero.  scratch: n elements. */
 void czk_fr_batch_inv(czk_fr *out, const czk_fr *in, size_t n, czk_fr *scratch);
+/* the same with one czk_fr_inv_ct and masks for the zeros: the time depends
+ * on n only (for secret inputs, e.g. tau - x in the development setup) */
+void czk_fr_batch_inv_ct(czk_fr *out, const czk_fr *in, size_t n, czk_fr *scratch);
 bool czk_fr_is_zero(const czk_fr *a);
 bool czk_fr_eq(const czk_fr *a, const czk_fr *b);
 void czk_fr_from_u64(czk_fr *r, uint64_t v);
@@ -106,7 +121,8 @@ void czk_fp2_sqr(czk_fp2 *r, const czk_fp2 *a);
 void czk_fp2_mul_fp(czk_fp2 *r, const czk_fp2 *a, const czk_fp *b);
 void czk_fp2_mul_nr(czk_fp2 *r, const czk_fp2 *a); /* times the non-residue (1 + u) */
 void czk_fp2_conj(czk_fp2 *r, const czk_fp2 *a);
-int czk_fp2_inv(czk_fp2 *r, const czk_fp2 *a);     /* -EDOM when a == 0 */
+int czk_fp2_inv(czk_fp2 *r, const czk_fp2 *a);     /* -EDOM when a == 0; variable time */
+void czk_fp2_inv_ct(czk_fp2 *r, const czk_fp2 *a); /* through the norm and czk_fp_inv_ct; 0 -> 0 */
 int czk_fp2_sqrt(czk_fp2 *r, const czk_fp2 *a);    /* -EDOM when a is a non-residue */
 bool czk_fp2_is_zero(const czk_fp2 *a);
 bool czk_fp2_eq(const czk_fp2 *a, const czk_fp2 *b);

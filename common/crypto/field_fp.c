@@ -33,7 +33,10 @@ void czk_fp_sqr(czk_fp *r, const czk_fp *a) { czk_fp_sqr_i(r, a); }
 bool czk_fp_is_zero(const czk_fp *a) { return czk_fp_is_zero_i(a); }
 bool czk_fp_eq(const czk_fp *a, const czk_fp *b) { return czk_fp_eq_i(a, b); }
 
-/* fixed 4-bit window, most significant first; exponent is a plain integer */
+/* fixed 4-bit window, most significant first; exponent is a plain integer.
+ * Branches and table indices come from the exponent only, never from a, so
+ * with a public exponent the time does not depend on the base (czk_fp_inv_ct
+ * relies on this). */
 void czk_fp_pow(czk_fp *r, const czk_fp *a, const uint64_t *e, size_t e_limbs)
 {
     czk_fp tbl[16], acc = CZK_FP_ONE;
@@ -79,6 +82,11 @@ int czk_fp_inv(czk_fp *r, const czk_fp *a)
         czk_fp_pow(r, a, FP_QM2, 6); /* not reached for a prime modulus; kept as a safe path */
     return 0;
 }
+
+/* Fermat: a^(q-2) = 1/a for a != 0 and 0 for a == 0, through the fixed
+ * window of czk_fp_pow over the public exponent q - 2 (381 squarings and
+ * 96 multiplications whatever a is) */
+void czk_fp_inv_ct(czk_fp *r, const czk_fp *a) { czk_fp_pow(r, a, FP_QM2, 6); }
 
 int czk_fp_sqrt(czk_fp *r, const czk_fp *a)
 {

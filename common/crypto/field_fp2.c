@@ -62,6 +62,19 @@ int czk_fp2_inv(czk_fp2 *r, const czk_fp2 *a)
     return 0;
 }
 
+/* the same through czk_fp_inv_ct: no branch on a; a == 0 gives 0 */
+void czk_fp2_inv_ct(czk_fp2 *r, const czk_fp2 *a)
+{
+    czk_fp t0, t1;
+    czk_fp_sqr_i(&t0, &a->c0);
+    czk_fp_sqr_i(&t1, &a->c1);
+    czk_fp_add_i(&t0, &t0, &t1);
+    czk_fp_inv_ct(&t0, &t0);
+    czk_fp_mul_i(&t1, &a->c1, &t0);
+    czk_fp_mul_i(&r->c0, &a->c0, &t0);
+    czk_fp_neg_i(&r->c1, &t1);
+}
+
 /* x / 2 mod q; works on Montgomery values unchanged (halving is linear) */
 static void fp_half(czk_fp *r, const czk_fp *a)
 {

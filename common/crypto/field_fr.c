@@ -30,6 +30,7 @@ void czk_fr_sqr(czk_fr *r, const czk_fr *a) { czk_fr_sqr_i(r, a); }
 bool czk_fr_is_zero(const czk_fr *a) { return czk_fr_is_zero_i(a); }
 bool czk_fr_eq(const czk_fr *a, const czk_fr *b) { return czk_fr_eq_i(a, b); }
 
+/* as czk_fp_pow: the time depends on the exponent only */
 void czk_fr_pow(czk_fr *r, const czk_fr *a, const uint64_t *e, size_t e_limbs)
 {
     czk_fr tbl[16], acc = CZK_FR_ONE;
@@ -75,6 +76,9 @@ int czk_fr_inv(czk_fr *r, const czk_fr *a)
     return 0;
 }
 
+/* Fermat, as czk_fp_inv_ct: a^(r-2) over the public exponent */
+void czk_fr_inv_ct(czk_fr *r, const czk_fr *a) { czk_fr_pow(r, a, FR_RM2, 4); }
+
 /* Montgomery's trick: prefix products in scratch, one inversion, then walk
  * back.  Zero inputs are skipped (and give zero). out may alias in. */
 void czk_fr_batch_inv(czk_fr *out, const czk_fr *in, size_t n, czk_fr *scratch)
@@ -96,6 +100,38 @@ void czk_fr_batch_inv(czk_fr *out, const czk_fr *in, size_t n, czk_fr *scratch)
         czk_fr_mul_i(&out[i], &inv, &scratch[i]);
         czk_fr_mul_i(&inv, &inv, &x);
     }
+}
+
+/* czk_fr_batch_inv without branches: a zero input multiplies by one instead
+ * (selected by mask) and its output is masked to zero; the inversion is
+ * czk_fr_inv_ct.  out may alias in. */
+void czk_fr_batch_inv_ct(czk_fr *out, const czk_fr *in, size_t n, czk_fr *scratch)
+{
+    czk_fr acc = CZK_FR_ONE, inv, f, x;
+
+    for (size_t i = 0; i < n; i++) {
+        uint64_t zero = czk_ct_zero_mask_(in[i].l, 4);
+
+        scratch[i] = acc;
+        f = in[i];
+        czk_ct_cmov_(f.l, CZK_FR_ONE.l, zero, 4);
+        czk_fr_mul_i(&acc, &acc, &f);
+    }
+    czk_fr_inv_ct(&inv, &acc); /* a product of non-zero values (zeros were replaced by one) */
+    for (size_t i = n; i-- > 0;) {
+        uint64_t zero = czk_ct_zero_mask_(in[i].l, 4);
+
+        f = in[i];
+        czk_ct_cmov_(f.l, CZK_FR_ONE.l, zero, 4);
+        czk_fr_mul_i(&x, &inv, &scratch[i]);
+        czk_fr_mul_i(&inv, &inv, &f);
+        czk_ct_cmov_(x.l, CZK_FR_ZERO.l, zero, 4);
+        out[i] = x;
+    }
+    explicit_bzero(&acc, sizeof(acc));
+    explicit_bzero(&inv, sizeof(inv));
+    explicit_bzero(&f, sizeof(f));
+    explicit_bzero(&x, sizeof(x));
 }
 
 void czk_fr_from_u64(czk_fr *r, uint64_t v)

@@ -1,6 +1,6 @@
 /*
  * groth16.c — the Groth16 prover stages (see groth16.h), following
- * `snarkjs groth16 prove` exactly (snarkjs-interop.md 3.5):
+ * `snarkjs groth16 prove` exactly (docs/file-formats.md section 5):
  *   build_abc  A_T, B_T from section 4, C_T = A_T * B_T pointwise;
  *   compute_h  odd-coset evaluations of A_T, B_T, C_T, h = a*b - c (no
  *              division by Z: the zkey's H points are odd Lagrange points);
@@ -193,49 +193,50 @@ void czk_groth16_params_from_zkey(czk_groth16_params *p, const czk_zkey *z)
     p->delta2 = z->delta2;
 }
 
+/* Every step touches r, s or the witness-derived MSM results, so all of it is
+ * constant time: Montgomery products for r, s and r*s, the _ct scalar
+ * multiplications and complete additions of curve.h, and the Fermat inversions
+ * of _to_aff_ct (Z depends on r and s).  The sums are taken in another order
+ * than the formulas read; the affine results are the same points. */
 void czk_groth16_finalize(const czk_groth16_params *p, const czk_groth16_msm_out *m,
                           const czk_fr *r, const czk_fr *s, czk_groth16_proof *proof)
 {
     czk_fr r_std, s_std, rs, rs_std;
     czk_g1 pi_a, b1, pi_c, t;
-    czk_g2 pi_b, t2;
+    czk_g2 pi_b;
 
     czk_fr_from_mont(&r_std, r);
     czk_fr_from_mont(&s_std, s);
     czk_fr_mul(&rs, r, s);
     czk_fr_from_mont(&rs_std, &rs);
 
-    /* pi_a = alpha1 + A·w + r*delta1 */
-    czk_g1_from_aff(&pi_a, &p->alpha1);
-    czk_g1_add_aff(&pi_a, &pi_a, &m->a);
-    czk_g1_mul_aff(&t, &p->delta1, &r_std);
-    czk_g1_add(&pi_a, &pi_a, &t);
+    /* pi_a = r*delta1 + alpha1 + A·w */
+    czk_g1_mul_aff_ct(&pi_a, &p->delta1, &r_std);
+    czk_g1_add_aff_ct(&pi_a, &pi_a, &p->alpha1);
+    czk_g1_add_aff_ct(&pi_a, &pi_a, &m->a);
 
-    /* pi_b = beta2 + B2·w + s*delta2 */
-    czk_g2_from_aff(&pi_b, &p->beta2);
-    czk_g2_add_aff(&pi_b, &pi_b, &m->b2);
-    czk_g2_mul_aff(&t2, &p->delta2, &s_std);
-    czk_g2_add(&pi_b, &pi_b, &t2);
+    /* pi_b = s*delta2 + beta2 + B2·w */
+    czk_g2_mul_aff_ct(&pi_b, &p->delta2, &s_std);
+    czk_g2_add_aff_ct(&pi_b, &pi_b, &p->beta2);
+    czk_g2_add_aff_ct(&pi_b, &pi_b, &m->b2);
 
-    /* b1 = beta1 + B1·w + s*delta1 */
-    czk_g1_from_aff(&b1, &p->beta1);
-    czk_g1_add_aff(&b1, &b1, &m->b1);
-    czk_g1_mul_aff(&t, &p->delta1, &s_std);
-    czk_g1_add(&b1, &b1, &t);
+    /* b1 = s*delta1 + beta1 + B1·w */
+    czk_g1_mul_aff_ct(&b1, &p->delta1, &s_std);
+    czk_g1_add_aff_ct(&b1, &b1, &p->beta1);
+    czk_g1_add_aff_ct(&b1, &b1, &m->b1);
 
-    /* pi_c = (C·w + H·h) + s*pi_a + r*b1 - r*s*delta1 */
-    czk_g1_from_aff(&pi_c, &m->c);
-    czk_g1_mul(&t, &pi_a, &s_std);
-    czk_g1_add(&pi_c, &pi_c, &t);
-    czk_g1_mul(&t, &b1, &r_std);
-    czk_g1_add(&pi_c, &pi_c, &t);
-    czk_g1_mul_aff(&t, &p->delta1, &rs_std);
-    czk_g1_neg(&t, &t);
-    czk_g1_add(&pi_c, &pi_c, &t);
+    /* pi_c = -r*s*delta1 + (C·w + H·h) + s*pi_a + r*b1 */
+    czk_g1_mul_aff_ct(&pi_c, &p->delta1, &rs_std);
+    czk_g1_neg(&pi_c, &pi_c);
+    czk_g1_add_aff_ct(&pi_c, &pi_c, &m->c);
+    czk_g1_mul_ct(&t, &pi_a, &s_std);
+    czk_g1_add_ct(&pi_c, &pi_c, &t);
+    czk_g1_mul_ct(&t, &b1, &r_std);
+    czk_g1_add_ct(&pi_c, &pi_c, &t);
 
-    czk_g1_to_aff(&proof->a, &pi_a);
-    czk_g2_to_aff(&proof->b, &pi_b);
-    czk_g1_to_aff(&proof->c, &pi_c);
+    czk_g1_to_aff_ct(&proof->a, &pi_a);
+    czk_g2_to_aff_ct(&proof->b, &pi_b);
+    czk_g1_to_aff_ct(&proof->c, &pi_c);
 
     /* the blinding scalars (and r*delta1 etc.) must not outlive the proof */
     explicit_bzero(&r_std, sizeof(r_std));
@@ -243,8 +244,10 @@ void czk_groth16_finalize(const czk_groth16_params *p, const czk_groth16_msm_out
     explicit_bzero(&rs, sizeof(rs));
     explicit_bzero(&rs_std, sizeof(rs_std));
     explicit_bzero(&t, sizeof(t));
-    explicit_bzero(&t2, sizeof(t2));
     explicit_bzero(&b1, sizeof(b1));
+    explicit_bzero(&pi_a, sizeof(pi_a));
+    explicit_bzero(&pi_b, sizeof(pi_b));
+    explicit_bzero(&pi_c, sizeof(pi_c));
 }
 
 int czk_groth16_finalize_random(const czk_groth16_params *p, const czk_groth16_msm_out *m,

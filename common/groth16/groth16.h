@@ -1,6 +1,6 @@
 /*
  * groth16.h — the Groth16 prover in the snarkjs convention (so snarkjs
- * verifies our proofs; ../shared/reference/snarkjs-interop.md section 3.5),
+ * verifies our proofs; docs/file-formats.md section 5),
  * split into the three stages the multi-process pipeline runs:
  *
  *   1. synth     czk_groth16_build_abc   a = A·w, b = B·w, c = a∘b   (czk-synth)
@@ -75,7 +75,9 @@ int czk_groth16_compute(const czk_zkey *z, czk_fr *a, czk_fr *b, czk_fr *c,
 /* ---- stage 3: finalize ---- */
 void czk_groth16_params_from_zkey(czk_groth16_params *p, const czk_zkey *z);
 /* r, s in Montgomery form (as czk_fr_random returns them); r = s = 0 gives the
- * unblinded proof (tests compare it with expectations) */
+ * unblinded proof (tests compare it with expectations).  Constant time: no
+ * branch or memory address depends on r, s or m (the _ct functions of
+ * curve.h); the proof equals the one the variable-time formulas give. */
 void czk_groth16_finalize(const czk_groth16_params *p, const czk_groth16_msm_out *m,
                           const czk_fr *r, const czk_fr *s, czk_groth16_proof *proof);
 /* with fresh r, s from the OS CSPRNG (wiped afterwards); -errno when getrandom fails */

@@ -12,6 +12,15 @@
  *   - 4V + n fixed-base G1 multiplications and V in G2 from window tables,
  *     normalised to affine in blocks with one inversion per block.
  * Every buffer that holds a function of the secrets is wiped before free.
+ *
+ * Timing: the inversions of secrets (1/delta, the batch inversions of
+ * tau - x) and the five multiplications of the generators by alpha, beta and
+ * delta are the constant-time ones of field.h / curve.h; powers of tau use a
+ * public exponent.  The bulk multiplications stay on the VARIABLE-TIME
+ * fixed-base tables (a row per window chosen by the secret-derived scalar,
+ * additions skipped for zero digits) with a variable-time batch
+ * normalisation: a masked scan of 2^(w-1) rows per window would cost several
+ * times the setup, which is development-only.
  */
 #include "common/base/clock.h"
 #include "common/groth16/setup.h"
@@ -95,7 +104,7 @@ static void lag_chunk(void *vctx, size_t begin, size_t end, unsigned worker)
         czk_fr_sub(&x->den[k], &x->tau, &xk);
         czk_fr_mul(&xk, &xk, &x->step);
     }
-    czk_fr_batch_inv(x->out + begin, x->den + begin, end - begin, x->scratch + begin);
+    czk_fr_batch_inv_ct(x->out + begin, x->den + begin, end - begin, x->scratch + begin);
     fr_pow_u64(&xk, &x->step, begin);
     czk_fr_mul(&xk, &xk, &x->first);
     czk_fr_mul(&t, &xk, &x->factor);    /* factor * x_k, advanced by step */
@@ -286,9 +295,10 @@ static void g1_mul_gen(czk_g1_aff *r, const czk_fr *k_mont)
     czk_g1 p;
 
     czk_fr_from_mont(&s, k_mont);
-    czk_g1_mul_aff(&p, &CZK_G1_GEN, &s);
-    czk_g1_to_aff(r, &p);
+    czk_g1_mul_aff_ct(&p, &CZK_G1_GEN, &s);
+    czk_g1_to_aff_ct(r, &p);
     explicit_bzero(&s, sizeof(s));
+    explicit_bzero(&p, sizeof(p));
 }
 
 static void g2_mul_gen(czk_g2_aff *r, const czk_fr *k_mont)
@@ -297,9 +307,10 @@ static void g2_mul_gen(czk_g2_aff *r, const czk_fr *k_mont)
     czk_g2 p;
 
     czk_fr_from_mont(&s, k_mont);
-    czk_g2_mul_aff(&p, &CZK_G2_GEN, &s);
-    czk_g2_to_aff(r, &p);
+    czk_g2_mul_aff_ct(&p, &CZK_G2_GEN, &s);
+    czk_g2_to_aff_ct(r, &p);
     explicit_bzero(&s, sizeof(s));
+    explicit_bzero(&p, sizeof(p));
 }
 
 /* table windows: bigger tables pay off only for many multiplications */
@@ -389,7 +400,7 @@ int czk_setup_with_secrets(const char *r1cs_path, const char *zkey_path,
     if ((rc = lagrange(lag, n, &sec->tau, &one, &w_n, &factor, nthreads)))
         goto nomem;
     /* H_k = L^(2n)_(2k+1)(tau)/delta = (tau^2n - 1)/(2n delta) * x / (tau - x), x = w_2n w_n^k */
-    czk_fr_inv(&delta_inv, &sec->delta);
+    czk_fr_inv_ct(&delta_inv, &sec->delta);
     fr_pow_u64(&t, &sec->tau, 2 * (uint64_t)n);
     czk_fr_sub(&t, &t, &one);
     czk_fr_dbl(&n_fr, &n_fr);
