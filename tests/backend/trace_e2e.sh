@@ -11,7 +11,9 @@
 GPUD=$1 SYNTH=$2 FIN=$3 CLIENT=$4 SRC=$5 CZK=$6 CHECK=$7
 . "$SRC/tests/daemons/lib.sh"
 
-printf '[gpud]\ncontexts = 2\nslots_per_pool = 3\n' | write_config
+# two contexts and three slots, in the one [gpud] section
+write_config </dev/null
+sed -i 's/^slots_per_pool = .*/slots_per_pool = 3\ncontexts = 2/' "$T/czk.conf"
 start_gpud; start_synth; start_fin
 wait_socket || exit 1
 
