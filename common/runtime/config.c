@@ -39,7 +39,8 @@ void czk_config_defaults(czk_config *c)
     c->synth_timeout_s = 600;
     snprintf(c->hugepages, sizeof(c->hugepages), "auto");
     c->max_queued_partitions = 4096;
-    c->max_partitions_per_job = 256;
+    c->max_partitions_per_job = CZK_CONFIG_MAX_PARTITIONS_PER_JOB;
+    c->result_resend_s = 120;
     c->max_jobs = 1024;
     snprintf(c->metrics_addr, sizeof(c->metrics_addr), "127.0.0.1");
     c->metrics_port = 9464;
@@ -119,7 +120,8 @@ static int config_apply(czk_config *c, const char *section, const char *key, con
     INT("gpud", "slots_per_pool", slots_per_pool, 1, 4096);
     INT("gpud", "synth_timeout_s", synth_timeout_s, 0, 86400);
     INT("gpud", "max_queued_partitions", max_queued_partitions, 1, 1 << 24);
-    INT("gpud", "max_partitions_per_job", max_partitions_per_job, 1, 1 << 16);
+    INT("gpud", "max_partitions_per_job", max_partitions_per_job, 1, CZK_CONFIG_MAX_PARTITIONS_PER_JOB);
+    INT("gpud", "result_resend_s", result_resend_s, 1, 86400);
     INT("gpud", "max_jobs", max_jobs, 1, 1 << 20);
     STR("gpud", "metrics_addr", metrics_addr);
     INT("gpud", "metrics_port", metrics_port, 0, 65535);

@@ -12,6 +12,11 @@
 #define CZK_CONFIG_MAX_CIRCUITS 32
 #define CZK_CONFIG_PATH_MAX 512
 
+/* One partition is one witness fd, and a SUBMIT passes all of a job's fds in
+ * one SCM_RIGHTS message, which the kernel limits to 253 (SCM_MAX_FD): the
+ * one limit on partitions per job (ipc/msg.h asserts CZK_MSG_MAX_FDS equals it). */
+#define CZK_CONFIG_MAX_PARTITIONS_PER_JOB 253
+
 typedef struct czk_config_circuit {
     char name[64];
     char zkey[CZK_CONFIG_PATH_MAX];
@@ -34,7 +39,8 @@ typedef struct czk_config {
     int synth_timeout_s;       /* a synth holding an assigned slot this long without READY is taken as hung (0 = never) */
     char hugepages[8];         /* auto | on | off */
     int max_queued_partitions; /* backpressure: REJECTED beyond this */
-    int max_partitions_per_job;
+    int max_partitions_per_job; /* 1..CZK_CONFIG_MAX_PARTITIONS_PER_JOB */
+    int result_resend_s;        /* a RESULT without DONE this long after it was sent is sent again */
     int max_jobs;              /* jobs known at once (queued + running + awaiting DONE) */
     char metrics_addr[64];     /* Prometheus text endpoint; "" disables */
     int metrics_port;
