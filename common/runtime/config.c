@@ -106,8 +106,17 @@ static int config_apply(czk_config *c, const char *section, const char *key, con
 #define STR(sec, k, field) if (!strcmp(section, sec) && !strcmp(key, k)) return set_str(c->field, sizeof(c->field), v)
 #define INT(sec, k, field, lo, hi) if (!strcmp(section, sec) && !strcmp(key, k)) return parse_int(v, lo, hi, &c->field)
     STR("czk", "runtime_dir", runtime_dir);
-    STR("czk", "state_dir", state_dir);
-    STR("czk", "output_dir", output_dir);
+    if (!strcmp(section, "czk") && !strcmp(key, "state_dir")) {
+        int r = set_str(c->state_dir, sizeof(c->state_dir), v);
+        /* output_dir follows state_dir until it is set itself */
+        if (r == 0 && !c->output_dir_set)
+            snprintf(c->output_dir, sizeof(c->output_dir), "%.500s/proofs", c->state_dir);
+        return r;
+    }
+    if (!strcmp(section, "czk") && !strcmp(key, "output_dir")) {
+        c->output_dir_set = 1;
+        return set_str(c->output_dir, sizeof(c->output_dir), v);
+    }
     STR("czk", "client_group", client_group);
     INT("czk", "log_level", log_level, 0, 7);
     INT("czk", "daemon_queue_max_mb", daemon_queue_max_mb, 1, 65536);

@@ -27,6 +27,7 @@ typedef struct czk_config {
     char runtime_dir[CZK_CONFIG_PATH_MAX]; /* sockets */
     char state_dir[CZK_CONFIG_PATH_MAX];   /* journal, spooled witnesses */
     char output_dir[CZK_CONFIG_PATH_MAX];  /* finalizer output: <output_dir>/<job>/<partition>/ */
+    int output_dir_set;    /* output_dir was set (else it is state_dir/proofs) */
     char client_group[64];                 /* group allowed on the client socket ("" = same uid only) */
     int log_level;
     int daemon_queue_max_mb;   /* every daemon: bytes queued to another daemon before the link is closed

@@ -48,6 +48,14 @@ static void test_config(void)
     CHECK(czk_config_set(&c, "gpud.synth_timeout_s=0", &e) == 0 && c.synth_timeout_s == 0);
     CHECK(czk_config_set(&c, "gpud.synth_timeout_s=-1", &e) == -EINVAL && strstr(e.msg, "synth_timeout_s"));
     CHECK(czk_config_set(&c, "gpud.bogus=1", &e) == -EINVAL && strstr(e.msg, "unknown setting"));
+    /* output_dir follows state_dir until it is set itself, in either order */
+    {
+        czk_config d;
+        czk_config_defaults(&d);
+        CHECK(czk_config_set(&d, "czk.state_dir=/s1", &e) == 0 && !strcmp(d.output_dir, "/s1/proofs"));
+        CHECK(czk_config_set(&d, "czk.output_dir=/o", &e) == 0 && !strcmp(d.output_dir, "/o"));
+        CHECK(czk_config_set(&d, "czk.state_dir=/s2", &e) == 0 && !strcmp(d.output_dir, "/o"));
+    }
     CHECK(czk_config_set(&c, "noequals", &e) == -EINVAL);
     CHECK(czk_config_set(&c, "gpud.backend=opencl", &e) == -EINVAL);
 
