@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,9 @@ typedef struct fin_circuit {
     czk_groth16_params params;
     czk_groth16_vk vk;
     char vk_sha256[65]; /* of its verification_key.json text */
+    czk_zkey_ident ident;    /* key id and file stamp of the zkey it was read from */
+    czk_zkey_stamp reported; /* the file's stamp last reported by the re-check */
+    uint8_t refused;         /* czk-gpud announced another key id (or none) under this name */
 } fin_circuit;
 
 /* a verified proof whose files could not be written yet (disk full) */
@@ -96,6 +100,8 @@ static void send_done_to(fin *f, uint64_t job, uint32_t part, int status, const 
         m.u.done.proof = (czk_bytes){(const uint8_t *)proof, (uint32_t)plen};
         m.u.done.publics = (czk_bytes){(const uint8_t *)pub, (uint32_t)ulen};
     }
+    /* a DONE that cannot be queued closes the link (ipc/loop.h, flow
+     * control): gpud re-sends every unanswered RESULT when it reconnects */
     if (f->conn)
         czk_conn_send(f->conn, &m, NULL, 0);
 }
@@ -280,6 +286,15 @@ static void on_result(fin *f, const czk_msg_result *r)
         send_done(f, r, -ENOENT, why, NULL, 0, NULL, 0);
         return;
     }
+    if (c->refused) {
+        /* gpud should not have sent it (its circuit map refuses this circuit);
+         * the key it proved with is not ours: never a proof from two keys */
+        snprintf(why, sizeof(why), "circuit \"%s\": the finalizer loaded another zkey (key id differs from "
+                 "czk-gpud's, see the finalizer's log)", c->name);
+        czk_err("job %llu partition %u: %s", (unsigned long long)r->job_id, r->partition, why);
+        send_done(f, r, -EKEYREJECTED, why, NULL, 0, NULL, 0);
+        return;
+    }
     if (r->n_points != 4 || r->points[0].len != sizeof(mo.a) || r->points[1].len != sizeof(mo.b1) ||
         r->points[2].len != sizeof(mo.b2) || r->points[3].len != sizeof(mo.c) ||
         r->publics.len != c->n_public * 32u) {
@@ -448,12 +463,39 @@ static void schedule_reconnect(fin *f)
                                                                           : f->backoff_ms * 2;
 }
 
+/* Which of our circuits czk-gpud agrees on (name and key id, gpud/circuits.h
+ * does the same from its side and sends no RESULT of a refused circuit). */
+static void check_gpud_circuits(fin *f, const czk_msg_hello *h)
+{
+    for (unsigned i = 0; i < f->n_circuits; i++) {
+        fin_circuit *c = &f->circuits[i];
+        char ours[CZK_ZKEY_ID_HEX], theirs[CZK_ZKEY_ID_HEX];
+        int k = czk_msg_hello_circuit(h, c->name);
+
+        c->refused = 0;
+        if (h->n_circuits == 0)
+            continue; /* an older gpud: it did not say */
+        czk_hex(c->ident.id, CZK_SHA256_LEN, ours);
+        if (k < 0) {
+            czk_warn("circuit \"%s\" (key id %s) is not configured in czk-gpud", c->name, ours);
+            continue;
+        }
+        if (memcmp(h->circuits[k].key_id, c->ident.id, CZK_MSG_KEY_ID) != 0) {
+            c->refused = 1;
+            czk_hex(h->circuits[k].key_id, CZK_MSG_KEY_ID, theirs);
+            czk_err("circuit \"%s\" refused: czk-gpud's zkey has key id %s, this finalizer's has %s: no proof of "
+                    "\"%s\" is finalized until both load the same key",
+                    c->name, theirs, ours, c->name);
+        }
+    }
+}
+
 static void conn_open(czk_conn *c, void *ctx)
 {
     fin *f = ctx;
-    (void)c;
     f->backoff_ms = 100;
     czk_info("connected to czk-gpud");
+    check_gpud_circuits(f, czk_conn_peer(c));
     status_line(f);
 }
 
@@ -491,6 +533,11 @@ static void try_connect(fin *f)
     }
     memset(&ep, 0, sizeof(ep));
     czk_peer_hello_init(&ep.hello, CZK_ROLE_FINALIZER, -1, 0, "czk-finalizer");
+    for (unsigned i = 0; i < f->n_circuits && i < CZK_MSG_MAX_CIRCUITS; i++) { /* our circuits, config order */
+        snprintf(ep.hello.circuits[i].name, sizeof(ep.hello.circuits[i].name), "%s", f->circuits[i].name);
+        memcpy(ep.hello.circuits[i].key_id, f->circuits[i].ident.id, CZK_MSG_KEY_ID);
+        ep.hello.n_circuits = i + 1;
+    }
     ep.policy.uid = geteuid();
     ep.policy.gid = (gid_t)-1;
     ep.policy.allow_root = 1;
@@ -502,37 +549,59 @@ static void try_connect(fin *f)
     }
 }
 
+/* ------------------------------------------------------ zkey re-checks --- */
+
+/* The zkey files against what was loaded: every 2 s (a stat each; the key id
+ * is read only when the file moved), logging each change once; the next tick
+ * after a SIGHUP (reload) says so even when nothing changed.  The finalizer
+ * keeps the verification key it loaded either way. */
+static volatile sig_atomic_t zkey_hup;
+
+static void on_sighup(int sig)
+{
+    (void)sig;
+    zkey_hup = 1;
+}
+
+static void zkey_watch_tick(czk_timer *t, void *ctx)
+{
+    fin *f = ctx;
+    int verbose = zkey_hup;
+    (void)t;
+    zkey_hup = 0;
+    if (verbose)
+        czk_info("SIGHUP: re-checking the zkeys");
+    for (unsigned i = 0; i < f->n_circuits; i++)
+        czk_zkey_recheck_log(&f->circuits[i].ident, &f->circuits[i].reported, "czk-finalizer", f->circuits[i].name,
+                             f->cfg.circuits[i].zkey, verbose);
+}
+
+static void zkey_watch_start(fin *f)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_sighup;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGHUP, &sa, NULL);
+    czk_loop_timer(f->loop, 2000, 2000, zkey_watch_tick, f);
+}
+
 /* ---------------------------------------------------------------- main --- */
 
-/* output_dir 0750; files and job directories in client_group when configured */
+/* output_dir 0750, files 0640, in the daemon's own group: proofs are not
+ * shared with client_group, since its members are many users and a job's
+ * proofs belong to its submitter alone (who receives them in its EVENTs and
+ * writes them with `czk submit --out`) */
 static int setup_output(fin *f, czk_error *e)
 {
-    gid_t gid = (gid_t)-1;
     int r;
 
-    if (f->cfg.client_group[0]) {
-        struct group *gr = getgrnam(f->cfg.client_group);
-        gid_t groups[256];
-        int n, member = geteuid() == 0;
-        if (!gr)
-            return czk_errorf(e, -ENOENT, "client_group \"%s\" does not exist", f->cfg.client_group);
-        gid = gr->gr_gid;
-        member |= getegid() == gid;
-        n = getgroups(256, groups);
-        for (int i = 0; i < n && !member; i++)
-            member = groups[i] == gid;
-        if (!member)
-            return czk_errorf(e, -EPERM,
-                              "czk-finalizer is not in client_group \"%s\": it cannot give output files to it (add "
-                              "the daemon's user to the group)",
-                              f->cfg.client_group);
-    }
-    fin_output_set_group(gid);
+    fin_output_set_group((gid_t)-1);
     if ((r = czk_daemon_mkdirs(f->cfg.output_dir, 0750, e)) < 0)
         return r;
-    if (chmod(f->cfg.output_dir, 0750) < 0 || (gid != (gid_t)-1 && chown(f->cfg.output_dir, (uid_t)-1, gid) < 0))
-        czk_warn("could not make output_dir \"%s\" mode 0750%s: %s", f->cfg.output_dir,
-                 gid != (gid_t)-1 ? " in client_group" : "", strerror(errno));
+    if (chmod(f->cfg.output_dir, 0750) < 0)
+        czk_warn("could not make output_dir \"%s\" mode 0750: %s", f->cfg.output_dir, strerror(errno));
     return 0;
 }
 
@@ -545,11 +614,18 @@ static int open_circuits(fin *f, czk_error *e)
         return czk_errorf(e, -ENOMEM, "out of memory");
     for (int i = 0; i < f->cfg.n_circuits; i++) {
         fin_circuit *c = &f->circuits[i];
+        char id[CZK_ZKEY_ID_HEX];
         czk_zkey z;
-        int r = czk_zkey_open(&z, f->cfg.circuits[i].zkey, e);
+        /* the header and IC are all the finalizer reads (private copies, so
+         * the file may change on disk meanwhile); the zkey is closed below */
+        int r = czk_zkey_load(&z, f->cfg.circuits[i].zkey, 0, e);
         if (r < 0)
             return r;
         snprintf(c->name, sizeof(c->name), "%s", f->cfg.circuits[i].name);
+        c->ident = z.ident;
+        c->reported = z.ident.stamp;
+        czk_zkey_id_hex(&z, id);
+        czk_info("circuit %s: %s, key id %s", c->name, f->cfg.circuits[i].zkey, id);
         c->n_public = z.n_public;
         czk_groth16_params_from_zkey(&c->params, &z);
         r = czk_groth16_vk_from_zkey(&c->vk, &z, e);
@@ -573,14 +649,16 @@ int main(int argc, char **argv)
     static fin F;
     fin *f = &F;
     czk_daemon_args args;
+    czk_loop_config lc;
     czk_error e = {0};
     int r;
 
     if ((r = czk_daemon_start(argc, argv, "czk-finalizer", 0, &f->cfg, &args)) != 0)
         return r < 0 ? 2 : 0;
     f->backoff_ms = 100;
+    czk_loop_config_from(&lc, &f->cfg);
     if ((r = open_circuits(f, &e)) < 0 || (r = setup_output(f, &e)) < 0 ||
-        (r = czk_loop_create(&f->loop, NULL, &e)) < 0) {
+        (r = czk_loop_create(&f->loop, &lc, &e)) < 0) {
         czk_err("%s", e.msg);
         return 1;
     }
@@ -588,6 +666,7 @@ int main(int argc, char **argv)
     if (!f->cfg.finalizer_verify)
         czk_warn("finalizer.verify is off: proofs are written without a pairing check");
     czk_daemon_attach_loop(&f->loop, &f->stopping, 0);
+    zkey_watch_start(f);
     czk_info("ready: %u circuits, output in %s", f->n_circuits, f->cfg.output_dir);
     czk_daemon_ready("waiting for czk-gpud");
     try_connect(f);

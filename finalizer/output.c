@@ -12,7 +12,7 @@
  * them (exactly-once output) -- but only when identity.json and public.json
  * prove the files are that partition's (same job id, partition, circuit,
  * verification key digest and public signals).  Files 0640, directories
- * 0750, in the configured client group when there is one.
+ * 0750, in the daemon's group (fin_output_set_group can name another).
  */
 #include <errno.h>
 #include <fcntl.h>

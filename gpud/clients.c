@@ -8,48 +8,88 @@
  * map, docs/pipeline.md lists its keys);  CANCEL -> EVENT(job, CANCELLED) or
  * ERROR;  WATCH -> EVENT with the job's current stage, then its EVENTs (a
  * duplicate SUBMIT with CZK_SUBMIT_F_WAIT: ACCEPTED(dup), then the same).
+ *
+ * Who sees what (uids from SO_PEERCRED): root and gpud's own uid see every
+ * job; any other client sees its own jobs in full and other users' only as
+ * the counts in "others".  A job of another user is, to STATUS --job, WATCH
+ * and CANCEL, answered exactly like a job that does not exist (its id reveals
+ * nothing), except that root and members of [gpud] admin_group may cancel
+ * any job.  Strings a client chose (request ids) are printable ASCII
+ * (jobs.c refuses others); older journal entries are escaped here anyway.
  */
 #include <errno.h>
 #include <msgpack.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/runtime/daemon.h"
 #include "common/base/log.h"
 #include "common/runtime/trace.h"
 #include "gpud/gpud.h"
 
-/* CANCEL: only the job's owner may cancel it; the canceller follows the job
- * and hears EVENT(CANCELLED) as the answer */
+/* root and gpud's own uid see every job */
+static int sees_all(const czk_conn *c)
+{
+    uid_t uid = czk_conn_cred(c)->uid;
+    return uid == 0 || uid == geteuid();
+}
+
+/* the job as this client may know it: NULL for another user's job */
+static gpud_job *visible_job(gpud *g, const czk_conn *c, uint64_t id)
+{
+    gpud_job *j = gpud_job_find(g, id);
+    if (j && !sees_all(c) && j->uid != (uint32_t)czk_conn_cred(c)->uid)
+        return NULL;
+    return j;
+}
+
+/* root, or a member of admin_group (its primary or a supplementary group at
+ * connect time, SO_PEERGROUPS) */
+static int is_admin(const gpud *g, const czk_conn *c)
+{
+    const czk_peer_cred *cr = czk_conn_cred(c);
+    if (cr->uid == 0)
+        return 1;
+    if (!g->admin_gid_set)
+        return 0;
+    if ((uint32_t)cr->gid == g->admin_gid)
+        return 1;
+    for (int i = 0; i < cr->ngroups && i < (int)(sizeof(cr->groups) / sizeof(cr->groups[0])); i++)
+        if ((uint32_t)cr->groups[i] == g->admin_gid)
+            return 1;
+    return 0;
+}
+
+/* CANCEL: the job's owner, root or an admin_group member may cancel it; the
+ * canceller follows the job and hears EVENT(CANCELLED) as the answer */
 static void on_cancel(gpud *g, czk_conn *c, uint64_t job_id)
 {
     gpud_job *j = gpud_job_find(g, job_id);
     uint32_t uid = (uint32_t)czk_conn_cred(c)->uid;
+    int rc;
 
-    if (!j)
+    if (!j || (j->uid != uid && !is_admin(g, c)))
         return gpud_reply_error(g, c, -ENOENT, "job %llu is not known", (unsigned long long)job_id);
     if (j->uid != uid)
-        return gpud_reply_error(g, c, -EPERM, "job %llu was submitted by uid %u, not by uid %u",
-                                (unsigned long long)job_id, j->uid, uid);
+        czk_info("job %llu (uid %u): cancelled by uid %u (root or admin_group)", (unsigned long long)job_id, j->uid,
+                 uid);
     if (j->state != J_ACTIVE)
         return gpud_reply_error(g, c, -EALREADY, "job %llu is already %s", (unsigned long long)job_id,
                                 j->state == J_CANCELLED ? "cancelled" : "finished");
-    if (gpud_job_cancel(g, j, c) < 0)
-        return gpud_reply_error(g, c, -EIO, "could not journal the cancellation of job %llu",
-                                (unsigned long long)job_id);
+    if ((rc = gpud_job_cancel(g, j, c)) < 0)
+        return gpud_reply_error(g, c, rc, "could not journal the cancellation of job %llu (%s%s): it goes on",
+                                (unsigned long long)job_id, rc == -ENOSPC || rc == -EDQUOT ? "state_dir is full: " : "",
+                                strerror(-rc));
 }
 
 static void on_watch(gpud *g, czk_conn *c, uint64_t job_id)
 {
-    gpud_job *j = gpud_job_find(g, job_id);
+    gpud_job *j = visible_job(g, c, job_id);
 
     if (!j) {
         gpud_reply_error(g, c, -ENOENT, "job %llu is not known", (unsigned long long)job_id);
-        return;
-    }
-    if (j->uid != (uint32_t)czk_conn_cred(c)->uid && czk_conn_cred(c)->uid != 0) {
-        gpud_reply_error(g, c, -EPERM, "job %llu belongs to another user", (unsigned long long)job_id);
         return;
     }
     gpud_watch_job(g, j, c);
@@ -61,6 +101,12 @@ static void pk_str(msgpack_packer *pk, const char *s) { msgpack_pack_str_with_bo
 static void kv_u(msgpack_packer *pk, const char *k, uint64_t v) { pk_str(pk, k); msgpack_pack_uint64(pk, v); }
 static void kv_d(msgpack_packer *pk, const char *k, double v) { pk_str(pk, k); msgpack_pack_double(pk, v); }
 static void kv_s(msgpack_packer *pk, const char *k, const char *v) { pk_str(pk, k); pk_str(pk, v); }
+/* a string that may have come from a client: printable ASCII as is, anything else escaped (bounded, valid UTF-8) */
+static void kv_esc(msgpack_packer *pk, const char *k, const char *v)
+{
+    char buf[CZK_MSG_REQID_MAX * 4 + 8];
+    kv_s(pk, k, czk_esc(v, buf, sizeof(buf)));
+}
 
 static const char *job_state_name(int s)
 {
@@ -76,8 +122,8 @@ static void pack_job(msgpack_packer *pk, const gpud_job *j)
     msgpack_pack_map(pk, 12);
     kv_u(pk, "id", j->id);
     kv_s(pk, "state", job_state_name(j->state));
-    kv_s(pk, "circuit", j->cname);
-    kv_s(pk, "request", j->req);
+    kv_esc(pk, "circuit", j->cname);
+    kv_esc(pk, "request", j->req);
     kv_u(pk, "lane", j->lane);
     kv_u(pk, "partitions", j->nparts);
     kv_u(pk, "done", j->nfinished - j->nfailed);
@@ -134,24 +180,34 @@ static void on_status(gpud *g, czk_conn *c, const czk_msg_status *req)
 {
     static const char *stage_names[ST_COUNT] = {"queue", "synth", "gpu", "finalize"};
     uint64_t want = status_job_id(req), now = czk_mono_ns();
-    gpud_job *wj = want ? gpud_job_find(g, want) : NULL;
-    unsigned jc[4] = {0}, nlist = 0, recent = 0;
+    /* another user's job is answered like an unknown one: no "job" key */
+    gpud_job *wj = want ? visible_job(g, c, want) : NULL;
+    unsigned jc[4] = {0}, nlist = 0, recent = 0, others = 0, others_parts = 0;
+    int all = sees_all(c);
+    uint32_t uid = (uint32_t)czk_conn_cred(c)->uid;
     msgpack_sbuffer sb;
     msgpack_packer pk;
     czk_msg m;
 
     for (gpud_job *j = g->jobs_head; j; j = j->next) {
         jc[j->state]++;
-        if (j->state == J_ACTIVE && nlist < 64)
+        if (j->state != J_ACTIVE)
+            continue;
+        if (!all && j->uid != uid) {
+            others++;
+            others_parts += j->nparts - j->nfinished;
+        } else if (nlist < 64) {
             nlist++;
+        }
     }
     for (unsigned i = 0; i < GPUD_RATE_WINDOW; i++)
         if (g->done_ring[i] && now - g->done_ring[i] < 60000000000ull)
             recent++;
     msgpack_sbuffer_init(&sb);
     msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-    msgpack_pack_map(&pk, wj ? 17 : 16);
+    msgpack_pack_map(&pk, 17 + (wj != NULL) + !all);
     kv_s(&pk, "daemon", "czk-gpud");
+    kv_s(&pk, "state_dir", g->cfg.state_dir); /* where `czk trace` finds the traces */
     kv_s(&pk, "backend", g->bops->name);
     pk_str(&pk, "jobs");
     msgpack_pack_map(&pk, 4);
@@ -197,10 +253,17 @@ static void on_status(gpud *g, czk_conn *c, const czk_msg_status *req)
     msgpack_pack_array(&pk, nlist);
     nlist = 0;
     for (gpud_job *j = g->jobs_head; j; j = j->next)
-        if (j->state == J_ACTIVE && nlist < 64) {
+        if (j->state == J_ACTIVE && (all || j->uid == uid) && nlist < 64) {
             pack_job(&pk, j);
             nlist++;
         }
+    if (!all) {
+        /* other users' active jobs and their unfinished partitions, as counts only */
+        pk_str(&pk, "others");
+        msgpack_pack_map(&pk, 2);
+        kv_u(&pk, "jobs", others);
+        kv_u(&pk, "partitions", others_parts);
+    }
     if (wj) {
         pk_str(&pk, "job");
         pack_job(&pk, wj);

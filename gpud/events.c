@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "common/base/clock.h"
@@ -37,6 +38,18 @@ void gpud_stage_observe(gpud *g, int stage, uint64_t ns)
     czk_metric_observe(g->stage[stage].hist, s);
 }
 
+/* A client connection that watches at least one job is exempt from the
+ * loop's idle timeout (events may be minutes apart); it stops being exempt
+ * when no job lists it any more. */
+static int conn_watches(const gpud *g, const czk_conn *c)
+{
+    for (const gpud_job *j = g->jobs_head; j; j = j->next)
+        for (int i = 0; i < j->nwatch; i++)
+            if (j->watchers[i] == c)
+                return 1;
+    return 0;
+}
+
 void gpud_watch_add(gpud *g, gpud_job *j, czk_conn *c)
 {
     for (int i = 0; i < j->nwatch; i++)
@@ -48,19 +61,25 @@ void gpud_watch_add(gpud *g, gpud_job *j, czk_conn *c)
         return;
     }
     j->watchers[j->nwatch++] = c;
+    gpud_conn_watching(g, c, 1);
 }
 
-static void watch_remove(gpud_job *j, int i)
+static void watch_remove(gpud *g, gpud_job *j, int i)
 {
+    czk_conn *c = j->watchers[i];
     j->watchers[i] = j->watchers[--j->nwatch];
+    if (!conn_watches(g, c))
+        gpud_conn_watching(g, c, 0);
 }
 
 void gpud_watch_drop_conn(gpud *g, czk_conn *c)
 {
     for (gpud_job *j = g->jobs_head; j; j = j->next)
         for (int i = 0; i < j->nwatch;)
-            if (j->watchers[i] == c)
-                watch_remove(j, i);
+            if (j->watchers[i] == c) {
+                /* the connection is closing: nothing to tell it */
+                j->watchers[i] = j->watchers[--j->nwatch];
+            }
             else
                 i++;
 }
@@ -91,7 +110,7 @@ void gpud_event(gpud *g, gpud_job *j, uint32_t part, uint32_t stage, int32_t sta
         if (gpud_send(g, j->watchers[i], &m, NULL, 0) < 0) {
             czk_warn("job %llu: a watching client does not keep up: it no longer gets events",
                      (unsigned long long)j->id);
-            watch_remove(j, i);
+            watch_remove(g, j, i);
             continue;
         }
         i++;

@@ -55,6 +55,7 @@
 #include "common/runtime/metrics.h"
 #include "common/runtime/trace.h"
 #include "backend/backend.h"
+#include "gpud/circuits.h"
 #include "ipc/journal.h"
 #include "ipc/loop.h"
 #include "ipc/pool.h"
@@ -66,10 +67,11 @@
 #define GPUD_RATE_WINDOW 256
 /* a RESULT not answered by DONE within this many seconds is sent again (the
  * finalizer's writes are idempotent); proposed [gpud] result_resend_s */
-#define GPUD_RESULT_RESEND_S 120
 
-/* journal record types (payload: one msgpack map, see table.c) */
-enum { REC_ACCEPT = 1, REC_DONE = 2, REC_COMPLETE = 3, REC_CANCEL = 4 };
+/* journal record types (payload: one msgpack map, see table.c); REC_PROBE
+ * is the tiny record that tests whether appends work again after a failure
+ * (replay ignores it, compaction drops it) */
+enum { REC_ACCEPT = 1, REC_DONE = 2, REC_COMPLETE = 3, REC_CANCEL = 4, REC_PROBE = 5 };
 
 enum part_state {
     P_QUEUED = 0, /* in a lane, waiting for a slot */
@@ -115,6 +117,8 @@ struct gpud_job {
     uint32_t lane, nparts, nfinished, nfailed;
     uint32_t uid;
     uint64_t submit_ns; /* CLOCK_REALTIME */
+    uint8_t *wsha;      /* nparts * CZK_SHA256_LEN: the witnesses' SHA-256 (request-id binding); NULL when
+                           the ACCEPT record predates them */
     int state;          /* enum job_state */
     gpud_part *parts;   /* NULL once finished */
     czk_conn *watchers[GPUD_MAX_WATCHERS];
@@ -150,6 +154,7 @@ struct gpud_synth {
     uint32_t owner; /* slot owner id: the synth's pid */
     uint32_t inflight;
     uint32_t quarantined; /* slots it holds past synth_timeout_s: no new ASSIGN while > 0 */
+    gpud_peer_map map;    /* our circuits -> its circuit ids, from its HELLO (circuits.h) */
     gpud_synth *next;
 };
 
@@ -166,6 +171,9 @@ typedef struct gpud_io {
     unsigned (*queued)(void *ctx, const czk_conn *c);                                /* czk_conn_queued */
     void (*kick)(void *ctx, gpud_work *w); /* hand w to its thread; NULL: worker.c signals it */
     uint64_t (*now)(void *ctx);            /* CLOCK_MONOTONIC ns */
+    /* c watches a job (1) or no longer any (0): exempt from the idle timeout
+     * (czk_conn_set_idle_exempt); NULL: nothing to do */
+    void (*watching)(void *ctx, czk_conn *c, int on);
     void *ctx;
 } gpud_io;
 extern const gpud_io gpud_io_default;
@@ -217,7 +225,10 @@ typedef struct gpud_submit_req {
     char req[CZK_MSG_REQID_MAX + 1];
     uint32_t flags, lane, uid, nparts, circuit;
     uint64_t job, tsub;
+    int check_only;                /* a repeated request id: only hash the witnesses (no spool), then compare
+                                      them with job `job`'s (jobs.c) */
     int *fds;                      /* nparts witness fds, owned; closed by the intake thread */
+    uint8_t *wsha;                 /* nparts * CZK_SHA256_LEN, written by the intake thread */
     int rc;                        /* intake thread: 0 or -errno, why says what */
     char why[CZK_MSG_STR_LONG];
 } gpud_submit_req;
@@ -239,6 +250,18 @@ struct gpud {
     int sched_posted;           /* sched_task is posted to the loop */
     czk_loop_task sched_task;   /* runs gpud_sched_run once per loop turn (sched.c sets fn) */
     czk_journal *journal;
+    czk_idmark *idmark;         /* state_dir/next_job_id: job ids are never handed out twice (ipc/journal.h) */
+    uint64_t replay_max_job;    /* highest job id in any journal record, forgotten jobs included */
+    /* journal append failures (table.c): while journal_down, new submits are
+     * refused and a probe record is tried on the status tick and on SUBMIT */
+    int journal_down;
+    int journal_err;            /* the errno of the failure that started the episode */
+    int journal_recovered;      /* an episode ended: RESULTs awaiting DONE go out again (main.c's tick) */
+    uint64_t journal_failures_total;
+    czk_metric *m_journal_failures;
+    int exit_status;            /* main's exit status when not 0: 2 = the operator must act (bad state) */
+    int admin_gid_set;          /* [gpud] admin_group resolved: its members may cancel any job */
+    uint32_t admin_gid;
     char spool_dir[CZK_CONFIG_PATH_MAX + 16];
     gpud_circuit *circuits;
     unsigned n_circuits;
@@ -258,11 +281,11 @@ struct gpud {
     /* peers */
     gpud_synth *synths;
     czk_conn *finalizer;
+    gpud_peer_map fin_map; /* our circuits -> the finalizer's circuit ids (circuits.h) */
     /* jobs */
     gpud_job *jobs_head, *jobs_tail;
     gpud_job *hash[GPUD_HASH];
     unsigned n_active, n_history;
-    uint64_t next_job_id;
     /* stats */
     uint64_t proofs_total, failures_total, cancelled_total;
     uint64_t synth_timeouts_total; /* assignments taken back after synth_timeout_s */
@@ -289,6 +312,7 @@ int gpud_send(gpud *g, czk_conn *c, const czk_msg *m, const int *fds, int nfds);
 int gpud_conn_open(gpud *g, const czk_conn *c);
 unsigned gpud_conn_queued(gpud *g, const czk_conn *c);
 uint64_t gpud_now(gpud *g);
+void gpud_conn_watching(gpud *g, czk_conn *c, int on);
 void gpud_sched_dirty(gpud *g); /* work may be schedulable: run the scheduler at the end of this loop turn */
 
 /* events.c (leaf) */
@@ -314,12 +338,21 @@ typedef struct gpud_rec {
     uint32_t lane, nparts, uid, part;
     int32_t status;
     char req[CZK_MSG_REQID_MAX + 1], circ[64];
+    const uint8_t *wsha; /* ACCEPT: nparts * CZK_SHA256_LEN or NULL (older records); parse: points into the
+                            record, valid during the replay callback */
 } gpud_rec;
 gpud_job *gpud_job_find(gpud *g, uint64_t id);
 gpud_job *gpud_job_find_req(gpud *g, uint32_t uid, const char *req);
 void gpud_job_insert(gpud *g, gpud_job *j);
 void gpud_jobs_trim(gpud *g); /* forget the oldest finished jobs beyond GPUD_HISTORY */
+/* appends one record (sync).  A failure starts (or continues) a journal
+ * episode: g->journal_down, czk_journal_append_failures_total, one log line
+ * per episode; a poisoned journal (czk_journal_failed) stops the loop with
+ * exit status 1 so that systemd restarts gpud. */
 int gpud_rec_write(gpud *g, uint16_t type, const gpud_rec *r);
+/* while journal_down: appends a probe record; 0 when appends work again
+ * (the episode is over), else -errno */
+int gpud_journal_probe(gpud *g);
 int gpud_rec_parse(const czk_journal_rec *rec, gpud_rec *r);
 void gpud_spool_path(const gpud *g, uint64_t job, uint32_t part, char *buf, size_t n);
 void gpud_spool_remove(gpud *g, uint64_t job);
@@ -333,6 +366,7 @@ void gpud_jobs_requeue_all(gpud *g);               /* after pools: queue every p
 void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, int *fds, int nfds); /* takes the fds */
 void gpud_submit_finish(gpud *g, gpud_submit_req *r); /* loop thread: the spool is written (or failed) */
 void gpud_submit_client_gone(gpud *g, czk_conn *c);
+int gpud_job_id_next(gpud *g, uint64_t *id, czk_error *e); /* from the id mark; never one handed out before */
 void gpud_jobs_free(gpud *g);
 
 /* intake.c */
@@ -373,7 +407,8 @@ void gpud_finalizer_msg(gpud *g, czk_conn *c, const czk_msg *m);
 void gpud_finalizer_attach(gpud *g, czk_conn *c, uint32_t pid); /* gpud_finalizer_open without the handshake */
 void gpud_finalizer_done(gpud *g, const czk_msg_done *d);
 void gpud_results_flush(gpud *g);                  /* send RESULTs not yet sent */
-void gpud_results_check(gpud *g);                  /* re-send RESULTs unanswered for GPUD_RESULT_RESEND_S */
+void gpud_results_check(gpud *g);                  /* re-send RESULTs unanswered for [gpud] result_resend_s */
+void gpud_results_resend(gpud *g);                 /* send every RESULT awaiting DONE again (journal works again) */
 
 /* clients.c */
 extern const czk_conn_ops gpud_client_ops;

@@ -2,7 +2,10 @@
  * intake.c — czk-gpud's intake thread: copies the witnesses of a SUBMIT from
  * the client's file descriptors into the spool (state_dir/spool/<job>/), fsyncs
  * them, and validates the copies, so the event loop never waits for a client's
- * disk.  The request's done_task (set by jobs.c) then runs on the loop,
+ * disk, and computes each witness's SHA-256 from the bytes it copies (the
+ * digests bind the request id, jobs.c).  A check_only request (a repeated
+ * request id) is only hashed, nothing is written.
+ * The request's done_task (set by jobs.c) then runs on the loop,
  * which journals ACCEPT and answers (jobs.c, gpud_submit_finish).  gpud
  * never opens a path on a client's behalf: it only
  * reads the fds the client passed (SCM_RIGHTS).
@@ -20,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/base/digest.h"
 #include "common/base/fsutil.h"
 #include "common/formats/binfile.h"
 #include "common/runtime/daemon.h"
@@ -100,14 +104,17 @@ static int check_spooled(const gpud_circuit *circ, uint32_t part, const char *pa
 }
 
 /* copies the client's witness (an open fd, never a path) into the spool and
- * validates the copy, so what is checked is what will be proved */
-static int spool_one(gpud *g, const gpud_circuit *circ, uint64_t job, uint32_t part, int fd, char *why, size_t n)
+ * validates the copy, so what is checked is what will be proved; digest gets
+ * the SHA-256 of the bytes copied.  check_only: hashes, writes nothing. */
+static int spool_one(gpud *g, const gpud_circuit *circ, uint64_t job, uint32_t part, int fd, int check_only,
+                     uint8_t digest[CZK_SHA256_LEN], char *why, size_t n)
 {
     char path[CZK_CONFIG_PATH_MAX + 64], tmp[CZK_CONFIG_PATH_MAX + 80];
     uint64_t cap = (uint64_t)circ->zkey.n_vars * 32 + 4096, off = 0;
     static uint8_t buf[1 << 16];
+    czk_sha256 *sha;
     struct stat st;
-    int out, r = 0;
+    int out = -1, r = 0;
 
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
         snprintf(why, n, "partition %u: the witness is not a regular file", part);
@@ -118,12 +125,17 @@ static int spool_one(gpud *g, const gpud_circuit *circ, uint64_t job, uint32_t p
                  (long long)st.st_size, circ->name, (unsigned long long)cap);
         return -EFBIG;
     }
+    if (czk_sha256_new(&sha) < 0) {
+        snprintf(why, n, "partition %u: out of memory", part);
+        return -ENOMEM;
+    }
     gpud_spool_path(g, job, part, path, sizeof(path));
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-    if (out < 0) {
+    if (!check_only && (out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640)) < 0) {
+        r = -errno;
         snprintf(why, n, "partition %u: could not create the spool file: %s", part, strerror(errno));
-        return -errno;
+        czk_sha256_final(sha, digest);
+        return r;
     }
     for (;;) {
         ssize_t k = pread(fd, buf, sizeof(buf), (off_t)off);
@@ -142,13 +154,18 @@ static int spool_one(gpud *g, const gpud_circuit *circ, uint64_t job, uint32_t p
                      (unsigned long long)cap);
             break;
         }
-        if (write(out, buf, (size_t)k) != k) {
-            r = -EIO;
-            snprintf(why, n, "partition %u: could not write the spool file: %s", part, strerror(errno));
+        czk_sha256_update(sha, buf, (size_t)k);
+        if (out >= 0 && write(out, buf, (size_t)k) != k) {
+            r = errno == ENOSPC || errno == EDQUOT ? -errno : -EIO;
+            snprintf(why, n, "partition %u: could not write the spool file: %s%s", part, strerror(errno),
+                     r == -EIO ? "" : " (state_dir is full)");
             break;
         }
         off += (uint64_t)k;
     }
+    czk_sha256_final(sha, digest);
+    if (check_only)
+        return r;
     if (r == 0 && fsync(out) < 0) {
         r = -errno;
         snprintf(why, n, "partition %u: could not fsync the spool file: %s", part, strerror(errno));
@@ -172,12 +189,20 @@ static void spool_job(gpud *g, gpud_submit_req *r)
     czk_error e = {0};
 
     snprintf(dir, sizeof(dir), "%s/%llu", g->spool_dir, (unsigned long long)r->job);
+    if (r->check_only) {
+        for (uint32_t i = 0; i < r->nparts; i++)
+            if ((r->rc = spool_one(g, circ, r->job, i, r->fds[i], 1, r->wsha + (size_t)i * CZK_SHA256_LEN, r->why,
+                                   sizeof(r->why))) < 0)
+                return;
+        return;
+    }
     if ((r->rc = czk_daemon_mkdirs(dir, 0750, &e)) < 0) {
         snprintf(r->why, sizeof(r->why), "could not create the spool: %s", e.msg);
         return;
     }
     for (uint32_t i = 0; i < r->nparts; i++)
-        if ((r->rc = spool_one(g, circ, r->job, i, r->fds[i], r->why, sizeof(r->why))) < 0)
+        if ((r->rc = spool_one(g, circ, r->job, i, r->fds[i], 0, r->wsha + (size_t)i * CZK_SHA256_LEN, r->why,
+                               sizeof(r->why))) < 0)
             return;
     if ((r->rc = czk_fsync_dir(dir, NULL)) < 0 || (r->rc = czk_fsync_dir(g->spool_dir, NULL)) < 0)
         snprintf(r->why, sizeof(r->why), "could not fsync the spool: %s", strerror(-r->rc));

@@ -33,12 +33,19 @@ static uint64_t real_now(void *ctx)
     return czk_mono_ns();
 }
 
+static void real_watching(void *ctx, czk_conn *c, int on)
+{
+    (void)ctx;
+    czk_conn_set_idle_exempt(c, on);
+}
+
 const gpud_io gpud_io_default = {
     .send = real_send,
     .is_open = real_is_open,
     .queued = real_queued,
     .kick = NULL,
     .now = real_now,
+    .watching = real_watching,
     .ctx = NULL,
 };
 
@@ -60,6 +67,12 @@ int gpud_conn_open(gpud *g, const czk_conn *c)
 unsigned gpud_conn_queued(gpud *g, const czk_conn *c)
 {
     return io(g)->queued(io(g)->ctx, c);
+}
+
+void gpud_conn_watching(gpud *g, czk_conn *c, int on)
+{
+    if (io(g)->watching)
+        io(g)->watching(io(g)->ctx, c, on);
 }
 
 uint64_t gpud_now(gpud *g)

@@ -12,6 +12,18 @@
  * DONE queued again.  At start the journal is compacted to the records of
  * the jobs still remembered (GPUD_HISTORY).
  *
+ * Job ids come from the id mark state_dir/next_job_id (ipc/journal.h), which
+ * outlives the journal: after replay it is raised past every id the journal,
+ * the spool and output_dir hold, so an id is never handed out twice, even
+ * when the journal was lost and the operator started a new one.  A journal
+ * the mark says is missing, truncated or corrupt stops gpud (exit 2).
+ *
+ * A request id binds (uid, circuit, partition count, each witness's SHA-256):
+ * the same submission again answers ACCEPTED (duplicate) with the same job;
+ * a different one is REJECTED, naming what differs.  Comparing witnesses
+ * needs their digests, so a repeated id with the same circuit and count goes
+ * through the intake thread in check_only mode (hash, no spool) first.
+ *
  * Runs on the loop thread only.
  */
 #include <dirent.h>
@@ -22,6 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/base/digest.h"
 #include "common/runtime/daemon.h"
 #include "common/runtime/fault.h"
 #include "common/base/log.h"
@@ -35,11 +48,15 @@ static int replay_cb(const czk_journal_rec *rec, void *ctx)
     gpud_job *j;
     gpud_rec r;
 
+    if (rec->type == REC_PROBE)
+        return 0;
     if (gpud_rec_parse(rec, &r) < 0) {
         czk_warn("journal: record seq %llu (type %u) is not readable: skipped", (unsigned long long)rec->seq,
                  rec->type);
         return 0;
     }
+    if (r.job > g->replay_max_job)
+        g->replay_max_job = r.job;
     j = gpud_job_find(g, r.job);
     switch (rec->type) {
     case REC_ACCEPT:
@@ -98,26 +115,68 @@ static void spool_sweep(gpud *g)
     closedir(d);
 }
 
+/* the highest all-digit entry name of dir (job directories), 0 if none */
+static uint64_t max_dir_id(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    uint64_t max = 0;
+
+    if (!d)
+        return 0;
+    while ((de = readdir(d))) {
+        char *end;
+        unsigned long long id;
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        errno = 0;
+        id = strtoull(de->d_name, &end, 10);
+        if (!errno && !*end && id > max)
+            max = id;
+    }
+    closedir(d);
+    return max;
+}
+
 int gpud_jobs_open(gpud *g, czk_error *e)
 {
-    char path[CZK_CONFIG_PATH_MAX + 16];
+    char path[CZK_CONFIG_PATH_MAX + 16], mark[CZK_CONFIG_PATH_MAX + 16];
     const czk_journal_info *info;
+    uint64_t max, m;
     int r;
 
-    g->next_job_id = 1;
     snprintf(g->spool_dir, sizeof(g->spool_dir), "%s/spool", g->cfg.state_dir);
     if ((r = czk_daemon_mkdirs(g->spool_dir, 0750, e)) < 0)
         return r;
     snprintf(path, sizeof(path), "%s/journal", g->cfg.state_dir);
+    snprintf(mark, sizeof(mark), "%s/next_job_id", g->cfg.state_dir);
+    if ((r = czk_idmark_open(&g->idmark, mark, 64, e)) < 0) {
+        if (r == -EBADMSG)
+            g->exit_status = 2; /* only the operator can set it (czk journal idmark) */
+        return r;
+    }
     g->replaying = 1;
-    r = czk_journal_open(&g->journal, path, replay_cb, g, e);
+    r = czk_journal_open_ex(&g->journal, path, czk_idmark_pristine(g->idmark) ? CZK_JOURNAL_CREATE : 0,
+                            czk_idmark_floor(g->idmark), replay_cb, g, e);
     g->replaying = 0;
-    if (r < 0)
+    if (r < 0) {
+        /* corrupt, missing or truncated: restarting cannot fix it, the
+         * message names the way out (czk journal check | salvage) */
+        if (r == -EBADMSG || r == -ENOENT || r == -ESTALE)
+            g->exit_status = 2;
+        return r;
+    }
+    max = g->replay_max_job;
+    if ((m = max_dir_id(g->spool_dir)) > max)
+        max = m;
+    if ((m = max_dir_id(g->cfg.output_dir)) > max)
+        max = m;
+    if ((r = czk_idmark_raise(g->idmark, max + 1, e)) < 0)
         return r;
     info = czk_journal_get_info(g->journal);
-    czk_info("journal \"%s\": %llu records replayed%s, %u active jobs, %u finished remembered", path,
-             (unsigned long long)info->records, info->torn_bytes ? " (torn tail trimmed)" : "", g->n_active,
-             g->n_history);
+    czk_info("journal \"%s\": %llu records replayed%s, %u active jobs, %u finished remembered, next job id %llu",
+             path, (unsigned long long)info->records, info->torn_bytes ? " (torn tail trimmed)" : "", g->n_active,
+             g->n_history, (unsigned long long)czk_idmark_peek(g->idmark));
     gpud_jobs_trim(g);
     if (info->records > 0 && (r = czk_journal_compact(g->journal, keep_cb, g, e)) < 0)
         czk_warn("journal compaction failed (continuing with the full journal): %s", e->msg);
@@ -165,17 +224,43 @@ void gpud_jobs_free(gpud *g)
     while (j) {
         gpud_job *n = j->next;
         gpud_job_free_parts(g, j);
+        free(j->wsha);
         free(j);
         j = n;
     }
     g->jobs_head = g->jobs_tail = NULL;
     memset(g->hash, 0, sizeof(g->hash));
+    if (g->journal && g->idmark && !czk_journal_failed(g->journal)) {
+        /* a clean stop: the journal reached this seq, a later start must
+         * find at least that much of it */
+        czk_error e = {0};
+        if (czk_idmark_set_floor(g->idmark, czk_journal_next_seq(g->journal) - 1, &e) < 0)
+            czk_warn("could not record the journal's last seq in the id mark: %s", e.msg);
+    }
     if (g->journal)
         czk_journal_close(g->journal);
     g->journal = NULL;
+    if (g->idmark)
+        czk_idmark_close(g->idmark);
+    g->idmark = NULL;
+}
+
+int gpud_job_id_next(gpud *g, uint64_t *id, czk_error *e)
+{
+    return czk_idmark_next(g->idmark, czk_journal_next_seq(g->journal) - 1, id, e);
 }
 
 /* ------------------------------------------------------------- submit --- */
+
+/* a printable ASCII request id (the protocol bounds its length to
+ * CZK_MSG_REQID_MAX): what the client chose, safe to echo and to list */
+static int reqid_ok(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+            return 0;
+    return 1;
+}
 
 static void reject(gpud *g, czk_conn *c, const char *req, int code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
@@ -185,12 +270,14 @@ static void reject(gpud *g, czk_conn *c, const char *req, int code, const char *
     va_list ap;
     memset(&m, 0, sizeof(m));
     m.type = CZK_MSG_REJECTED;
-    snprintf(m.u.rejected.request_id, sizeof(m.u.rejected.request_id), "%s", req);
+    /* the id goes back as the client sent it only when it is printable */
+    if (reqid_ok(req))
+        snprintf(m.u.rejected.request_id, sizeof(m.u.rejected.request_id), "%s", req);
     m.u.rejected.code = code;
     va_start(ap, fmt);
     vsnprintf(m.u.rejected.reason, sizeof(m.u.rejected.reason), fmt, ap);
     va_end(ap);
-    czk_info("submit \"%s\" rejected: %s", req, m.u.rejected.reason);
+    czk_info("submit \"%s\" rejected: %s", m.u.rejected.request_id, m.u.rejected.reason);
     gpud_send(g, c, &m, NULL, 0);
 }
 
@@ -199,7 +286,7 @@ static gpud_submit_req *pending_find(gpud *g, uint32_t uid, const char *req)
     if (!req[0])
         return NULL;
     for (gpud_submit_req *r = g->pending; r; r = r->next)
-        if (r->uid == uid && !strcmp(r->req, req))
+        if (!r->check_only && r->uid == uid && !strcmp(r->req, req))
             return r;
     return NULL;
 }
@@ -212,42 +299,126 @@ static void on_spooled(czk_loop_task *t, void *ctx)
     gpud_submit_finish(r->g, r);
 }
 
+static void req_free(gpud_submit_req *r)
+{
+    if (!r)
+        return;
+    free(r->fds);
+    free(r->wsha);
+    free(r);
+}
+
+static void accepted_dup(gpud *g, czk_conn *c, const char *req, gpud_job *j, uint32_t flags)
+{
+    czk_msg m;
+    memset(&m, 0, sizeof(m));
+    m.type = CZK_MSG_ACCEPTED;
+    snprintf(m.u.accepted.request_id, sizeof(m.u.accepted.request_id), "%s", req);
+    m.u.accepted.job_id = j->id;
+    m.u.accepted.duplicate = 1;
+    gpud_send(g, c, &m, NULL, 0);
+    /* the job's past events are gone: answer as WATCH does, so a client
+     * that only waits for events learns where the job is (and the end of
+     * a job that is over) */
+    if (flags & CZK_SUBMIT_F_WAIT)
+        gpud_watch_job(g, j, c);
+}
+
+/* the journal could not take a record: the reason every refused submit gets */
+static void reject_journal_down(gpud *g, czk_conn *c, const char *req)
+{
+    int code = g->journal_err ? g->journal_err : -EIO;
+    if (code == -ENOSPC || code == -EDQUOT)
+        reject(g, c, req, code, "state_dir is full: the job journal cannot be written (%s); no new jobs are "
+               "accepted until space is freed in \"%s\"", strerror(-code), g->cfg.state_dir);
+    else
+        reject(g, c, req, code, "the job journal in state_dir \"%s\" cannot be written (%s); no new jobs are "
+               "accepted until it can", g->cfg.state_dir, strerror(-code));
+}
+
+/* a request id this uid used before for job j: the same submission is a
+ * duplicate, anything else is refused naming the difference */
+static void submit_repeat(gpud *g, czk_conn *c, const czk_msg_submit *s, int *fds, int nfds, gpud_job *j,
+                          uint32_t uid)
+{
+    char esc[CZK_MSG_STR_SHORT * 4 + 8];
+    gpud_submit_req *r;
+
+    if (strcmp(j->cname, s->circuit))
+        return reject(g, c, s->request_id, -EEXIST,
+                      "request id \"%s\" was used for job %llu of circuit \"%s\", not for circuit \"%s\": choose "
+                      "another request id", s->request_id, (unsigned long long)j->id, j->cname,
+                      czk_esc(s->circuit, esc, sizeof(esc)));
+    if (j->nparts != s->n_partitions || (uint32_t)nfds != s->n_partitions)
+        return reject(g, c, s->request_id, -EEXIST,
+                      "request id \"%s\" was used for job %llu of %u partition%s, not %u: choose another request id",
+                      s->request_id, (unsigned long long)j->id, j->nparts, j->nparts == 1 ? "" : "s",
+                      s->n_partitions);
+    if (!j->wsha || j->circuit == UINT32_MAX) /* journaled before digests were: circuit and count decide */
+        return accepted_dup(g, c, s->request_id, j, s->flags);
+    r = calloc(1, sizeof(*r));
+    if (r) {
+        r->fds = calloc(s->n_partitions ? s->n_partitions : 1, sizeof(int));
+        r->wsha = calloc(s->n_partitions ? s->n_partitions : 1, CZK_SHA256_LEN);
+    }
+    if (!r || !r->fds || !r->wsha) {
+        req_free(r);
+        return reject(g, c, s->request_id, -ENOMEM, "out of memory");
+    }
+    r->g = g;
+    r->conn = c;
+    r->check_only = 1;
+    snprintf(r->req, sizeof(r->req), "%s", s->request_id);
+    r->flags = s->flags;
+    r->uid = uid;
+    r->nparts = s->n_partitions;
+    r->circuit = j->circuit;
+    r->job = j->id;
+    r->done_task.fn = on_spooled;
+    r->done_task.ctx = r;
+    for (int i = 0; i < nfds; i++) {
+        r->fds[i] = fds[i];
+        fds[i] = -1;
+    }
+    r->next = g->pending;
+    g->pending = r;
+    gpud_intake_queue(g, r);
+}
+
 void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, int *fds, int nfds)
 {
     uint32_t uid = (uint32_t)czk_conn_cred(c)->uid;
     unsigned circ = UINT32_MAX;
+    char esc[CZK_MSG_STR_SHORT * 4 + 8];
     gpud_submit_req *r;
     gpud_job *j;
-    czk_msg m;
+    czk_error e = {0};
+    int rc;
 
-    if ((j = gpud_job_find_req(g, uid, s->request_id))) {
-        memset(&m, 0, sizeof(m));
-        m.type = CZK_MSG_ACCEPTED;
-        snprintf(m.u.accepted.request_id, sizeof(m.u.accepted.request_id), "%s", s->request_id);
-        m.u.accepted.job_id = j->id;
-        m.u.accepted.duplicate = 1;
-        gpud_send(g, c, &m, NULL, 0);
-        /* the job's past events are gone: answer as WATCH does, so a client
-         * that only waits for events learns where the job is (and the end of
-         * a job that is over) */
-        if (s->flags & CZK_SUBMIT_F_WAIT)
-            gpud_watch_job(g, j, c);
-        return;
-    }
+    if (!reqid_ok(s->request_id))
+        return reject(g, c, s->request_id, -EINVAL,
+                      "the request id must be printable ASCII (at most %d characters)", CZK_MSG_REQID_MAX);
+    /* ids are per uid: another user's request id never finds this job */
+    if ((j = gpud_job_find_req(g, uid, s->request_id)))
+        return submit_repeat(g, c, s, fds, nfds, j, uid);
     if (pending_find(g, uid, s->request_id))
         return reject(g, c, s->request_id, -EAGAIN, "a submission with request id \"%s\" is still being spooled",
                       s->request_id);
+    if (g->journal_down && gpud_journal_probe(g) < 0)
+        return reject_journal_down(g, c, s->request_id);
     for (unsigned i = 0; i < g->n_circuits; i++)
         if (!strcmp(g->circuits[i].name, s->circuit))
             circ = i;
     if (circ == UINT32_MAX)
-        return reject(g, c, s->request_id, -ENOENT, "unknown circuit \"%s\"", s->circuit);
+        return reject(g, c, s->request_id, -ENOENT, "unknown circuit \"%s\"", czk_esc(s->circuit, esc, sizeof(esc)));
     if (!gpud_result_fits(g, circ)) /* refused now rather than failed after the GPU's work */
         return reject(g, c, s->request_id, -EMSGSIZE, "circuit \"%s\" has %u public signals, more than one RESULT "
-                      "record carries", s->circuit, g->circuits[circ].zkey.n_public);
+                      "record carries", g->circuits[circ].name, g->circuits[circ].zkey.n_public);
     if (s->n_partitions != (uint32_t)nfds)
         return reject(g, c, s->request_id, -EINVAL, "%u partitions but %d witness descriptors", s->n_partitions,
                       nfds);
+    if (s->n_partitions == 0)
+        return reject(g, c, s->request_id, -EINVAL, "a job needs at least one partition");
     if (s->n_partitions > (uint32_t)g->cfg.max_partitions_per_job)
         return reject(g, c, s->request_id, -E2BIG, "%u partitions exceed max_partitions_per_job = %d",
                       s->n_partitions, g->cfg.max_partitions_per_job);
@@ -259,12 +430,20 @@ void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, int *fds, int nf
                       "queue full: %u partitions queued, %u more exceed max_queued_partitions = %d",
                       g->part_count[P_QUEUED] + g->pending_parts, s->n_partitions, g->cfg.max_queued_partitions);
     r = calloc(1, sizeof(*r));
-    if (r)
+    if (r) {
         r->fds = calloc(s->n_partitions, sizeof(int));
-    if (!r || !r->fds) {
-        if (r)
-            free(r);
+        r->wsha = calloc(s->n_partitions, CZK_SHA256_LEN);
+    }
+    if (!r || !r->fds || !r->wsha) {
+        req_free(r);
         return reject(g, c, s->request_id, -ENOMEM, "out of memory");
+    }
+    if ((rc = gpud_job_id_next(g, &r->job, &e)) < 0) {
+        /* the id mark lives in state_dir beside the journal */
+        czk_err("could not reserve job ids: %s", e.msg);
+        req_free(r);
+        return reject(g, c, s->request_id, rc, "%scould not reserve a job id (%s)",
+                      rc == -ENOSPC || rc == -EDQUOT ? "state_dir is full: " : "", strerror(-rc));
     }
     r->g = g;
     r->conn = c;
@@ -274,7 +453,6 @@ void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, int *fds, int nf
     r->uid = uid;
     r->nparts = s->n_partitions;
     r->circuit = circ;
-    r->job = g->next_job_id++;
     r->tsub = czk_real_ns();
     r->done_task.fn = on_spooled;
     r->done_task.ctx = r;
@@ -296,9 +474,34 @@ void gpud_submit_client_gone(gpud *g, czk_conn *c)
             r->conn = NULL;
 }
 
+/* a repeated request id's witnesses were hashed: same job, or refused */
+static void repeat_finish(gpud *g, gpud_submit_req *q)
+{
+    gpud_job *j = gpud_job_find(g, q->job);
+
+    if (!q->conn || g->stopping)
+        return;
+    if (q->rc < 0)
+        return reject(g, q->conn, q->req, q->rc, "%s", q->why);
+    if (!j || j->uid != q->uid || strcmp(j->req, q->req))
+        /* forgotten meanwhile (history trimmed): the client may ask again */
+        return reject(g, q->conn, q->req, -EAGAIN, "job %llu of request id \"%s\" changed while the witnesses were "
+                      "compared: try again", (unsigned long long)q->job, q->req);
+    for (uint32_t i = 0; j->wsha && i < j->nparts; i++)
+        if (memcmp(j->wsha + (size_t)i * CZK_SHA256_LEN, q->wsha + (size_t)i * CZK_SHA256_LEN, CZK_SHA256_LEN)) {
+            char was[CZK_SHA256_HEX], now[CZK_SHA256_HEX];
+            czk_hex(j->wsha + (size_t)i * CZK_SHA256_LEN, CZK_SHA256_LEN, was);
+            czk_hex(q->wsha + (size_t)i * CZK_SHA256_LEN, CZK_SHA256_LEN, now);
+            return reject(g, q->conn, q->req, -EEXIST,
+                          "partition %u: its witness (sha256 %.16s...) differs from the one submitted with request "
+                          "id \"%s\" for job %llu (sha256 %.16s...): choose another request id", i, now, q->req,
+                          (unsigned long long)j->id, was);
+        }
+    accepted_dup(g, q->conn, q->req, j, q->flags);
+}
+
 void gpud_submit_finish(gpud *g, gpud_submit_req *q)
 {
-    const gpud_circuit *circ = &g->circuits[q->circuit];
     gpud_submit_req **pp;
     gpud_job *j;
     gpud_rec r;
@@ -310,6 +513,10 @@ void gpud_submit_finish(gpud *g, gpud_submit_req *q)
             *pp = q->next;
             break;
         }
+    if (q->check_only) {
+        repeat_finish(g, q);
+        goto out;
+    }
     g->pending_jobs--;
     g->pending_parts -= q->nparts;
     if (!q->conn || g->stopping) {
@@ -323,17 +530,27 @@ void gpud_submit_finish(gpud *g, gpud_submit_req *q)
         reject(g, q->conn, q->req, q->rc, "%s", q->why);
         goto out;
     }
+    if (g->journal_down && gpud_journal_probe(g) < 0) { /* went down while this one was spooled */
+        gpud_spool_remove(g, q->job);
+        reject_journal_down(g, q->conn, q->req);
+        goto out;
+    }
     memset(&r, 0, sizeof(r));
     r.job = q->job;
     snprintf(r.req, sizeof(r.req), "%s", q->req);
-    snprintf(r.circ, sizeof(r.circ), "%s", circ->name);
+    snprintf(r.circ, sizeof(r.circ), "%s", g->circuits[q->circuit].name);
     r.lane = q->lane;
     r.nparts = q->nparts;
     r.uid = q->uid;
     r.tsub = q->tsub;
+    r.wsha = q->wsha;
     if ((rc = gpud_job_accept(g, &r, &j)) < 0) {
+        /* not in the journal, so not accepted: nothing of it stays */
         gpud_spool_remove(g, r.job);
-        reject(g, q->conn, q->req, rc, "could not journal the job: %s", strerror(-rc));
+        if (g->journal_down)
+            reject_journal_down(g, q->conn, q->req);
+        else
+            reject(g, q->conn, q->req, rc, "could not journal the job: %s", strerror(-rc));
         goto out;
     }
     /* journaled: without memory for it now, the job runs after a restart */
@@ -344,7 +561,7 @@ void gpud_submit_finish(gpud *g, gpud_submit_req *q)
     gpud_send(g, q->conn, &m, NULL, 0);
     czk_fault("gpud.after_accepted_sent");
     czk_info("job %llu accepted: circuit %s, %u partitions, lane %u, uid %u, request \"%s\"",
-             (unsigned long long)r.job, circ->name, r.nparts, r.lane, r.uid, r.req);
+             (unsigned long long)r.job, r.circ, r.nparts, r.lane, r.uid, r.req);
     czk_metric_set(g->m_jobs, g->n_active);
     if (j) {
         if (q->flags & CZK_SUBMIT_F_WAIT)
@@ -357,6 +574,5 @@ void gpud_submit_finish(gpud *g, gpud_submit_req *q)
         gpud_sched_dirty(g);
     }
 out:
-    free(q->fds);
-    free(q);
+    req_free(q);
 }

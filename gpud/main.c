@@ -10,11 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/runtime/daemon.h"
 #include "common/base/log.h"
 #include "common/runtime/trace.h"
+#include "gpud/circuits.h"
 #include "gpud/gpud.h"
 #include "ipc/peer.h"
 
@@ -27,35 +30,19 @@ static void status_tick(czk_timer *t, void *ctx)
                       g->n_active, g->part_count[P_QUEUED], g->part_count[P_GPU], g->part_count[P_FINALIZE],
                       gpud_synth_count(g), g->finalizer ? "connected" : "absent",
                       (unsigned long long)g->proofs_total);
+    /* while the journal refuses records: does it take a probe again?  Once it
+     * does (here or on a SUBMIT), the DONEs that could not be journaled are
+     * asked for again */
+    if (g->journal_down)
+        gpud_journal_probe(g);
+    if (g->journal_recovered) {
+        g->journal_recovered = 0;
+        gpud_results_resend(g);
+    }
     gpud_results_check(g); /* re-sends what waited too long for DONE, then what did not fit before */
     gpud_leases_check(g);
+    gpud_circuits_recheck(g, 0); /* the zkey files against what was loaded */
     gpud_sched_dirty(g);   /* a pass every tick, as a safety net */
-}
-
-static int open_circuits(gpud *g, czk_error *e)
-{
-    if (g->cfg.n_circuits == 0)
-        return czk_errorf(e, -EINVAL, "no circuits configured: add [circuit.NAME] zkey = PATH to the config");
-    g->circuits = calloc((size_t)g->cfg.n_circuits, sizeof(gpud_circuit));
-    if (!g->circuits)
-        return czk_errorf(e, -ENOMEM, "out of memory");
-    for (int i = 0; i < g->cfg.n_circuits; i++) {
-        gpud_circuit *c = &g->circuits[i];
-        czk_slot_layout l;
-        int r = czk_zkey_open(&c->zkey, g->cfg.circuits[i].zkey, e);
-        if (r < 0)
-            return r;
-        g->n_circuits++;
-        snprintf(c->name, sizeof(c->name), "%s", g->cfg.circuits[i].name);
-        czk_slot_payload_layout(c->zkey.domain_size, c->zkey.n_vars, &l);
-        c->slot_bytes = l.total;
-        if (c->zkey.n_public > g->max_public)
-            g->max_public = c->zkey.n_public;
-        czk_info("circuit %s: %s, domain %u, %u variables, %u public, slot %llu bytes", c->name,
-                 g->cfg.circuits[i].zkey, c->zkey.domain_size, c->zkey.n_vars, c->zkey.n_public,
-                 (unsigned long long)c->slot_bytes);
-    }
-    return 0;
 }
 
 static int open_metrics(gpud *g)
@@ -89,9 +76,15 @@ static int open_metrics(gpud *g)
                                           "assignments taken back from a synth after synth_timeout_s without READY");
     g->m_result_resends = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_result_resends_total", NULL,
                                           "RESULTs sent to the finalizer again (reconnect, or no DONE in time)");
+    g->m_journal_failures = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_journal_append_failures_total",
+                                            NULL, "journal records that could not be written (state_dir full, "
+                                            "I/O error): what they stood for was not done");
+    czk_metric_inc(g->m_journal_failures, g->journal_failures_total);
     g->m_jobs = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_active_jobs", NULL,
                                 "jobs accepted and not finished");
     czk_metric_set(g->m_jobs, g->n_active);
+    if ((r = czk_loop_export_metrics(g->loop, g->metrics)) < 0)
+        czk_warn("could not register the connection metrics: %s", strerror(-r));
     if (g->cfg.metrics_port == 0 || !g->cfg.metrics_addr[0])
         return 0;
     r = czk_metrics_serve(g->metrics, g->cfg.metrics_addr, g->cfg.metrics_port);
@@ -103,8 +96,92 @@ static int open_metrics(gpud *g)
     return 0;
 }
 
+/* [gpud] admin_group: its members may cancel any user's job (clients.c) */
+static int open_admin_group(gpud *g, czk_error *e)
+{
+    struct group *gr;
+
+    if (!g->cfg.admin_group[0])
+        return 0;
+    if (!(gr = getgrnam(g->cfg.admin_group))) {
+        g->exit_status = 2; /* a configuration error: restarting cannot fix it */
+        return czk_errorf(e, -ENOENT, "admin_group \"%s\" does not exist", g->cfg.admin_group);
+    }
+    g->admin_gid = (uint32_t)gr->gr_gid;
+    g->admin_gid_set = 1;
+    return 0;
+}
+
+/*
+ * The runtime directory holds czk.sock (clients) and gpud.sock (synths, the
+ * finalizer).  One gpud creates is mode 0750 in client_group (when set), so
+ * that only the daemons' user, root and client_group members can reach even
+ * the socket names.  One that exists already is left as it is: it may be
+ * shared (systemd's RuntimeDirectory= /run/czk is 0755, shared with the
+ * synths and the finalizer, who find gpud.sock there while gpud is away), and
+ * then each socket's own mode is the guard: czk.sock 0660 in client_group,
+ * gpud.sock 0600.  gpud only warns when client_group members cannot search it.
+ */
+static int prepare_runtime_dir(gpud *g, gid_t group, czk_error *e)
+{
+    const char *dir = g->cfg.runtime_dir;
+    char parent[CZK_CONFIG_PATH_MAX];
+    struct stat st;
+    char *slash;
+    int r;
+
+    if (lstat(dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode))
+            return czk_errorf(e, -ENOTDIR, "runtime_dir \"%s\" is not a directory", dir);
+        if (group != (gid_t)-1 && !(st.st_mode & S_IXOTH) && !(st.st_gid == group && (st.st_mode & S_IXGRP)))
+            czk_warn("runtime_dir \"%s\" (mode %04o, group %u) cannot be searched by client_group \"%s\": its "
+                     "members cannot reach czk.sock (make it 0755, or 0750 in that group)",
+                     dir, (unsigned)(st.st_mode & 07777), (unsigned)st.st_gid, g->cfg.client_group);
+        if (st.st_mode & (S_IWGRP | S_IWOTH))
+            czk_warn("runtime_dir \"%s\" is writable by %s (mode %04o): clients refuse such a directory", dir,
+                     (st.st_mode & S_IWOTH) ? "others" : "its group", (unsigned)(st.st_mode & 07777));
+        return 0;
+    }
+    if (errno != ENOENT)
+        return czk_errorf(e, -errno, "could not check runtime_dir \"%s\": %s", dir, strerror(errno));
+    snprintf(parent, sizeof(parent), "%s", dir);
+    if ((slash = strrchr(parent, '/')) && slash != parent) {
+        *slash = 0;
+        if ((r = czk_daemon_mkdirs(parent, 0755, e)) < 0)
+            return r;
+    }
+    if (mkdir(dir, 0750) < 0 && errno != EEXIST)
+        return czk_errorf(e, -errno, "could not create runtime_dir \"%s\": %s", dir, strerror(errno));
+    if ((group != (gid_t)-1 && chown(dir, (uid_t)-1, group) < 0) || chmod(dir, 0750) < 0)
+        return czk_errorf(e, -errno, "could not make runtime_dir \"%s\" mode 0750%s: %s", dir,
+                          group != (gid_t)-1 ? " in client_group" : "", strerror(errno));
+    return 0;
+}
+
+/* io_uring reads RLIMIT_NOFILE when the multishot accept is submitted: raise
+ * the soft limit to the hard one first, and warn when the connection caps do
+ * not fit under it (the loop then backs off on EMFILE instead) */
+static void raise_fd_limit(const czk_loop_config *lc)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)lc->max_clients + (rlim_t)lc->max_daemon_conns + 64;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+            return;
+    }
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
+        czk_warn("open files limit %llu is below max_clients + max_daemon_conns + 64 = %llu: new connections "
+                 "will be told \"busy\" when it is reached (raise LimitNOFILE=)",
+                 (unsigned long long)rl.rlim_cur, (unsigned long long)need);
+}
+
 static int open_sockets(gpud *g, czk_error *e)
 {
+    char path[CZK_CONFIG_PATH_MAX + 16];
     czk_endpoint ep;
     gid_t group = (gid_t)-1;
     int fd, r;
@@ -115,19 +192,32 @@ static int open_sockets(gpud *g, czk_error *e)
             return czk_errorf(e, -ENOENT, "client_group \"%s\" does not exist", g->cfg.client_group);
         group = gr->gr_gid;
     }
+    if ((r = prepare_runtime_dir(g, group, e)) < 0)
+        return r;
     memset(&ep, 0, sizeof(ep));
     czk_peer_hello_init(&ep.hello, CZK_ROLE_GPUD, -1, 0, "czk-gpud");
+    gpud_circuits_hello(g, &ep.hello); /* peers map circuits by name and key id */
     ep.policy.uid = geteuid();
     ep.policy.gid = (gid_t)-1;
     ep.policy.allow_root = geteuid() == 0;
     ep.policy.roles_mask = CZK_ROLE_BIT(CZK_ROLE_SYNTH) | CZK_ROLE_BIT(CZK_ROLE_FINALIZER);
+    ep.kind = CZK_CONN_DAEMON;
     if ((r = czk_peer_listen(g->cfg.runtime_dir, "gpud.sock", (gid_t)-1, &fd, e)) < 0)
         return r;
+    /* the synths and the finalizer run as gpud's uid (or root): nobody else
+     * may connect, whatever group the daemons' user shares with clients */
+    snprintf(path, sizeof(path), "%s/gpud.sock", g->cfg.runtime_dir);
+    if (chmod(path, 0600) < 0) {
+        r = czk_errorf(e, -errno, "could not set mode 0600 on \"%s\": %s", path, strerror(errno));
+        close(fd);
+        return r;
+    }
     if ((r = czk_loop_listen(g->loop, fd, &ep, &gpud_daemon_ops, g, NULL, e)) < 0)
         return r;
     ep.policy.gid = group;
     ep.policy.allow_root = 1;
     ep.policy.roles_mask = CZK_ROLE_BIT(CZK_ROLE_CLIENT);
+    ep.kind = CZK_CONN_CLIENT;
     if ((r = czk_peer_listen(g->cfg.runtime_dir, "czk.sock", group, &fd, e)) < 0)
         return r;
     return czk_loop_listen(g->loop, fd, &ep, &gpud_client_ops, g, NULL, e);
@@ -150,17 +240,17 @@ int main(int argc, char **argv)
         return r < 0 ? 2 : 0;
     czk_info("starting: config %s, runtime %s, state %s", args.config_path ? args.config_path : "(defaults)",
              g->cfg.runtime_dir, g->cfg.state_dir);
-    if ((r = open_circuits(g, &e)) < 0)
+    if ((r = gpud_circuits_open(g, &e)) < 0)
         goto fail;
     if ((r = czk_daemon_mkdirs(g->cfg.state_dir, 0750, &e)) < 0)
         goto fail;
     czk_daemon_trace_open(g->cfg.state_dir, "czk-gpud");
-    memset(&lc, 0, sizeof(lc));
-    lc.out_queue_cap = 1024;
+    czk_loop_config_from(&lc, &g->cfg);
+    raise_fd_limit(&lc);
     if ((r = czk_loop_create(&g->loop, &lc, &e)) < 0)
         goto fail;
     gpud_sched_attach(g);
-    if ((r = gpud_jobs_open(g, &e)) < 0)
+    if ((r = open_admin_group(g, &e)) < 0 || (r = gpud_jobs_open(g, &e)) < 0)
         goto fail;
     if ((r = gpud_pools_open(g, &e)) < 0)
         goto fail;
@@ -226,9 +316,9 @@ int main(int argc, char **argv)
     free(g->circuits);
     czk_trace_close();
     czk_info("stopped");
-    return r < 0 ? 1 : 0;
+    return r < 0 ? 1 : g->exit_status; /* exit_status 1: the journal failed, systemd restarts gpud */
 fail:
     czk_err("%s", e.msg[0] ? e.msg : strerror(-r));
     czk_daemon_status("failed: %s", e.msg);
-    return 1;
+    return g->exit_status ? g->exit_status : 1; /* 2: the state needs the operator, a restart cannot help */
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/base/digest.h"
 #include "common/runtime/fault.h"
 #include "common/base/log.h"
 #include "common/runtime/trace.h"
@@ -200,6 +201,10 @@ int gpud_job_accept(gpud *g, const gpud_rec *r, gpud_job **out)
                 g->replaying ? "" : " after journaling it; it will run after a restart");
         return 0;
     }
+    if (r->wsha && (j->wsha = malloc((size_t)r->nparts * CZK_SHA256_LEN)))
+        memcpy(j->wsha, r->wsha, (size_t)r->nparts * CZK_SHA256_LEN);
+    /* without memory for the digests the job still runs; a repeated request
+     * id is then compared by circuit and partition count only */
     j->id = r->job;
     snprintf(j->req, sizeof(j->req), "%s", r->req);
     snprintf(j->cname, sizeof(j->cname), "%s", r->circ);
@@ -220,8 +225,6 @@ int gpud_job_accept(gpud *g, const gpud_rec *r, gpud_job **out)
     g->part_count[P_QUEUED] += r->nparts;
     gpud_job_insert(g, j);
     g->n_active++;
-    if (j->id >= g->next_job_id)
-        g->next_job_id = j->id + 1;
     *out = j;
     return 0;
 }
@@ -429,7 +432,18 @@ int gpud_part_finish(gpud *g, gpud_part *p, int status, const char *reason, cons
         return rc;
     if (!g->replaying) {
         czk_fault("gpud.before_done_journal");
-        gpud_rec_write(g, REC_DONE, &r);
+        if ((rc = gpud_rec_write(g, REC_DONE, &r)) < 0 && p->state == P_FINALIZE) {
+            /* not journaled, so not done: the partition keeps awaiting its
+             * DONE with its result; the RESULT is sent again when appends
+             * work again (gpud_results_resend) or after [gpud] result_resend_s,
+             * and the finalizer answers from the files it wrote */
+            czk_debug("job %llu partition %u: DONE not journaled (%s): still awaiting DONE",
+                      (unsigned long long)j->id, p->index, strerror(-rc));
+            return rc;
+        }
+        /* a failure found here (spool, synth, copy-in, compute) is final in
+         * memory even when its record could not be written: after a restart
+         * the partition is simply tried again, which marks nothing done */
         czk_fault("gpud.after_done_journal");
     }
     gpud_unlink(g, p);
@@ -458,6 +472,8 @@ int gpud_part_finish(gpud *g, gpud_part *p, int status, const char *reason, cons
     if (j->nfinished == j->nparts && j->state == J_ACTIVE) {
         if (!g->replaying) {
             r.part = 0;
+            /* a COMPLETE that cannot be written loses nothing: replay
+             * finishes the job with its last DONE, which is journaled */
             gpud_rec_write(g, REC_COMPLETE, &r);
             czk_info("job %llu complete: %u partitions, %u failed", (unsigned long long)j->id, j->nparts,
                      j->nfailed);

@@ -4,7 +4,7 @@
  * A computed partition stays in memory (P_FINALIZE) until the finalizer's DONE
  * for it arrives, and is journaled DONE only then.  A RESULT is sent again
  * when the finalizer (re)connects, and when its DONE has not come
- * GPUD_RESULT_RESEND_S after it was sent (a finalizer that lost it without
+ * [gpud] result_resend_s after it was sent (a finalizer that lost it without
  * disconnecting); each re-send counts in czk_gpud_result_resends_total.  The
  * finalizer's writes are idempotent, so a duplicate RESULT costs a little
  * work, never a second proof, and a DONE for a partition no longer awaiting
@@ -35,8 +35,12 @@ static int send_result(gpud *g, gpud_part *p)
     static uint8_t pub[RESULT_PUB_MAX];
     const gpud_job *j = p->job;
     const czk_zkey *z = &g->circuits[j->circuit].zkey;
+    uint32_t fc = gpud_peer_circuit(&g->fin_map, j->circuit);
     czk_msg m;
     int r;
+
+    if (fc == GPUD_CIRCUIT_REFUSED)
+        return -EKEYREJECTED; /* the finalizer has another key for it: the RESULT waits (logged at its HELLO) */
 
     if ((size_t)z->n_public * 32 > sizeof(pub)) {
         gpud_part_finish(g, p, -EMSGSIZE, "too many public signals for one RESULT record", NULL, NULL);
@@ -54,7 +58,7 @@ static int send_result(gpud *g, gpud_part *p)
     m.u.result.points[2] = (czk_bytes){(const uint8_t *)&p->res->b2, sizeof(p->res->b2)};
     m.u.result.points[3] = (czk_bytes){(const uint8_t *)&p->res->c, sizeof(p->res->c)};
     m.u.result.publics = (czk_bytes){pub, z->n_public * 32};
-    m.u.result.circuit_id = j->circuit;
+    m.u.result.circuit_id = fc; /* the finalizer's id for it */
     m.u.result.n_partitions = j->nparts;
     snprintf(m.u.result.circuit, sizeof(m.u.result.circuit), "%s", j->cname);
     m.u.result.submit_ns = j->submit_ns;
@@ -102,7 +106,7 @@ void gpud_result_ready(gpud *g, gpud_part *p)
 
 void gpud_results_check(gpud *g)
 {
-    uint64_t now = gpud_now(g), lim = (uint64_t)GPUD_RESULT_RESEND_S * 1000000000ull;
+    uint64_t now = gpud_now(g), lim = (uint64_t)g->cfg.result_resend_s * 1000000000ull;
     unsigned n = 0;
 
     if (!gpud_conn_open(g, g->finalizer))
@@ -119,7 +123,7 @@ void gpud_results_check(gpud *g)
         }
     }
     if (n)
-        czk_warn("%u results without DONE %d s after they were sent: sending them again", n, GPUD_RESULT_RESEND_S);
+        czk_warn("%u results without DONE %d s after they were sent: sending them again", n, g->cfg.result_resend_s);
     gpud_results_flush(g);
 }
 
@@ -131,7 +135,18 @@ static void results_unsent(gpud *g)
                 j->parts[i].sent = 0;
 }
 
-void gpud_finalizer_attach(gpud *g, czk_conn *c, uint32_t pid)
+/* the journal takes records again: the DONEs that could not be journaled are
+ * asked for again now rather than after [gpud] result_resend_s */
+void gpud_results_resend(gpud *g)
+{
+    if (!g->part_count[P_FINALIZE])
+        return;
+    czk_info("%u results awaiting DONE are sent again", g->part_count[P_FINALIZE]);
+    results_unsent(g);
+    gpud_results_flush(g);
+}
+
+static void finalizer_attach(gpud *g, czk_conn *c, uint32_t pid)
 {
     g->finalizer = c;
     results_unsent(g);
@@ -146,7 +161,18 @@ void gpud_finalizer_open(gpud *g, czk_conn *c)
                  (unsigned)czk_conn_cred(c)->pid);
         czk_conn_close(g->finalizer, 0, "replaced by a newer finalizer", 1);
     }
-    gpud_finalizer_attach(g, c, (uint32_t)czk_conn_cred(c)->pid);
+    {
+        char who[48];
+        snprintf(who, sizeof(who), "finalizer pid %u", (unsigned)czk_conn_cred(c)->pid);
+        gpud_circuits_map(g, czk_conn_peer(c), who, &g->fin_map);
+    }
+    finalizer_attach(g, c, (uint32_t)czk_conn_cred(c)->pid);
+}
+
+void gpud_finalizer_attach(gpud *g, czk_conn *c, uint32_t pid)
+{
+    gpud_peer_map_identity(g, &g->fin_map);
+    finalizer_attach(g, c, pid);
 }
 
 void gpud_finalizer_close(gpud *g, czk_conn *c)

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/runtime/daemon.h"
@@ -45,11 +46,13 @@ static int pool_free_slot(gpud_pool *gp)
     return -1;
 }
 
-static gpud_synth *pool_synth(gpud *g, uint32_t pool)
+/* the least busy synth of pool that agrees with us on circuit (circuits.h) */
+static gpud_synth *pool_synth(gpud *g, uint32_t pool, uint32_t circuit)
 {
     gpud_synth *best = NULL;
     for (gpud_synth *s = g->synths; s; s = s->next)
-        if (s->pool == pool && gpud_conn_open(g, s->c) && !s->quarantined && (!best || s->inflight < best->inflight))
+        if (s->pool == pool && gpud_conn_open(g, s->c) && !s->quarantined &&
+            gpud_peer_circuit(&s->map, circuit) != GPUD_CIRCUIT_REFUSED && (!best || s->inflight < best->inflight))
             best = s;
     return best;
 }
@@ -76,7 +79,7 @@ static int assign(gpud *g, gpud_part *p, uint32_t pool, uint32_t slot, gpud_synt
     m.u.assign.generation = gen;
     m.u.assign.job_id = j->id;
     m.u.assign.partition = p->index;
-    m.u.assign.circuit_id = j->circuit;
+    m.u.assign.circuit_id = gpud_peer_circuit(&s->map, j->circuit); /* the synth's id for it */
     m.u.assign.lease_ms = lease_ns / 1000000ull;
     gpud_spool_path(g, j->id, p->index, m.u.assign.spool, sizeof(m.u.assign.spool));
     if ((r = gpud_send(g, s->c, &m, NULL, 0)) < 0) {
@@ -94,19 +97,23 @@ static void schedule(gpud *g)
     for (;;) {
         int best_pool = -1, slot = -1, best_free = -1;
         gpud_synth *s = NULL;
-        gpud_part *p;
+        gpud_part *p = NULL;
 
         if (g->part_count[P_QUEUED] == 0)
             break;
-        for (unsigned i = 0; i < g->n_pools; i++) {
-            gpud_synth *cand = pool_synth(g, i);
-            int nfree = (int)(g->pools[i].pool.hdr->slot_count - g->pools[i].in_use);
-            int fs;
-            if (!cand || nfree <= best_free || (fs = pool_free_slot(&g->pools[i])) < 0)
-                continue;
-            best_pool = (int)i, slot = fs, best_free = nfree, s = cand;
-        }
-        if (best_pool < 0 || !(p = gpud_lane_first(g)))
+        /* the first partition, highest lane first, that a synth with a free
+         * slot agrees on: a circuit no synth takes waits without blocking its lane */
+        for (int l = 0; l < GPUD_LANES && best_pool < 0; l++)
+            for (p = g->lane_head[l]; p && best_pool < 0; p = best_pool < 0 ? p->next : p)
+                for (unsigned i = 0; i < g->n_pools; i++) {
+                    gpud_synth *cand = pool_synth(g, i, p->job->circuit);
+                    int nfree = (int)(g->pools[i].pool.hdr->slot_count - g->pools[i].in_use);
+                    int fs;
+                    if (!cand || nfree <= best_free || (fs = pool_free_slot(&g->pools[i])) < 0)
+                        continue;
+                    best_pool = (int)i, slot = fs, best_free = nfree, s = cand;
+                }
+        if (best_pool < 0 || !p)
             break;
         if (assign(g, p, (uint32_t)best_pool, (uint32_t)slot, s) < 0)
             break;
@@ -310,6 +317,10 @@ int gpud_pools_open(gpud *g, czk_error *e)
             if (czk_daemon_fdstore_put(gp->pool.fd, name) == 0)
                 czk_info("pool %u kept in the systemd fd store as \"%s\"", gp->id, name);
         }
+        /* the synths get the pool's fd over gpud.sock; nobody opens it by
+         * name or through /proc (a memfd is created 0777) */
+        if (fchmod(gp->pool.fd, 0600) < 0)
+            czk_warn("pool %u: could not make its memfd mode 0600: %s", gp->id, strerror(errno));
         gp->slots = calloc(gp->pool.hdr->slot_count, sizeof(gpud_slot));
         if (!gp->slots)
             return czk_errorf(e, -ENOMEM, "out of memory for pool %u", gp->id);
@@ -348,6 +359,7 @@ gpud_synth *gpud_synth_attach(gpud *g, czk_conn *c, uint32_t owner, uint32_t poo
     s->c = c;
     s->owner = owner & 0xffffffu;
     s->pool = pool < g->n_pools ? pool : 0;
+    gpud_peer_map_identity(g, &s->map);
     s->next = g->synths;
     g->synths = s;
     gpud_sched_dirty(g);
@@ -367,6 +379,11 @@ void gpud_synth_open(gpud *g, czk_conn *c)
     if (!(s = gpud_synth_attach(g, c, (uint32_t)czk_conn_cred(c)->pid, pool))) {
         czk_conn_close(c, -ENOMEM, "out of memory for a synth", 0);
         return;
+    }
+    {
+        char who[48];
+        snprintf(who, sizeof(who), "synth pid %u", s->owner);
+        gpud_circuits_map(g, h, who, &s->map);
     }
     czk_conn_set_user(c, s);
     memset(&m, 0, sizeof(m));

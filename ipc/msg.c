@@ -29,6 +29,7 @@ enum fkind {
     F_BINLIST, /* array of bin: czk_bytes[CZK_MSG_MAX_POINTS], count at aux */
     F_PAIRS,   /* RESYNC: array of [u32 slot, u64 generation], count at aux */
     F_MAPBIN,  /* bin holding one msgpack map (STATUS body), czk_bytes */
+    F_CIRCS,   /* HELLO: array of [str name, bin(32) key id], count at aux */
 };
 
 typedef struct field {
@@ -62,6 +63,7 @@ static const field f_hello[] = {
     I32("node", hello.numa_node, -1, 1023),
     U32("inst", hello.instance, 0, U32MAX),
     STR_OPT("name", hello.name),
+    {"circs", F_CIRCS, 1, OFF(hello.circuits), OFF(hello.n_circuits), 0, CZK_MSG_MAX_CIRCUITS},
     END};
 static const field f_pool[] = {
     U32("pool", pool.pool_id, 0, U32MAX),
@@ -205,6 +207,14 @@ const char *czk_role_name(uint32_t role)
     return role <= CZK_ROLE_MAX ? names[role] : "?";
 }
 
+int czk_msg_hello_circuit(const czk_msg_hello *h, const char *name)
+{
+    for (uint32_t i = 0; i < h->n_circuits && i < CZK_MSG_MAX_CIRCUITS; i++)
+        if (!strncmp(h->circuits[i].name, name, sizeof(h->circuits[i].name)))
+            return (int)i;
+    return -1;
+}
+
 /* ---------------------------------------------------------- pre-walk --- */
 
 static int rd_be(const uint8_t *p, size_t left, size_t n, uint64_t *v)
@@ -343,6 +353,7 @@ static bool field_empty(const field *f, const czk_msg *m)
     case F_I32: return *(const int32_t *)p == 0;
     case F_STR: return p[0] == 0;
     case F_BIN: case F_MAPBIN: return ((const czk_bytes *)p)->len == 0;
+    case F_CIRCS: return *(const uint32_t *)((const uint8_t *)m + f->aux) == 0;
     default: return false;
     }
 }
@@ -442,6 +453,26 @@ int czk_msg_encode(uint8_t *buf, size_t cap, const czk_msg *m, czk_error *err)
                     return czk_errorf(err, -EINVAL, "%s.%s[%u] out of range", tn, f->key, i);
                 bad |= msgpack_pack_array(&pk, 2) || msgpack_pack_uint32(&pk, r->slots[i].slot) ||
                        msgpack_pack_uint64(&pk, r->slots[i].generation);
+            }
+            break;
+        }
+        case F_CIRCS: {
+            const czk_msg_circuit *c = (const czk_msg_circuit *)p;
+            uint32_t n = *(const uint32_t *)((const uint8_t *)m + f->aux);
+            if (n > f->max)
+                return czk_errorf(err, -EINVAL, "%s.%s has %u items, at most %llu", tn, f->key, n,
+                                  (unsigned long long)f->max);
+            bad |= msgpack_pack_array(&pk, n);
+            for (uint32_t i = 0; i < n && !bad; i++) {
+                size_t len = strnlen(c[i].name, sizeof(c[i].name));
+                if (len == 0 || len >= sizeof(c[i].name))
+                    return czk_errorf(err, -EINVAL, "%s.%s[%u] has an empty or unterminated name", tn, f->key, i);
+                for (uint32_t j = 0; j < i; j++)
+                    if (!strcmp(c[j].name, c[i].name))
+                        return czk_errorf(err, -EINVAL, "%s.%s[%u] repeats the name of [%u]", tn, f->key, i, j);
+                bad |= msgpack_pack_array(&pk, 2) || msgpack_pack_str(&pk, len) ||
+                       msgpack_pack_str_body(&pk, c[i].name, len) || msgpack_pack_bin(&pk, CZK_MSG_KEY_ID) ||
+                       msgpack_pack_bin_body(&pk, c[i].key_id, CZK_MSG_KEY_ID);
             }
             break;
         }
@@ -563,6 +594,36 @@ static int decode_field(const field *f, const msgpack_object *o, czk_msg *m, con
             r->slots[i].generation = g;
         }
         r->n = o->via.array.size;
+        return 0;
+    }
+    case F_CIRCS: {
+        czk_msg_circuit *c = (czk_msg_circuit *)p;
+        if (o->type != MSGPACK_OBJECT_ARRAY)
+            return czk_errorf(err, -EBADMSG, "%s.%s is not an array", tn, f->key);
+        if (o->via.array.size > f->max)
+            return czk_errorf(err, -EBADMSG, "%s.%s has %u items, at most %llu", tn, f->key, o->via.array.size,
+                              (unsigned long long)f->max);
+        for (uint32_t i = 0; i < o->via.array.size; i++) {
+            const msgpack_object *e = &o->via.array.ptr[i], *nm, *id;
+            if (e->type != MSGPACK_OBJECT_ARRAY || e->via.array.size != 2)
+                return czk_errorf(err, -EBADMSG, "%s.%s[%u] is not a [name, key id] pair", tn, f->key, i);
+            nm = &e->via.array.ptr[0];
+            id = &e->via.array.ptr[1];
+            if (nm->type != MSGPACK_OBJECT_STR || nm->via.str.size == 0 || nm->via.str.size >= sizeof(c[i].name) ||
+                memchr(nm->via.str.ptr, 0, nm->via.str.size))
+                return czk_errorf(err, -EBADMSG, "%s.%s[%u]: the name is not a string of 1..%zu bytes without NUL",
+                                  tn, f->key, i, sizeof(c[i].name) - 1);
+            if (id->type != MSGPACK_OBJECT_BIN || id->via.bin.size != CZK_MSG_KEY_ID)
+                return czk_errorf(err, -EBADMSG, "%s.%s[%u]: the key id is not a byte string of %u bytes", tn,
+                                  f->key, i, CZK_MSG_KEY_ID);
+            memcpy(c[i].name, nm->via.str.ptr, nm->via.str.size);
+            c[i].name[nm->via.str.size] = 0;
+            memcpy(c[i].key_id, id->via.bin.ptr, CZK_MSG_KEY_ID);
+            for (uint32_t j = 0; j < i; j++)
+                if (!strcmp(c[j].name, c[i].name))
+                    return czk_errorf(err, -EBADMSG, "%s.%s[%u] repeats the name of [%u]", tn, f->key, i, j);
+        }
+        *(uint32_t *)((uint8_t *)m + f->aux) = o->via.array.size;
         return 0;
     }
     }

@@ -33,11 +33,13 @@
 #include <stdint.h>
 
 #include "common/base/error.h"
+#include "common/runtime/config.h"
 
 #define CZK_PROTO_VERSION 1u
 #define CZK_MSG_MAX_RECORD (64u * 1024u) /* hard cap on one record, bytes */
 #define CZK_MSG_MAX_DEPTH 4              /* top map -> array -> array -> scalar */
 #define CZK_MSG_MAX_FDS 253              /* SCM_MAX_FD: fds per record */
+_Static_assert(CZK_MSG_MAX_FDS == CZK_CONFIG_MAX_PARTITIONS_PER_JOB, "one fd per partition: one limit");
 
 #define CZK_MSG_STR_SHORT 128  /* circuit names, program names (incl. NUL) */
 #define CZK_MSG_REQID_MAX 128  /* request id bytes (printable ASCII), without the NUL */
@@ -45,6 +47,9 @@
 #define CZK_MSG_MAX_POINTS 8   /* RESULT: byte strings in "pts" */
 #define CZK_MSG_MAX_POINT_BYTES 512
 #define CZK_MSG_MAX_RESYNC 256 /* RESYNC: (slot, generation) pairs */
+#define CZK_MSG_MAX_CIRCUITS 32 /* HELLO: circuits announced (= CZK_CONFIG_MAX_CIRCUITS) */
+#define CZK_MSG_CIRCUIT_NAME 64 /* HELLO: circuit name bytes incl. NUL (= the config's [circuit.NAME]) */
+#define CZK_MSG_KEY_ID 32       /* HELLO: key id bytes (SHA-256, common/formats czk_zkey_id) */
 
 enum czk_msg_type {
     CZK_MSG_HELLO = 1,      /* any -> any: first record on a connection, both ways */
@@ -96,6 +101,12 @@ typedef struct czk_bytes {
     uint32_t len;
 } czk_bytes;
 
+/* a circuit as a daemon knows it: its config name and its key's id */
+typedef struct czk_msg_circuit {
+    char name[CZK_MSG_CIRCUIT_NAME]; /* non-empty */
+    uint8_t key_id[CZK_MSG_KEY_ID];
+} czk_msg_circuit;
+
 typedef struct czk_msg_hello {
     uint32_t role;      /* enum czk_role */
     uint32_t pid;       /* sender's pid; checked against SO_PEERCRED */
@@ -103,6 +114,12 @@ typedef struct czk_msg_hello {
     int32_t numa_node;  /* -1 when not bound to a node */
     uint32_t instance;  /* instance id (synth: node number), 0 otherwise */
     char name[CZK_MSG_STR_SHORT]; /* free-form program name/version */
+    /* optional: the daemons' circuits, in the sender's config order (the
+     * index in this array is the circuit id the sender uses in ASSIGN and
+     * RESULT); names are unique.  0 circuits: the sender did not say (a
+     * client, or an older daemon). */
+    uint32_t n_circuits;
+    czk_msg_circuit circuits[CZK_MSG_MAX_CIRCUITS];
 } czk_msg_hello;
 
 typedef struct czk_msg_pool {
@@ -259,6 +276,9 @@ typedef struct czk_msg {
 /* "HELLO", "POOL", ... or "?" */
 const char *czk_msg_type_name(uint32_t type);
 const char *czk_role_name(uint32_t role);
+
+/* index of the circuit called name in h's circuit list, or -1 */
+int czk_msg_hello_circuit(const czk_msg_hello *h, const char *name);
 
 /*
  * Encodes m into buf[0..cap).  Returns the record length (> 0) or -EMSGSIZE

@@ -33,8 +33,9 @@ static void try_connect(synth *s);
 
 /* ------------------------------------------------------ zkey re-checks --- */
 
-/* The zkey files against what was loaded: every 2 s (a stat each) and at once
- * on SIGHUP (reload), logging each change once (czk_zkey_recheck_log). */
+/* The zkey files against what was loaded: every 2 s (a stat each; the key id
+ * is read only when the file moved), logging each change once, and the next
+ * tick after a SIGHUP (reload) says so even when nothing changed. */
 static czk_zkey_stamp zkey_reported[CZK_CONFIG_MAX_CIRCUITS];
 static volatile sig_atomic_t zkey_hup;
 

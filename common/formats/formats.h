@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "common/crypto/curve.h"
+#include "common/base/digest.h"
 #include "common/base/error.h"
 
 /* one entry of zkey section 4, as stored (44 bytes, unaligned) */
@@ -25,9 +26,32 @@ typedef struct __attribute__((packed)) czk_zkey_coef {
 } czk_zkey_coef;
 _Static_assert(sizeof(czk_zkey_coef) == 44, "zkey coefficient entry is 44 bytes");
 
+/*
+ * What identifies a loaded zkey: its key id and the file it came from.
+ *
+ * The key id is SHA-256 over the payload of section 2 (header: primes, nVars,
+ * nPublic, domainSize, alpha1, beta1, beta2, gamma2, delta1, delta2) followed
+ * by the payload of section 3 (IC), as stored in the file.  It costs about
+ * 1 KB + 96 bytes per public input to compute, whatever the file's size, and
+ * it differs between any two setups (delta is random in each) and between two
+ * circuits.  Daemons compare it to agree on the key they prove with.
+ */
+typedef struct czk_zkey_stamp {
+    uint64_t dev, ino, size;
+    int64_t mtime_ns;
+} czk_zkey_stamp;
+
+typedef struct czk_zkey_ident {
+    uint8_t id[CZK_SHA256_LEN];
+    czk_zkey_stamp stamp; /* of the file when it was read */
+} czk_zkey_ident;
+#define CZK_ZKEY_ID_HEX CZK_SHA256_HEX /* 64 hex digits and a NUL */
+
 typedef struct czk_zkey {
-    const uint8_t *map;   /* whole file, read-only mapping */
+    const uint8_t *map;   /* whole file: a read-only mapping (open), or private memory (load) */
     size_t map_size;
+    czk_zkey_ident ident;
+    unsigned loaded;      /* czk_zkey_load's sections; CZK_ZKEY_ALL after open */
     uint32_t n_vars, n_public, domain_size, log_domain;
     czk_g1_aff alpha1, beta1, delta1;
     czk_g2_aff beta2, gamma2, delta2;
@@ -69,6 +93,66 @@ typedef struct __attribute__((packed)) czk_r1cs_term { uint32_t wire; czk_fr coe
 int czk_zkey_open(czk_zkey *z, const char *path, czk_error *e);
 int czk_zkey_open_fd(czk_zkey *z, int fd, const char *name, czk_error *e);
 void czk_zkey_close(czk_zkey *z);
+
+/*
+ * czk_zkey_load: like czk_zkey_open, but the sections are read (pread) into
+ * private anonymous memory instead of being mapped, so the zkey stays intact
+ * and readable when the file is later truncated, overwritten or replaced:
+ * a long-running daemon never takes SIGBUS or reads a key it did not
+ * validate.  The header and IC are always read; `what` adds the coefficients
+ * (section 4: what a synthesizer needs) and/or the point sections 5-9 (what
+ * the MSMs need).  Sections not asked for are size-checked against the
+ * header but neither read nor validated: their pointers are NULL (n_coefs 0)
+ * and they cost no memory (the region is reserved, never touched).
+ *
+ * Cost: the private copy is anonymous memory that the kernel cannot drop
+ * the way it drops page cache: a 2^24-constraint zkey is about 13.5 GB of
+ * points and 1-2 GB of coefficients, and while it is read the page cache
+ * holds a second (reclaimable) copy.  Choose the sections you use.
+ */
+#define CZK_ZKEY_COEFS 0x1u  /* section 4 */
+#define CZK_ZKEY_POINTS 0x2u /* sections 5-9: A, B1, B2, C, H */
+#define CZK_ZKEY_ALL (CZK_ZKEY_COEFS | CZK_ZKEY_POINTS)
+int czk_zkey_load(czk_zkey *z, const char *path, unsigned what, czk_error *e);
+
+/* the key id of a zkey opened or loaded above (see czk_zkey_ident) */
+void czk_zkey_id(const czk_zkey *z, uint8_t out[CZK_SHA256_LEN]);
+void czk_zkey_id_hex(const czk_zkey *z, char out[CZK_ZKEY_ID_HEX]);
+
+/*
+ * The key id of the file at path, read without loading or validating it
+ * (the container's section table, then sections 2 and 3): what a daemon
+ * computes to see whether the file on disk is still the key it loaded.
+ * Fills the file's stamp too.  0, or -errno / -EINVAL (not a zkey container,
+ * section 2 or 3 missing) with e naming the file.
+ */
+int czk_zkey_ident_path(const char *path, czk_zkey_ident *out, czk_error *e);
+
+/*
+ * Compares the file at path with what was loaded from it (`loaded`).
+ * Returns CZK_ZKEY_SAME when the path still names the same file with the same
+ * size and modification time; otherwise reads the file's key id and returns
+ * CZK_ZKEY_TOUCHED (changed on disk but the same key id: touched, or copied
+ * over with the same key) or CZK_ZKEY_CHANGED (another key id, or unreadable
+ * or gone).  *now gets the file's stamp and id (zeroed when unreadable);
+ * what (may be NULL) gets one line for the log saying what changed, e.g.
+ * "replaced (inode 12 -> 34, 1000 -> 2000 bytes): key id on disk 1f..
+ * differs from the loaded ab..".  Never touches the loaded key's memory.
+ */
+enum { CZK_ZKEY_SAME = 0, CZK_ZKEY_TOUCHED = 1, CZK_ZKEY_CHANGED = 2 };
+int czk_zkey_recheck(const czk_zkey_ident *loaded, const char *path, czk_zkey_ident *now, char *what,
+                     size_t what_size);
+
+/*
+ * A daemon's re-validation point (start-up check timer, SIGHUP): runs
+ * czk_zkey_recheck and logs the outcome for circuit `circuit` of program
+ * `prog`, once per change (*reported holds the stamp last reported; set it
+ * to loaded->stamp after loading): a warning for CZK_ZKEY_TOUCHED, an error
+ * naming both key ids for CZK_ZKEY_CHANGED, and with verbose an info line
+ * when nothing changed.  Returns what czk_zkey_recheck returned.
+ */
+int czk_zkey_recheck_log(const czk_zkey_ident *loaded, czk_zkey_stamp *reported, const char *prog,
+                         const char *circuit, const char *path, int verbose);
 int czk_wtns_open(czk_wtns *w, const char *path, czk_error *e);
 int czk_wtns_open_fd(czk_wtns *w, int fd, const char *name, czk_error *e);
 void czk_wtns_close(czk_wtns *w);

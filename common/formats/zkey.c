@@ -33,10 +33,16 @@
 #include "common/formats/formats.h"
 #include "common/crypto/fpx8.h"
 #include "common/crypto/par.h"
+#include "common/base/log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define G1_BYTES ((uint64_t)sizeof(czk_g1_aff))
 #define G2_BYTES ((uint64_t)sizeof(czk_g2_aff))
@@ -400,7 +406,24 @@ static int check_coefs(czk_zkey *z, const czk_binfile *bf, const char *name, czk
     return 0;
 }
 
-static int zkey_validate(czk_zkey *z, const char *name, czk_error *e)
+/* SHA-256 of the payloads of sections 2 and 3 (czk_zkey_ident in formats.h) */
+static int zkey_id_of(const czk_binfile *bf, const char *name, uint8_t out[CZK_SHA256_LEN], czk_error *e)
+{
+    const czk_binfile_section *h, *ic;
+    czk_sha256 *s;
+    int rc;
+
+    if ((rc = czk_binfile_require(bf, 2, "header", &h, e)) || (rc = czk_binfile_require(bf, 3, "IC", &ic, e)))
+        return rc;
+    if ((rc = czk_sha256_new(&s)) < 0)
+        return czk_errorf(e, rc, "%s: out of memory for the key digest", name);
+    czk_sha256_update(s, czk_binfile_payload(bf, h), h->size);
+    czk_sha256_update(s, czk_binfile_payload(bf, ic), ic->size);
+    czk_sha256_final(s, out);
+    return 0;
+}
+
+static int zkey_validate(czk_zkey *z, const char *name, unsigned what, czk_error *e)
 {
     czk_binfile bf;
     int rc, n_owned = 0;
@@ -413,6 +436,7 @@ static int zkey_validate(czk_zkey *z, const char *name, czk_error *e)
         return rc;
     nv = z->n_vars;
     np = z->n_public;
+    const czk_binfile_section *coef_sec;
     const struct point_section ps[] = {
         {3, "IC", np + 1, false, (const void **)&z->ic},
         {5, "A", nv, false, (const void **)&z->a},
@@ -427,12 +451,33 @@ static int zkey_validate(czk_zkey *z, const char *name, czk_error *e)
     for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
         if ((rc = check_point_section_size(&bf, name, &ps[i], e)))
             return rc;
-    if ((rc = check_coefs(z, &bf, name, e)))
-        return rc;
-    for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
-        if ((rc = map_points(z, &bf, name, &ps[i], &n_owned, e)))
+    if (what & CZK_ZKEY_COEFS) {
+        if ((rc = check_coefs(z, &bf, name, e)))
             return rc;
-    return 0;
+    } else if ((rc = czk_binfile_require(&bf, 4, "coefficients", &coef_sec, e))) {
+        return rc;
+    }
+    for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
+        if ((ps[i].id == 3 || (what & CZK_ZKEY_POINTS)) && (rc = map_points(z, &bf, name, &ps[i], &n_owned, e)))
+            return rc;
+    z->loaded = what;
+    return zkey_id_of(&bf, name, z->ident.id, e);
+}
+
+static void stamp_of(const struct stat *st, czk_zkey_stamp *s)
+{
+    s->dev = (uint64_t)st->st_dev;
+    s->ino = (uint64_t)st->st_ino;
+    s->size = (uint64_t)st->st_size;
+    s->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+static void stamp_fd(int fd, czk_zkey_stamp *s)
+{
+    struct stat st;
+
+    if (fstat(fd, &st) == 0)
+        stamp_of(&st, s);
 }
 
 int czk_zkey_open_fd(czk_zkey *z, int fd, const char *name, czk_error *e)
@@ -441,8 +486,10 @@ int czk_zkey_open_fd(czk_zkey *z, int fd, const char *name, czk_error *e)
 
     memset(z, 0, sizeof(*z));
     rc = czk_binfile_map_fd(&z->map, &z->map_size, fd, name, e);
-    if (!rc)
-        rc = zkey_validate(z, name, e);
+    if (!rc) {
+        stamp_fd(fd, &z->ident.stamp);
+        rc = zkey_validate(z, name, CZK_ZKEY_ALL, e);
+    }
     if (rc)
         czk_zkey_close(z);
     return rc;
@@ -450,14 +497,16 @@ int czk_zkey_open_fd(czk_zkey *z, int fd, const char *name, czk_error *e)
 
 int czk_zkey_open(czk_zkey *z, const char *path, czk_error *e)
 {
-    int rc;
+    int fd, rc;
 
     memset(z, 0, sizeof(*z));
-    rc = czk_binfile_map_path(&z->map, &z->map_size, path, e);
-    if (!rc)
-        rc = zkey_validate(z, path, e);
-    if (rc)
-        czk_zkey_close(z);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        return czk_errorf(e, -err, "%s: cannot open: %s", path, strerror(err));
+    }
+    rc = czk_zkey_open_fd(z, fd, path, e);
+    close(fd);
     return rc;
 }
 
@@ -467,6 +516,291 @@ void czk_zkey_close(czk_zkey *z)
     for (size_t i = 0; i < sizeof(z->owned) / sizeof(z->owned[0]); i++)
         free(z->owned[i]);
     memset(z, 0, sizeof(*z));
+}
+
+/* ---- private loading and identity ---- */
+
+/* exactly n bytes at off, or -EIO naming what came short (the file shrank) */
+static int pread_all(int fd, void *buf, uint64_t n, uint64_t off, const char *name, czk_error *e)
+{
+    uint8_t *p = buf;
+
+    while (n) {
+        size_t chunk = n > (1u << 30) ? (1u << 30) : (size_t)n;
+        ssize_t r = pread(fd, p, chunk, (off_t)off);
+        if (r < 0) {
+            int err = errno;
+            if (err == EINTR)
+                continue;
+            return czk_errorf(e, -err, "%s: read of %llu bytes at %llu failed: %s", name,
+                              (unsigned long long)chunk, (unsigned long long)off, strerror(err));
+        }
+        if (r == 0)
+            return czk_errorf(e, -EIO, "%s: the file ended at byte %llu while it was read (changed on disk?)",
+                              name, (unsigned long long)off);
+        p += r;
+        off += (uint64_t)r;
+        n -= (uint64_t)r;
+    }
+    return 0;
+}
+
+/* One section as the container declares it (not yet validated). */
+typedef struct raw_section {
+    uint32_t id;
+    uint64_t hdr_off; /* of its 12-byte header */
+    uint64_t size;    /* payload bytes, capped to the file */
+} raw_section;
+
+/* Walks the container's section headers with pread (no payload read): at most
+ * CZK_BINFILE_MAX_SECTIONS + 1 entries, payload sizes capped at the file's
+ * end.  The full checks are czk_binfile_parse's, on the loaded bytes. */
+static int read_table(int fd, uint64_t fsize, const char *name, uint8_t head[CZK_BINFILE_HEADER_BYTES],
+                      raw_section *secs, unsigned *n, czk_error *e)
+{
+    uint64_t pos = CZK_BINFILE_HEADER_BYTES;
+    int rc;
+
+    *n = 0;
+    if (fsize < CZK_BINFILE_HEADER_BYTES)
+        return czk_errorf(e, -EINVAL, "%s: file is %llu bytes, shorter than the 12-byte header of a .zkey file",
+                          name, (unsigned long long)fsize);
+    if ((rc = pread_all(fd, head, CZK_BINFILE_HEADER_BYTES, 0, name, e)))
+        return rc;
+    if (memcmp(head, "zkey", 4) != 0)
+        return czk_errorf(e, -EINVAL, "%s: not a .zkey file (bad magic)", name);
+    while (pos + CZK_BINFILE_SECTION_HEADER_BYTES <= fsize && *n <= CZK_BINFILE_MAX_SECTIONS) {
+        uint8_t sh[CZK_BINFILE_SECTION_HEADER_BYTES];
+        raw_section *s = &secs[(*n)++];
+
+        if ((rc = pread_all(fd, sh, sizeof(sh), pos, name, e)))
+            return rc;
+        s->id = czk_le32(sh);
+        s->hdr_off = pos;
+        s->size = czk_le64(sh + 4);
+        pos += CZK_BINFILE_SECTION_HEADER_BYTES;
+        if (s->size > fsize - pos)
+            s->size = fsize - pos; /* truncated: the parser words it */
+        pos += s->size;
+    }
+    return 0;
+}
+
+static bool section_wanted(uint32_t id, unsigned what)
+{
+    if (id <= 3)
+        return true; /* protocol, header, IC */
+    if (id == 4)
+        return what & CZK_ZKEY_COEFS;
+    if (id >= 5 && id <= 9)
+        return what & CZK_ZKEY_POINTS;
+    return false; /* 10 (MPC parameters) and unknown ones: never used */
+}
+
+int czk_zkey_load(czk_zkey *z, const char *path, unsigned what, czk_error *e)
+{
+    raw_section secs[CZK_BINFILE_MAX_SECTIONS + 1];
+    uint8_t head[CZK_BINFILE_HEADER_BYTES];
+    struct stat st;
+    unsigned n;
+    uint8_t *region;
+    int fd, rc;
+
+    memset(z, 0, sizeof(*z));
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        return czk_errorf(e, -err, "%s: cannot open: %s", path, strerror(err));
+    }
+    if (fstat(fd, &st) < 0) {
+        int err = errno;
+        close(fd);
+        return czk_errorf(e, -err, "%s: cannot stat: %s", path, strerror(err));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return czk_errorf(e, -EINVAL, "%s: not a regular file", path);
+    }
+    stamp_of(&st, &z->ident.stamp);
+    if ((rc = read_table(fd, (uint64_t)st.st_size, path, head, secs, &n, e))) {
+        close(fd);
+        return rc;
+    }
+    /* The file's layout in private memory: a reservation of the file's size
+     * whose pages are touched only where a wanted section is read, so the
+     * container parser and the validator work unchanged and the sections
+     * left out cost nothing. */
+    region = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                  -1, 0);
+    if (region == MAP_FAILED) {
+        int err = errno;
+        close(fd);
+        return czk_errorf(e, -err, "%s: cannot reserve %lld bytes: %s", path, (long long)st.st_size,
+                          strerror(err));
+    }
+    z->map = region;
+    z->map_size = (size_t)st.st_size;
+    memcpy(region, head, sizeof(head));
+    for (unsigned i = 0; i < n && !rc; i++) {
+        uint64_t hdr_len = CZK_BINFILE_SECTION_HEADER_BYTES;
+        if (secs[i].hdr_off + hdr_len + secs[i].size > (uint64_t)st.st_size)
+            hdr_len = (uint64_t)st.st_size - secs[i].hdr_off;
+        rc = pread_all(fd, region + secs[i].hdr_off, hdr_len, secs[i].hdr_off, path, e);
+        if (!rc && section_wanted(secs[i].id, what) && secs[i].size)
+            rc = pread_all(fd, region + secs[i].hdr_off + CZK_BINFILE_SECTION_HEADER_BYTES, secs[i].size,
+                           secs[i].hdr_off + CZK_BINFILE_SECTION_HEADER_BYTES, path, e);
+    }
+    close(fd);
+    if (!rc && mprotect(region, (size_t)st.st_size, PROT_READ) < 0) {
+        int err = errno;
+        rc = czk_errorf(e, -err, "%s: cannot protect the loaded key: %s", path, strerror(err));
+    }
+    if (!rc)
+        rc = zkey_validate(z, path, what & CZK_ZKEY_ALL, e);
+    if (rc)
+        czk_zkey_close(z);
+    return rc;
+}
+
+void czk_zkey_id(const czk_zkey *z, uint8_t out[CZK_SHA256_LEN])
+{
+    memcpy(out, z->ident.id, CZK_SHA256_LEN);
+}
+
+void czk_zkey_id_hex(const czk_zkey *z, char out[CZK_ZKEY_ID_HEX])
+{
+    czk_hex(z->ident.id, CZK_SHA256_LEN, out);
+}
+
+int czk_zkey_ident_path(const char *path, czk_zkey_ident *out, czk_error *e)
+{
+    raw_section secs[CZK_BINFILE_MAX_SECTIONS + 1];
+    uint8_t head[CZK_BINFILE_HEADER_BYTES];
+    const raw_section *h = NULL, *ic = NULL;
+    struct stat st;
+    czk_sha256 *s = NULL;
+    unsigned n;
+    int fd, rc;
+
+    memset(out, 0, sizeof(*out));
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        return czk_errorf(e, -err, "%s: cannot open: %s", path, strerror(err));
+    }
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        int err = S_ISREG(st.st_mode) ? errno : EINVAL;
+        close(fd);
+        return czk_errorf(e, -err, "%s: cannot stat, or not a regular file", path);
+    }
+    stamp_of(&st, &out->stamp);
+    rc = read_table(fd, (uint64_t)st.st_size, path, head, secs, &n, e);
+    for (unsigned i = 0; !rc && i < n; i++) {
+        if (secs[i].id == 2 && !h)
+            h = &secs[i];
+        else if (secs[i].id == 3 && !ic)
+            ic = &secs[i];
+    }
+    if (!rc && (!h || !ic))
+        rc = czk_errorf(e, -EINVAL, "%s: no %s section: not a complete .zkey file", path, !h ? "header (2)" : "IC (3)");
+    if (!rc && (rc = czk_sha256_new(&s)) < 0)
+        rc = czk_errorf(e, rc, "%s: out of memory for the key digest", path);
+    for (int k = 0; !rc && k < 2; k++) {
+        const raw_section *sec = k ? ic : h;
+        uint64_t off = sec->hdr_off + CZK_BINFILE_SECTION_HEADER_BYTES, left = sec->size;
+        uint8_t buf[16384];
+        while (!rc && left) {
+            size_t c = left > sizeof(buf) ? sizeof(buf) : (size_t)left;
+            if (!(rc = pread_all(fd, buf, c, off, path, e)))
+                czk_sha256_update(s, buf, c);
+            off += c;
+            left -= c;
+        }
+    }
+    close(fd);
+    if (s) {
+        uint8_t d[CZK_SHA256_LEN];
+        czk_sha256_final(s, d); /* frees s */
+        if (!rc)
+            memcpy(out->id, d, sizeof(d));
+    }
+    return rc;
+}
+
+static void describe_stamp_change(const czk_zkey_stamp *a, const czk_zkey_stamp *b, char *out, size_t n)
+{
+    if (a->dev != b->dev || a->ino != b->ino)
+        snprintf(out, n, "replaced (inode %llu -> %llu, %llu -> %llu bytes)", (unsigned long long)a->ino,
+                 (unsigned long long)b->ino, (unsigned long long)a->size, (unsigned long long)b->size);
+    else
+        snprintf(out, n, "modified in place (%llu -> %llu bytes, mtime moved by %lld ms)",
+                 (unsigned long long)a->size, (unsigned long long)b->size,
+                 (long long)((b->mtime_ns - a->mtime_ns) / 1000000));
+}
+
+int czk_zkey_recheck(const czk_zkey_ident *loaded, const char *path, czk_zkey_ident *now, char *what,
+                     size_t what_size)
+{
+    char was[CZK_ZKEY_ID_HEX], is[CZK_ZKEY_ID_HEX], how[160];
+    czk_error e = {0};
+    struct stat st;
+    char dummy[1];
+
+    if (!what) {
+        what = dummy;
+        what_size = sizeof(dummy);
+    }
+    what[0] = 0;
+    memset(now, 0, sizeof(*now));
+    czk_hex(loaded->id, CZK_SHA256_LEN, was);
+    if (stat(path, &st) < 0) {
+        int err = errno;
+        snprintf(what, what_size, "cannot be read any more (%s); the loaded key id is %s", strerror(err), was);
+        return CZK_ZKEY_CHANGED;
+    }
+    stamp_of(&st, &now->stamp);
+    if (!memcmp(&now->stamp, &loaded->stamp, sizeof(now->stamp)))
+        return CZK_ZKEY_SAME;
+    describe_stamp_change(&loaded->stamp, &now->stamp, how, sizeof(how));
+    if (czk_zkey_ident_path(path, now, &e) < 0) {
+        snprintf(what, what_size, "%s and no longer readable as a zkey (%s); the loaded key id is %s", how, e.msg,
+                 was);
+        memset(now->id, 0, sizeof(now->id));
+        return CZK_ZKEY_CHANGED;
+    }
+    czk_hex(now->id, CZK_SHA256_LEN, is);
+    if (!memcmp(now->id, loaded->id, CZK_SHA256_LEN)) {
+        snprintf(what, what_size, "%s, same key id %s", how, was);
+        return CZK_ZKEY_TOUCHED;
+    }
+    snprintf(what, what_size, "%s: key id on disk %s differs from the loaded %s", how, is, was);
+    return CZK_ZKEY_CHANGED;
+}
+
+int czk_zkey_recheck_log(const czk_zkey_ident *loaded, czk_zkey_stamp *reported, const char *prog,
+                         const char *circuit, const char *path, int verbose)
+{
+    czk_zkey_ident now;
+    char what[512];
+    int r = czk_zkey_recheck(loaded, path, &now, what, sizeof(what));
+
+    if (r == CZK_ZKEY_SAME) {
+        if (verbose)
+            czk_info("circuit %s: %s unchanged since %s loaded it", circuit, path, prog);
+        *reported = now.stamp;
+        return r;
+    }
+    if (!verbose && !memcmp(reported, &now.stamp, sizeof(now.stamp)))
+        return r; /* said already */
+    *reported = now.stamp;
+    if (r == CZK_ZKEY_TOUCHED)
+        czk_warn("circuit %s: %s changed on disk: %s; %s keeps the key it loaded", circuit, path, what, prog);
+    else
+        czk_err("circuit %s: %s changed on disk: %s; %s keeps using the key it loaded, and a daemon restarted now "
+                "would load another key and be refused this circuit: restart czk-gpud, czk-synth and "
+                "czk-finalizer together",
+                circuit, path, what, prog);
+    return r;
 }
 
 /* ---- writer ---- */

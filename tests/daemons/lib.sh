@@ -12,8 +12,13 @@ export CZK_POOL_HUGEPAGES=never
 fail=0
 GPUD_PID= SYNTH_PID= FIN_PID=
 
-write_config() { # extra lines on stdin are appended
-    cat >"$T/czk.conf" <<CONF
+# write_config: the config of every daemon test; lines on stdin are merged in:
+# a section that is already there gets their keys (a key given again replaces
+# its value), a new section is added at the end.  The parser refuses a
+# section that appears twice, so nothing is simply appended.
+write_config() {
+    cat >"$T/czk.conf.extra"
+    cat >"$T/czk.conf.base" <<CONF
 [czk]
 runtime_dir = $RT
 state_dir = $T/state
@@ -33,7 +38,19 @@ zkey = $FIX/multi/circuit.zkey
 [circuit.linear]
 zkey = $FIX/linear/circuit.zkey
 CONF
-    cat >>"$T/czk.conf"
+    awk '
+        /^[ \t]*\[.*\][ \t]*$/ { sec = $0; gsub(/[ \t]/, "", sec)
+                                 if (!(sec in seen)) { seen[sec] = 1; order[++ns] = sec }
+                                 next }
+        /^[ \t]*$/ || /^[ \t]*[;#]/ { next }
+        { k = $0; sub(/[ \t]*=.*/, "", k); sub(/^[ \t]*/, "", k)
+          if (!((sec, k) in val)) { nk[sec]++; key[sec, nk[sec]] = k }
+          val[sec, k] = $0 }
+        END { for (i = 0; i <= ns; i++) { s = i ? order[i] : ""
+                  if (i) print s
+                  for (j = 1; j <= nk[s]; j++) print val[s, key[s, j]] } }
+    ' "$T/czk.conf.base" "$T/czk.conf.extra" >"$T/czk.conf"
+    rm -f "$T/czk.conf.base" "$T/czk.conf.extra"
 }
 
 start_gpud() { "$GPUD" --config "$T/czk.conf" >>"$T/gpud.log" 2>&1 & GPUD_PID=$!; }

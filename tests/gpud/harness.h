@@ -35,6 +35,8 @@ typedef struct t_sent {
     uint64_t job;
     uint32_t part, pool, slot, gen, stage;
     uint64_t lease_ms;
+    int32_t code;       /* REJECTED, ERROR */
+    char reason[256];   /* REJECTED, ERROR (cut) */
 } t_sent;
 
 /* a fake connection: czk_conn is opaque, gpud only hands the pointer to g->io */
@@ -85,6 +87,15 @@ static inline int t_send(void *ctx, czk_conn *c, const czk_msg *m, const int *fd
         break;
     case CZK_MSG_ACCEPTED:
         s->job = m->u.accepted.job_id;
+        s->stage = m->u.accepted.duplicate;
+        break;
+    case CZK_MSG_REJECTED:
+        s->code = m->u.rejected.code;
+        snprintf(s->reason, sizeof(s->reason), "%.255s", m->u.rejected.reason);
+        break;
+    case CZK_MSG_ERROR:
+        s->code = m->u.error.code;
+        snprintf(s->reason, sizeof(s->reason), "%.255s", m->u.error.message);
         break;
     }
     return 0;
@@ -175,21 +186,26 @@ static inline char *t_tmpdir(void)
     return d;
 }
 
-/* a gpud over state_dir with `slots` slots per pool and `workers` backend contexts */
-static inline gpud *t_gpud_new(const char *state_dir, int slots, unsigned workers, int synth_timeout_s)
+/* a gpud over state_dir (and output_dir, may be NULL) with `slots` slots per
+ * pool and `workers` backend contexts; NULL with *e set when start-up fails
+ * (g->exit_status in *exit_status) */
+static inline gpud *t_gpud_open(const char *state_dir, const char *output_dir, int slots, unsigned workers,
+                                int synth_timeout_s, int *exit_status, czk_error *e)
 {
     gpud *g = calloc(1, sizeof(*g));
-    czk_error e = {0};
     czk_slot_layout l;
 
     g->io = &t_io;
     snprintf(g->cfg.state_dir, sizeof(g->cfg.state_dir), "%s", state_dir);
+    if (output_dir)
+        snprintf(g->cfg.output_dir, sizeof(g->cfg.output_dir), "%s", output_dir);
     snprintf(g->cfg.hugepages, sizeof(g->cfg.hugepages), "off");
     g->cfg.slots_per_pool = slots;
     g->cfg.synth_timeout_s = synth_timeout_s;
     g->cfg.max_jobs = 1000;
     g->cfg.max_queued_partitions = 100000;
     g->cfg.max_partitions_per_job = 64;
+    g->cfg.result_resend_s = 120;
     g->n_circuits = 1;
     g->circuits = calloc(1, sizeof(gpud_circuit));
     snprintf(g->circuits[0].name, sizeof(g->circuits[0].name), "tiny");
@@ -199,9 +215,13 @@ static inline gpud *t_gpud_new(const char *state_dir, int slots, unsigned worker
     czk_slot_payload_layout(8, 8, &l);
     g->circuits[0].slot_bytes = l.total;
     g->max_public = T_NPUB;
-    if (gpud_jobs_open(g, &e) < 0 || gpud_pools_open(g, &e) < 0) {
-        fprintf(stderr, "setup: %s\n", e.msg);
-        exit(1);
+    if (gpud_jobs_open(g, e) < 0 || gpud_pools_open(g, e) < 0) {
+        *exit_status = g->exit_status;
+        gpud_pools_close(g);
+        gpud_jobs_free(g);
+        free(g->circuits);
+        free(g);
+        return NULL;
     }
     g->workers = calloc(workers, sizeof(gpud_work));
     g->n_workers = workers;
@@ -209,6 +229,18 @@ static inline gpud *t_gpud_new(const char *state_dir, int slots, unsigned worker
         g->workers[i].g = g;
         g->workers[i].ctx = i;
         g->workers[i].pub = calloc(T_NPUB + 1, sizeof(czk_fr));
+    }
+    return g;
+}
+
+static inline gpud *t_gpud_new(const char *state_dir, int slots, unsigned workers, int synth_timeout_s)
+{
+    czk_error e = {0};
+    int st = 0;
+    gpud *g = t_gpud_open(state_dir, NULL, slots, workers, synth_timeout_s, &st, &e);
+    if (!g) {
+        fprintf(stderr, "setup: %s\n", e.msg);
+        exit(1);
     }
     return g;
 }
@@ -242,15 +274,20 @@ static inline uint64_t t_submit(gpud *g, t_conn *client, uint32_t lane, uint32_t
     gpud_submit_req *q = calloc(1, sizeof(*q));
     char path[CZK_CONFIG_PATH_MAX + 64];
 
+    czk_error e = {0};
+
     q->g = g;
     q->conn = T_CONN(client);
-    snprintf(q->req, sizeof(q->req), "req-%llu", (unsigned long long)g->next_job_id);
+    if (gpud_job_id_next(g, &q->job, &e) < 0) {
+        fprintf(stderr, "no job id: %s\n", e.msg);
+        exit(1);
+    }
+    snprintf(q->req, sizeof(q->req), "req-%llu", (unsigned long long)q->job);
     q->flags = CZK_SUBMIT_F_WAIT;
     q->lane = lane;
     q->uid = 1000;
     q->nparts = nparts;
     q->circuit = 0;
-    q->job = g->next_job_id++;
     q->tsub = 1;
     snprintf(path, sizeof(path), "%s/%llu", g->spool_dir, (unsigned long long)q->job);
     mkdir(path, 0750);

@@ -49,6 +49,14 @@ static void gen(uint32_t type, czk_msg *m)
         m->u.hello.numa_node = (int32_t)t_range(0, 1024) - 1;
         m->u.hello.instance = (uint32_t)t_rand();
         rand_str(m->u.hello.name, sizeof(m->u.hello.name), 200);
+        /* optional circuits: unique non-empty names, random key ids */
+        m->u.hello.n_circuits = (uint32_t)t_range(0, 3) == 0 ? 0 : (uint32_t)t_range(1, CZK_MSG_MAX_CIRCUITS);
+        for (uint32_t i = 0; i < m->u.hello.n_circuits; i++) {
+            czk_msg_circuit *c = &m->u.hello.circuits[i];
+            int k = snprintf(c->name, sizeof(c->name), "c%u-", i); /* unique prefix */
+            rand_str(c->name + k, sizeof(c->name) - (size_t)k, 40);
+            t_fill(c->key_id, sizeof(c->key_id));
+        }
         break;
     case CZK_MSG_POOL:
         m->u.pool.pool_id = (uint32_t)t_rand();
@@ -256,6 +264,81 @@ static void ex_error_nul(msgpack_packer *pk)
     msgpack_pack_str(pk, 3), msgpack_pack_str_body(pk, "msg", 3), msgpack_pack_str(pk, 3), msgpack_pack_str_body(pk, "a\0b", 3);
 }
 
+/* HELLO with circuits, packed by msgpack-c: good, or broken in one way */
+enum { CIRC_OK, CIRC_DUP, CIRC_SHORT_ID, CIRC_EMPTY_NAME, CIRC_NOT_PAIR, CIRC_TOO_MANY };
+static int circ_mode;
+static uint8_t circ_ids[CZK_MSG_MAX_CIRCUITS + 1][CZK_MSG_KEY_ID];
+static void ex_hello_circs(msgpack_packer *pk)
+{
+    static const char *names[] = {"multi", "linear", "multi"};
+    uint32_t n = circ_mode == CIRC_TOO_MANY ? CZK_MSG_MAX_CIRCUITS + 1 : circ_mode == CIRC_DUP ? 3 : 2;
+    kv_u(pk, "role", CZK_ROLE_SYNTH), kv_u(pk, "pid", 42), kv_u(pk, "proto", 1), kv_u(pk, "node", 0),
+        kv_u(pk, "inst", 0);
+    msgpack_pack_str(pk, 5), msgpack_pack_str_body(pk, "circs", 5);
+    msgpack_pack_array(pk, n);
+    for (uint32_t i = 0; i < n; i++) {
+        char nm[16];
+        const char *name = names[i % 3];
+        if (circ_mode == CIRC_TOO_MANY) {
+            snprintf(nm, sizeof(nm), "c%u", i);
+            name = nm;
+        }
+        if (circ_mode == CIRC_NOT_PAIR && i == 1) {
+            msgpack_pack_array(pk, 1), msgpack_pack_str(pk, 1), msgpack_pack_str_body(pk, "x", 1);
+            continue;
+        }
+        if (circ_mode == CIRC_EMPTY_NAME && i == 1)
+            name = "";
+        msgpack_pack_array(pk, 2);
+        msgpack_pack_str(pk, strlen(name)), msgpack_pack_str_body(pk, name, strlen(name));
+        size_t idlen = circ_mode == CIRC_SHORT_ID && i == 0 ? CZK_MSG_KEY_ID - 1 : CZK_MSG_KEY_ID;
+        msgpack_pack_bin(pk, idlen), msgpack_pack_bin_body(pk, circ_ids[i], idlen);
+    }
+}
+
+static void check_hello_circuits(void)
+{
+    czk_error e = {0};
+    czk_msg m;
+    size_t n;
+
+    t_fill(circ_ids, sizeof(circ_ids));
+    circ_mode = CIRC_OK;
+    n = build(CZK_MSG_HELLO, CZK_PROTO_VERSION, 6, ex_hello_circs, rec);
+    CHECK(czk_msg_decode(rec, n, &m, &e) == 0);
+    CHECK(m.u.hello.n_circuits == 2);
+    CHECK(!strcmp(m.u.hello.circuits[0].name, "multi") && !strcmp(m.u.hello.circuits[1].name, "linear"));
+    CHECK(!memcmp(m.u.hello.circuits[0].key_id, circ_ids[0], CZK_MSG_KEY_ID));
+    CHECK(!memcmp(m.u.hello.circuits[1].key_id, circ_ids[1], CZK_MSG_KEY_ID));
+    circ_mode = CIRC_DUP;
+    n = build(CZK_MSG_HELLO, CZK_PROTO_VERSION, 6, ex_hello_circs, rec);
+    expect_reject(rec, n, "HELLO with a circuit name twice");
+    circ_mode = CIRC_SHORT_ID;
+    n = build(CZK_MSG_HELLO, CZK_PROTO_VERSION, 6, ex_hello_circs, rec);
+    expect_reject(rec, n, "HELLO with a 31-byte key id");
+    circ_mode = CIRC_EMPTY_NAME;
+    n = build(CZK_MSG_HELLO, CZK_PROTO_VERSION, 6, ex_hello_circs, rec);
+    expect_reject(rec, n, "HELLO with an empty circuit name");
+    circ_mode = CIRC_NOT_PAIR;
+    n = build(CZK_MSG_HELLO, CZK_PROTO_VERSION, 6, ex_hello_circs, rec);
+    expect_reject(rec, n, "HELLO with a circuit that is not a pair");
+    circ_mode = CIRC_TOO_MANY;
+    n = build(CZK_MSG_HELLO, CZK_PROTO_VERSION, 6, ex_hello_circs, rec);
+    expect_reject(rec, n, "HELLO with too many circuits");
+    /* the encoder refuses what the decoder would */
+    memset(&m, 0, sizeof(m));
+    m.type = CZK_MSG_HELLO;
+    m.u.hello.role = CZK_ROLE_SYNTH, m.u.hello.pid = 1, m.u.hello.proto = 1;
+    m.u.hello.n_circuits = 2;
+    snprintf(m.u.hello.circuits[0].name, CZK_MSG_CIRCUIT_NAME, "a");
+    snprintf(m.u.hello.circuits[1].name, CZK_MSG_CIRCUIT_NAME, "a");
+    CHECK(czk_msg_encode(rec, sizeof(rec), &m, &e) == -EINVAL);
+    m.u.hello.circuits[1].name[0] = 0;
+    CHECK(czk_msg_encode(rec, sizeof(rec), &m, &e) == -EINVAL);
+    m.u.hello.n_circuits = CZK_MSG_MAX_CIRCUITS + 1;
+    CHECK(czk_msg_encode(rec, sizeof(rec), &m, &e) == -EINVAL);
+}
+
 /* `test_ipc_msg --write-corpus DIR`: the seeds committed in tests/ipc/corpus/ */
 static int write_corpus(const char *dir)
 {
@@ -386,6 +469,7 @@ int main(int argc, char **argv)
     expect_reject(rec, (size_t)n, "a string slot");
     n = (int)build(CZK_MSG_CANCEL, CZK_PROTO_VERSION, 1, ex_cancel_intkey, rec);
     expect_reject(rec, (size_t)n, "an integer key");
+    check_hello_circuits();
     n = (int)build(CZK_MSG_ERROR, CZK_PROTO_VERSION, 2, ex_error_nul, rec);
     expect_reject(rec, (size_t)n, "a string with NUL");
     n = (int)build(CZK_MSG_TYPE_MAX + 1, CZK_PROTO_VERSION, 0, NULL, rec);

@@ -149,8 +149,8 @@ comm -13 "$T/keys.c" "$T/keys.conf" >"$T/extra"
 [ -s "$T/missing" ] && bad "czk.conf.example lacks keys config.c accepts: $(tr '\n' ',' <"$T/missing")"
 [ -s "$T/extra" ] && bad "czk.conf.example names keys config.c does not accept: $(tr '\n' ',' <"$T/extra")"
 # the keys it sets are the layout of the units: RuntimeDirectory=czk and
-# StateDirectory=czk, a client_group that czk-gpud and czk-finalizer are
-# members of and that the sysusers file creates
+# StateDirectory=czk, a client_group that czk-gpud is a member of (it gives
+# czk.sock that group) and that the sysusers file creates
 UNITS=$R/usr/lib/systemd/system
 value() { sed -n "s/^$1 = //p" "$CONF"; }
 rt=$(sed -n 's/^RuntimeDirectory=//p' "$UNITS/czk-gpud.service")
@@ -164,10 +164,8 @@ done
 case "$(value output_dir)" in "$(value state_dir)"/*) ;; *) bad "output_dir $(value output_dir) is not under state_dir" ;; esac
 grp=$(value client_group)
 [ -n "$grp" ] || bad "the packaged file sets no client_group"
-for u in czk-gpud czk-finalizer; do
-    grep "^SupplementaryGroups=" "$UNITS/$u.service" | grep -qw -- "$grp" ||
-        bad "$u.service is not in client_group $grp: $(grep '^SupplementaryGroups=' "$UNITS/$u.service")"
-done
+grep "^SupplementaryGroups=" "$UNITS/czk-gpud.service" | grep -qw -- "$grp" ||
+    bad "czk-gpud.service is not in client_group $grp: $(grep '^SupplementaryGroups=' "$UNITS/czk-gpud.service")"
 grep -q "^g[[:space:]]\+$grp[[:space:]]" "$SYSUSERS" || bad "the sysusers file creates no group $grp"
 # the file parses, and each value it shows is what the daemons use without it
 set --

@@ -7,7 +7,11 @@
 # journaled once, its ACCEPT once.
 #
 # Moments are fault-injection points (CZK_FAULT=<point>:kill, a real SIGKILL
-# at an exact place in the code) and timed kill -9 from outside.  Each round
+# at an exact place in the code) and timed kill -9 from outside.  `quick` (the
+# default suite) runs a sample; `full` (label long) runs EVERY fault point of
+# the daemon, found in its sources (every "<daemon>.<point>" string literal of
+# <daemon>/*.c), so a new point is crashed at without editing this list, plus
+# later hits of some points and timed kills.  Each round
 # submits three jobs with fixed request ids: a 3-partition multi job (--wait
 # --out), a 2-partition linear job (fire and forget) and a 2-partition
 # poseidon job (high priority, --wait --out).  A client whose submission died
@@ -19,23 +23,34 @@
 WHO=$7 MODE=$8
 require_snarkjs
 
+# every fault point of daemon $1: its "$1.<name>" string literals (czk_fault
+# calls, and names passed on to one, like finalizer.before_rename), less file
+# names such as "gpud.sock"
+fault_points() {
+    grep -ho "\"$1\.[a-z_]*\"" "$SRC/$1"/*.c | tr -d '"' | grep -v -E '\.(sock|json|wtns|zkey|r1cs|conf|log|tmp)$' |
+        sort -u
+}
+ALL=$(fault_points "$WHO" | sed 's/$/:kill/' | tr '\n' ' ')
+[ -n "$ALL" ] || { bad "no fault points found in $SRC/$WHO"; exit 1; }
+
 case "$WHO.$MODE" in
 finalizer.quick) ROUNDS="finalizer.before_rename:kill finalizer.after_done_sent:kill timed:0.5" ;;
-finalizer.full) ROUNDS="finalizer.before_rename:kill finalizer.after_write:kill finalizer.after_done_sent:kill
-                        finalizer.before_rename:kill@3 finalizer.after_done_sent:kill@4 timed:0.1 timed:0.4
+finalizer.full) ROUNDS="$ALL finalizer.before_rename:kill@3 finalizer.after_done_sent:kill@4 timed:0.1 timed:0.4
                         timed:0.9 timed:1.6" ;;
 synth.quick) ROUNDS="synth.mid_fill:kill synth.after_publish:kill timed:0.3" ;;
-synth.full) ROUNDS="synth.before_fill:kill synth.mid_fill:kill synth.after_publish:kill synth.mid_fill:kill@2
-                    synth.after_publish:kill@3 timed:0.1 timed:0.3 timed:0.7 timed:1.2" ;;
+synth.full) ROUNDS="$ALL synth.mid_fill:kill@2 synth.after_publish:kill@3 timed:0.1 timed:0.3 timed:0.7 timed:1.2" ;;
 gpud.quick) ROUNDS="gpud.after_accept_journal:kill gpud.mid_compute:kill gpud.after_result_sent:kill
                     gpud.after_done_journal:kill timed:0.6" ;;
-gpud.full) ROUNDS="gpud.before_accept_journal:kill gpud.after_accept_journal:kill gpud.after_accepted_sent:kill
-                   gpud.after_assign:kill gpud.after_ready:kill gpud.mid_compute:kill gpud.after_release:kill
-                   gpud.after_result_sent:kill gpud.before_done:kill gpud.before_done_journal:kill
-                   gpud.after_done_journal:kill gpud.after_result_sent:kill@4 timed:0.2 timed:0.5 timed:1.0
-                   timed:1.8" ;;
+gpud.full) ROUNDS="$ALL gpud.after_result_sent:kill@4 timed:0.2 timed:0.5 timed:1.0 timed:1.8" ;;
 *) echo "usage: crash.sh ... finalizer|synth|gpud quick|full" >&2; exit 2 ;;
 esac
+# a sampled point that no longer exists would only show as "did not die"
+for spec in $ROUNDS; do
+    case $spec in timed:*) continue ;; esac
+    echo " $ALL " | grep -q " ${spec%%@*} " || echo " $ALL " | grep -q " ${spec%%:*}:kill " ||
+        { bad "fault point ${spec%%:*} is not in $SRC/$WHO: update this test"; exit 1; }
+done
+log "$WHO fault points: $ALL"
 
 write_config </dev/null
 start_gpud; start_synth 0; start_synth 1; start_fin

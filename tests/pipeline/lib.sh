@@ -149,17 +149,27 @@ wait_complete() {
 
 snap_journal() { [ -f "$T/state/journal" ] && "$TOOL" journal "$T/state/journal" >>"$T/journal.all" 2>/dev/null; return 0; }
 
-# snapshot inode + mtime of every proof.json written so far (compared at the end)
+# snapshot inode + mtime of every proof.json written so far (compared at the
+# end) into $T/files.snap, or the file given
 snap_files() {
-    find "$T/out" -name proof.json -printf '%p %i %T@\n' 2>/dev/null >>"$T/files.snap"
+    find "$T/out" -name proof.json -printf '%p %i %T@\n' 2>/dev/null >>"${1:-$T/files.snap}"
 }
 # the same every 50 ms in the background, so a file replaced soon after it was
-# first written (a second rename over it) is seen too
+# first written (a second rename over it) is seen too.  Into a file of its own
+# (two writers appending to one file can interleave their lines), and stopped
+# between two snapshots, never inside one (a cut line would read as a change)
 SAMPLER_PID=""
 start_sampler() {
-    (while :; do snap_files; sleep 0.05; done) & SAMPLER_PID=$!
+    rm -f "$T/sampler.stop"
+    (while [ ! -e "$T/sampler.stop" ]; do snap_files "$T/files.sampled"; sleep 0.05; done) & SAMPLER_PID=$!
 }
-stop_sampler() { [ -n "$SAMPLER_PID" ] && kill "$SAMPLER_PID" 2>/dev/null; SAMPLER_PID=""; return 0; }
+stop_sampler() {
+    [ -n "$SAMPLER_PID" ] || return 0
+    : >"$T/sampler.stop"
+    wait "$SAMPLER_PID" 2>/dev/null
+    SAMPLER_PID=""
+    return 0
+}
 
 # check_all: every expected job complete, each partition written once,
 # journaled once, files never rewritten, and the whole batch verified by snarkjs
@@ -201,6 +211,7 @@ check_all() {
         [ "$n" = 1 ] || bad "job $job: ACCEPT journaled $n times"
     done <"$T/expect"
     # a file that changed inode or mtime between snapshots was rewritten
+    cat "$T/files.sampled" 2>/dev/null >>"$T/files.snap"
     sort -u "$T/files.snap" | awk '{ if (($1 in seen) && seen[$1] != $2 " " $3) print $1; seen[$1] = $2 " " $3 }' \
         >"$T/rewritten"
     [ -s "$T/rewritten" ] && bad "proof files rewritten after they were first written: $(cat "$T/rewritten")"

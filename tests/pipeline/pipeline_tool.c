@@ -5,7 +5,7 @@
  *   pipeline_tool journal PATH
  *       prints every record of czk-gpud's journal, read-only and without its
  *       lock (safe while gpud runs), one line each:
- *           SEQ TYPE JOB PART STATUS     (TYPE: ACCEPT DONE COMPLETE CANCEL)
+ *           SEQ TYPE JOB PART STATUS     (TYPE: ACCEPT DONE COMPLETE CANCEL PROBE)
  *       the crash tests use it to prove each partition's DONE was journaled
  *       exactly once (sequence numbers survive compaction).
  *
@@ -47,7 +47,7 @@ static uint8_t buf[CZK_MSG_MAX_RECORD];
 
 static int dump_rec(const czk_journal_rec *rec, void *ctx)
 {
-    static const char *const names[] = {"?", "ACCEPT", "DONE", "COMPLETE", "CANCEL"};
+    static const char *const names[] = {"?", "ACCEPT", "DONE", "COMPLETE", "CANCEL", "PROBE"};
     unsigned long long job = 0, part = 0;
     long long status = 0;
     msgpack_unpacked up;
@@ -69,7 +69,7 @@ static int dump_rec(const czk_journal_rec *rec, void *ctx)
                 status = v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER ? v->via.i64 : (long long)v->via.u64;
         }
     msgpack_unpacked_destroy(&up);
-    printf("%llu %s %llu %llu %lld\n", (unsigned long long)rec->seq, rec->type <= 4 ? names[rec->type] : "?", job,
+    printf("%llu %s %llu %llu %lld\n", (unsigned long long)rec->seq, rec->type <= 5 ? names[rec->type] : "?", job,
            part, status);
     return 0;
 }

@@ -25,7 +25,11 @@
 #       C cannot use czk.sock; A and B can;
 #       B cannot cancel, watch, see in status (list, --job, --json) or fetch
 #       (request-id replay, output_dir files, spooled witnesses) A's jobs;
-#       root can cancel A's job;
+#       a request id is bound to (uid, circuit, partition count, witness
+#       digests): A's same submission again is the same job (duplicate), a
+#       different circuit, count or witness is refused naming the difference;
+#       gpud.sock is mode 0600 (daemons only); czk.sock 0660 in client_group;
+#       root and admin_group members (D) can cancel A's job, B cannot;
 #       neither A nor B can open the pools (gpud's memfds through /proc, or
 #       pool files in /dev/shm or on hugetlbfs).
 set -u
@@ -34,15 +38,18 @@ MODE=$1 CZK=$2 FAKE=$3
 command -v useradd >/dev/null 2>&1 && command -v setpriv >/dev/null 2>&1 ||
     { echo "SKIP: needs useradd and setpriv"; exit 77; }
 
-UA=czksec-a UB=czksec-b UC=czksec-c GRP=czksec
+UA=czksec-a UB=czksec-b UC=czksec-c UD=czksec-d GRP=czksec AGRP=czksec-adm
 ensure_user() {
     id -u "$1" >/dev/null 2>&1 && return 0
     useradd -r -M -d /nonexistent -s /usr/sbin/nologin "$1" >/dev/null 2>&1 ||
         { echo "SKIP: useradd $1 failed"; exit 77; }
 }
-getent group "$GRP" >/dev/null 2>&1 || groupadd -r "$GRP" >/dev/null 2>&1 || { echo "SKIP: groupadd failed"; exit 77; }
-for u in $UA $UB $UC; do ensure_user "$u"; done
-usermod -a -G "$GRP" "$UA" && usermod -a -G "$GRP" "$UB" || { echo "SKIP: usermod failed"; exit 77; }
+for gr in "$GRP" "$AGRP"; do
+    getent group "$gr" >/dev/null 2>&1 || groupadd -r "$gr" >/dev/null 2>&1 || { echo "SKIP: groupadd failed"; exit 77; }
+done
+for u in $UA $UB $UC $UD; do ensure_user "$u"; done
+usermod -a -G "$GRP" "$UA" && usermod -a -G "$GRP" "$UB" && usermod -a -G "$GRP,$AGRP" "$UD" ||
+    { echo "SKIP: usermod failed"; exit 77; }
 IDA=$(id -u $UA) IDB=$(id -u $UB)
 
 # as USER CMD...: run CMD as USER (its groups from /etc/group), with none of
@@ -165,8 +172,7 @@ daemon_side() {
     mkdir -p "$T/a" "$T/b"
     cp "$FIX/multi/witness.wtns" "$T/a/w.wtns"
     chown -R "$UA" "$T/a" && chown -R "$UB" "$T/b" && chmod 700 "$T/a" "$T/b"
-    write_config </dev/null
-    sed -i "s/^\[czk\]\$/[czk]\nclient_group = $GRP/" "$T/czk.conf"
+    printf '[czk]\nclient_group = %s\n[gpud]\nadmin_group = %s\n' "$GRP" "$AGRP" | write_config
     chmod 644 "$T/czk.conf"
     czk_as() { u=$1; shift; as "$u" timeout 60 "$T/czk" "$@" --runtime-dir "$RT"; }
     start_gpud; start_synth; start_fin
@@ -175,6 +181,10 @@ daemon_side() {
     echo "== client_group: a member may connect, a non-member may not"
     expect 2 "$UC (not in client_group) status" czk_as "$UC" status
     expect 0 "$UA (member) status" czk_as "$UA" status
+    m=$(stat -c %a "$RT/gpud.sock") && [ "$m" = 600 ] || bad "gpud.sock is mode $m, not 600 (daemons only)"
+    m=$(stat -c %a:%G "$RT/czk.sock") && [ "$m" = "660:$GRP" ] || bad "czk.sock is $m, not 660:$GRP"
+    expect 2 "$UA (member) on gpud.sock" as "$UA" "$CLIENT" "$RT/gpud.sock" status
+    grep -q "Permission denied" "$W/err" || bad "gpud.sock: not refused by its mode: $(cat "$W/err")"
 
     echo "== A's finished job"
     expect 0 "A submits and waits" czk_as "$UA" submit --circuit multi --request-id a-secret-1 --wait "$T/a/w.wtns"
@@ -187,6 +197,20 @@ daemon_side() {
     cp "$FIX/multi/witness.wtns" "$T/b/w.wtns" && chown "$UB" "$T/b/w.wtns"
     czk_as "$UB" submit --circuit multi --request-id a-secret-1 "$T/b/w.wtns" >"$W/out" 2>"$W/err"
     if grep -q "^job $J1 accepted" "$W/out"; then bad "B replaying A's request id gets A's job $J1"; fi
+
+    echo "== request ids are bound to the circuit, the partition count and the witnesses"
+    expect 0 "A resubmits the same job" czk_as "$UA" submit --circuit multi --request-id a-secret-1 "$T/a/w.wtns"
+    grep -q "^job $J1 accepted (duplicate" "$W/out" || bad "A's same submission is not job $J1 (duplicate): $(cat "$W/out")"
+    expect 2 "A: same id, another circuit" czk_as "$UA" submit --circuit linear --request-id a-secret-1 "$FIX/linear/witness.wtns"
+    grep -q 'circuit "multi", not for circuit "linear"' "$W/err" || bad "other circuit: reason does not say so: $(cat "$W/err")"
+    expect 2 "A: same id, two partitions" czk_as "$UA" submit --circuit multi --request-id a-secret-1 "$T/a/w.wtns" "$T/a/w.wtns"
+    grep -q "1 partition, not 2" "$W/err" || bad "other count: reason does not say so: $(cat "$W/err")"
+    # the same witness with one random byte appended (gpud hashes what it reads)
+    cp "$T/a/w.wtns" "$T/a/w2.wtns" && head -c 1 /dev/urandom >>"$T/a/w2.wtns" && chown "$UA" "$T/a/w2.wtns"
+    expect 2 "A: same id, another witness" czk_as "$UA" submit --circuit multi --request-id a-secret-1 "$T/a/w2.wtns"
+    grep -q "partition 0: its witness .* differs" "$W/err" || bad "other witness: reason does not name it: $(cat "$W/err")"
+    if grep -q "^job" "$W/out"; then bad "a refused resubmission printed a job: $(cat "$W/out")"; fi
+
     for f in "$T/out/$J1/0/proof.json" "$T/out/$J1/0/public.json"; do
         if as "$UB" cat "$f" >/dev/null 2>&1; then bad "B can read A's $f"; fi
     done
@@ -206,7 +230,10 @@ daemon_side() {
     if grep -q "a-secret" "$W/out"; then bad "B sees A's jobs in the status table"; fi
     grep -q "^other users: 1 job" "$W/out" || bad "B's status does not count other users' jobs: $(grep -i other "$W/out")"
     expect 2 "B cancels A's job" czk_as "$UB" cancel "$J2"
+    if grep -q "uid $IDA" "$W/err"; then bad "B's refused cancel tells A's uid: $(cat "$W/err")"; fi
     expect 5 "B watches A's active job" as "$UB" "$CLIENT" "$RT/czk.sock" watch "$J2"
+    expect 0 "A submits another job" czk_as "$UA" submit --circuit multi --request-id a-secret-3 "$T/a/w.wtns"
+    J3=$(sed -n 's/^job \([0-9]*\) accepted.*/\1/p' "$W/out")
 
     echo "== the pools"
     for p in $GPUD_PID; do
@@ -227,8 +254,11 @@ daemon_side() {
         done
     done
 
-    echo "== root cancels A's job"
+    echo "== root and admin_group cancel A's jobs"
     expect 0 "root cancels A's job" "$T/czk" cancel "$J2" --runtime-dir "$RT"
+    expect 0 "D (admin_group) cancels A's job" czk_as "$UD" cancel "$J3"
+    expect 0 "A: status --job of its cancelled job" czk_as "$UA" status --json --job "$J3"
+    grep -q '"cancelled"' "$W/out" || bad "A's job $J3 is not cancelled after D's cancel"
 }
 
 case $MODE in

@@ -42,7 +42,7 @@
 #define PUBLIC_TEXT "[\"33\"]\n"
 
 static uint8_t buf[CZK_MSG_MAX_RECORD];
-static char seen[64][CZK_MSG_STR_SHORT];
+static char seen[64][CZK_MSG_REQID_MAX + 1];
 static int nseen;
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

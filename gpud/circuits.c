@@ -1,0 +1,179 @@
+/*
+ * circuits.c — czk-gpud's circuits (circuits.h): the zkeys loaded once into
+ * private memory, their key ids, the per-peer circuit maps built from HELLO,
+ * and the re-validation of the files on disk.  Loop thread only, except
+ * gpud_circuits_open, which main.c calls before any thread starts.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/base/log.h"
+#include "gpud/circuits.h"
+#include "gpud/gpud.h"
+
+/* What the last re-validation reported per circuit, so that a change is
+ * logged once and not at every tick (one gpud per process). */
+static czk_zkey_stamp reported[CZK_CONFIG_MAX_CIRCUITS];
+
+/* SIGHUP (reload) asks the next gpud_circuits_recheck to report even when
+ * nothing changed; without a handler SIGHUP would end gpud. */
+static volatile sig_atomic_t hup;
+
+static void on_sighup(int sig)
+{
+    (void)sig;
+    hup = 1;
+}
+
+int gpud_circuits_open(gpud *g, czk_error *e)
+{
+    if (g->cfg.n_circuits == 0)
+        return czk_errorf(e, -EINVAL, "no circuits configured: add [circuit.NAME] zkey = PATH to the config");
+    if (g->cfg.n_circuits > CZK_MSG_MAX_CIRCUITS)
+        return czk_errorf(e, -E2BIG, "%d circuits configured, at most %d", g->cfg.n_circuits, CZK_MSG_MAX_CIRCUITS);
+    g->circuits = calloc((size_t)g->cfg.n_circuits, sizeof(gpud_circuit));
+    if (!g->circuits)
+        return czk_errorf(e, -ENOMEM, "out of memory");
+    {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = on_sighup;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART;
+        sigaction(SIGHUP, &sa, NULL);
+    }
+    for (int i = 0; i < g->cfg.n_circuits; i++) {
+        gpud_circuit *c = &g->circuits[i];
+        char id[CZK_ZKEY_ID_HEX];
+        czk_slot_layout l;
+        int r = czk_zkey_load(&c->zkey, g->cfg.circuits[i].zkey, CZK_ZKEY_POINTS, e);
+        if (r < 0)
+            return r;
+        g->n_circuits++;
+        snprintf(c->name, sizeof(c->name), "%s", g->cfg.circuits[i].name);
+        czk_slot_payload_layout(c->zkey.domain_size, c->zkey.n_vars, &l);
+        c->slot_bytes = l.total;
+        if (c->zkey.n_public > g->max_public)
+            g->max_public = c->zkey.n_public;
+        reported[i] = c->zkey.ident.stamp;
+        czk_zkey_id_hex(&c->zkey, id);
+        czk_info("circuit %s: %s, key id %s, domain %u, %u variables, %u public, slot %llu bytes", c->name,
+                 g->cfg.circuits[i].zkey, id, c->zkey.domain_size, c->zkey.n_vars, c->zkey.n_public,
+                 (unsigned long long)c->slot_bytes);
+    }
+    return 0;
+}
+
+void gpud_circuits_close(gpud *g)
+{
+    for (unsigned i = 0; i < g->n_circuits; i++)
+        czk_zkey_close(&g->circuits[i].zkey);
+    free(g->circuits);
+    g->circuits = NULL;
+    g->n_circuits = 0;
+}
+
+void gpud_circuits_hello(const gpud *g, czk_msg_hello *h)
+{
+    h->n_circuits = 0;
+    for (unsigned i = 0; i < g->n_circuits && i < CZK_MSG_MAX_CIRCUITS; i++) {
+        czk_msg_circuit *c = &h->circuits[h->n_circuits++];
+        snprintf(c->name, sizeof(c->name), "%s", g->circuits[i].name);
+        czk_zkey_id(&g->circuits[i].zkey, c->key_id);
+    }
+}
+
+void gpud_peer_map_identity(const gpud *g, gpud_peer_map *m)
+{
+    memset(m, 0, sizeof(*m));
+    for (unsigned i = 0; i < CZK_CONFIG_MAX_CIRCUITS; i++)
+        m->peer_id[i] = i < g->n_circuits ? i : GPUD_CIRCUIT_REFUSED;
+    m->n_agreed = g->n_circuits < CZK_CONFIG_MAX_CIRCUITS ? g->n_circuits : CZK_CONFIG_MAX_CIRCUITS;
+}
+
+unsigned gpud_circuits_map(const gpud *g, const czk_msg_hello *peer, const char *who, gpud_peer_map *m)
+{
+    memset(m, 0, sizeof(*m));
+    for (unsigned i = 0; i < CZK_CONFIG_MAX_CIRCUITS; i++)
+        m->peer_id[i] = GPUD_CIRCUIT_REFUSED;
+    if (peer->n_circuits == 0) {
+        /* an older peer: the config index, as before key ids existed */
+        gpud_peer_map_identity(g, m);
+        czk_warn("%s does not announce its circuits: assuming it lists the same circuits with the same keys in "
+                 "the same order (upgrade it to have this checked)", who);
+        return m->n_agreed;
+    }
+    m->announced = 1;
+    for (unsigned i = 0; i < g->n_circuits && i < CZK_CONFIG_MAX_CIRCUITS; i++) {
+        const gpud_circuit *c = &g->circuits[i];
+        char ours[CZK_ZKEY_ID_HEX], theirs[CZK_ZKEY_ID_HEX];
+        uint32_t k;
+
+        czk_zkey_id_hex(&c->zkey, ours);
+        for (k = 0; k < peer->n_circuits; k++)
+            if (!strcmp(peer->circuits[k].name, c->name))
+                break;
+        if (k == peer->n_circuits) {
+            czk_err("circuit \"%s\" refused for %s: it is not configured there (key id here %s): no partition "
+                    "of \"%s\" goes to it",
+                    c->name, who, ours, c->name);
+            continue;
+        }
+        if (memcmp(peer->circuits[k].key_id, c->zkey.ident.id, CZK_MSG_KEY_ID) != 0) {
+            czk_hex(peer->circuits[k].key_id, CZK_MSG_KEY_ID, theirs);
+            czk_err("circuit \"%s\" refused for %s: its zkey has key id %s, gpud's has %s: no partition of \"%s\" "
+                    "goes to it until both load the same key (restart the daemon with the older key)",
+                    c->name, who, theirs, ours, c->name);
+            continue;
+        }
+        m->peer_id[i] = k;
+        m->n_agreed++;
+    }
+    for (uint32_t k = 0; k < peer->n_circuits; k++) {
+        unsigned i;
+        for (i = 0; i < g->n_circuits; i++)
+            if (!strcmp(peer->circuits[k].name, g->circuits[i].name))
+                break;
+        if (i == g->n_circuits)
+            czk_info("%s knows circuit \"%s\", which gpud does not: ignored", who, peer->circuits[k].name);
+    }
+    czk_info("%s agrees on %u of %u circuits", who, m->n_agreed, g->n_circuits);
+    return m->n_agreed;
+}
+
+int gpud_circuits_why_waiting(const gpud *g, uint32_t c, const gpud_peer_map *const *maps, unsigned n,
+                              const char *role, char *why, size_t why_size)
+{
+    char id[CZK_ZKEY_ID_HEX];
+
+    if (c >= g->n_circuits || n == 0)
+        return 0;
+    for (unsigned i = 0; i < n; i++)
+        if (gpud_peer_circuit(maps[i], c) != GPUD_CIRCUIT_REFUSED)
+            return 0;
+    czk_zkey_id_hex(&g->circuits[c].zkey, id);
+    snprintf(why, why_size,
+             "waiting: no connected %s agrees on circuit \"%s\" (gpud's key id %s): see the daemons' logs for the "
+             "key ids they loaded",
+             role, g->circuits[c].name, id);
+    return 1;
+}
+
+unsigned gpud_circuits_recheck(gpud *g, int verbose)
+{
+    unsigned differ = 0;
+
+    if (hup) {
+        hup = 0;
+        verbose = 1;
+        czk_info("SIGHUP: re-checking the zkeys");
+    }
+    for (unsigned i = 0; i < g->n_circuits && i < CZK_CONFIG_MAX_CIRCUITS; i++)
+        if (czk_zkey_recheck_log(&g->circuits[i].zkey.ident, &reported[i], "czk-gpud", g->circuits[i].name,
+                                 g->cfg.circuits[i].zkey, verbose) == CZK_ZKEY_CHANGED)
+            differ++;
+    return differ;
+}
