@@ -1,15 +1,22 @@
 /*
  * cmd_status.c — `czk status [--json] [--job JOB] [JOB]`: asks czk-gpud for its
- * STATUS_REPLY (a msgpack map, keys listed in docs/daemons.md, "STATUS_REPLY body") and
- * prints it as a table for people or, with --json, as one JSON object for
- * programs (the same keys, converted one to one through jansson).
+ * STATUS_REPLY (a map typed by ipc/msg.c's czk_schema_status_reply; keys
+ * listed in docs/daemons.md, "STATUS_REPLY body") and prints it as a table
+ * for people or, with --json, as one JSON object for programs.  The body is
+ * decoded through the schema first: a body that breaks it (a key of the
+ * wrong type or out of range, too many items, bad structure) is refused with
+ * the schema's reason.  --json then renders the map as gpud sent it (the same
+ * keys, converted one to one through jansson), so keys a newer gpud adds
+ * reach programs too.
  *
  * The table: jobs per state, partitions per stage, slots in use per pool,
  * mean time per stage, proofs in the last minute, then one row per active
  * job of this user (and the --job one), and a line counting other users'
  * active jobs when the reply carries that count ("others": {"jobs",
- * "partitions"}).  Keys the client does not know are ignored, missing ones
- * read as 0 or "-".  Exit status 0, or 2 when gpud cannot be asked.
+ * "partitions"}), and under the job rows the reason of each job that is not
+ * moving.  Keys the client does not know are ignored, missing ones read as 0
+ * or "-".  Exit status 0, or 2 when gpud cannot be asked or its reply is
+ * malformed.
  *
  * Every string of the reply is the daemon's, and some of it came from other
  * clients (request ids, circuit names): the table escapes every one (log.h,
@@ -29,49 +36,6 @@
 #include "common/base/log.h"
 
 static czk_client cl = {.fd = -1};
-
-/* ----------------------------------------------------- msgpack lookups --- */
-
-static const msgpack_object *get(const msgpack_object *map, const char *key)
-{
-    size_t n = strlen(key);
-    if (!map || map->type != MSGPACK_OBJECT_MAP)
-        return NULL;
-    for (uint32_t i = 0; i < map->via.map.size; i++) {
-        const msgpack_object *k = &map->via.map.ptr[i].key;
-        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n && !memcmp(k->via.str.ptr, key, n))
-            return &map->via.map.ptr[i].val;
-    }
-    return NULL;
-}
-
-static double num(const msgpack_object *map, const char *key)
-{
-    const msgpack_object *o = get(map, key);
-    if (!o)
-        return 0;
-    switch (o->type) {
-    case MSGPACK_OBJECT_POSITIVE_INTEGER: return (double)o->via.u64;
-    case MSGPACK_OBJECT_NEGATIVE_INTEGER: return (double)o->via.i64;
-    case MSGPACK_OBJECT_FLOAT32:
-    case MSGPACK_OBJECT_FLOAT64: return o->via.f64;
-    case MSGPACK_OBJECT_BOOLEAN: return o->via.boolean;
-    default: return 0;
-    }
-}
-
-static unsigned long long u(const msgpack_object *map, const char *key) { return (unsigned long long)num(map, key); }
-
-/* a string value, escaped (log.h), into buf ("-" when absent) */
-static const char *str(const msgpack_object *map, const char *key, char *buf, size_t n)
-{
-    const msgpack_object *o = get(map, key);
-    if (!o || o->type != MSGPACK_OBJECT_STR) {
-        snprintf(buf, n, "-");
-        return buf;
-    }
-    return czk_esc_n(o->via.str.ptr, o->via.str.size, buf, n);
-}
 
 /* ----------------------------------------------------------- to JSON --- */
 
@@ -153,72 +117,90 @@ static json_t *to_json(const msgpack_object *o)
 
 /* ------------------------------------------------------------- table --- */
 
-static void job_row(const msgpack_object *j)
+/* a string of the reply, escaped (log.h) into buf, "-" when empty */
+static const char *str(const char *v, char *buf, size_t n)
 {
-    char state[64], circ[4 * CZK_MSG_STR_SHORT], req[4 * CZK_MSG_STR_SHORT];
+    if (!v[0])
+        return "-";
+    return czk_esc(v, buf, n);
+}
+
+static void job_row(const czk_status_job *j)
+{
+    char state[4 * sizeof(j->state)], circ[4 * CZK_STATUS_TEXT], req[4 * CZK_STATUS_TEXT];
     static const char *const lanes[] = {"high", "normal", "low"};
-    unsigned long long lane = u(j, "lane");
 
-    printf("%-8llu %-10s %-14s %-7s %6llu %7llu %6llu %5llu %9llu %5llu %7llu  %s\n", u(j, "id"),
-           str(j, "state", state, sizeof(state)), str(j, "circuit", circ, sizeof(circ)), lane < 3 ? lanes[lane] : "?",
-           u(j, "partitions"), u(j, "queued"), u(j, "synth"), u(j, "gpu"), u(j, "finalize"), u(j, "done"),
-           u(j, "failed"), str(j, "request", req, sizeof(req)));
+    printf("%-8llu %-10s %-14s %-7s %6u %7u %6u %5u %9u %5u %7u  %s\n", (unsigned long long)j->id,
+           str(j->state, state, sizeof(state)), str(j->circuit, circ, sizeof(circ)), j->lane < 3 ? lanes[j->lane] : "?",
+           j->partitions, j->queued, j->synth, j->gpu, j->finalize, j->done, j->failed,
+           str(j->request, req, sizeof(req)));
 }
 
-/* other users' jobs travel only as counts: {"others": {"jobs": N, "partitions": M}} */
-static void print_others(const msgpack_object *st)
+static void job_reason(const czk_status_job *j)
 {
-    const msgpack_object *o = get(st, "others");
-
-    if (!o || o->type != MSGPACK_OBJECT_MAP)
-        return;
-    printf("other users: %llu job%s (%llu partition%s) active\n", u(o, "jobs"), u(o, "jobs") == 1 ? "" : "s",
-           u(o, "partitions"), u(o, "partitions") == 1 ? "" : "s");
+    char why[4 * CZK_STATUS_REASON];
+    if (j->reason[0])
+        printf("%-8llu %s\n", (unsigned long long)j->id, czk_esc(j->reason, why, sizeof(why)));
 }
 
-static void print_table(const msgpack_object *st)
+static void print_table(const czk_status_reply *st)
 {
-    const msgpack_object *jobs = get(st, "jobs"), *parts = get(st, "partitions"), *pools = get(st, "pools");
-    const msgpack_object *lat = get(st, "latency_s"), *active = get(st, "active"), *job = get(st, "job");
-    char name[128], backend[64];
+    char name[4 * CZK_MSG_STR_SHORT], backend[4 * CZK_MSG_STR_SHORT];
+    unsigned reasons = 0;
 
-    printf("%s (backend %s): %llu synth%s connected, finalizer %s\n", str(st, "daemon", name, sizeof(name)),
-           str(st, "backend", backend, sizeof(backend)), u(st, "synths"), u(st, "synths") == 1 ? "" : "s",
-           u(st, "finalizer") ? "connected" : "NOT connected");
-    printf("jobs        active %llu, complete %llu, failed %llu, cancelled %llu\n", u(jobs, "active"),
-           u(jobs, "complete"), u(jobs, "failed"), u(jobs, "cancelled"));
-    printf("partitions  queued %llu, synth %llu, gpu %llu, finalize %llu\n", u(parts, "queued"), u(parts, "synth"),
-           u(parts, "gpu"), u(parts, "finalize"));
-    if (pools && pools->type == MSGPACK_OBJECT_ARRAY)
-        for (uint32_t i = 0; i < pools->via.array.size; i++) {
-            const msgpack_object *p = &pools->via.array.ptr[i];
-            printf("%-11s pool %llu (NUMA node %d): %llu of %llu slots in use, %s pages", i ? "" : "slots",
-                   u(p, "id"), (int)num(p, "node"), u(p, "in_use"), u(p, "slots"),
-                   u(p, "hugetlb") ? "huge" : "4 KiB");
-            if (u(p, "quarantined"))
-                printf(", %llu quarantined (a synth missed synth_timeout_s)", u(p, "quarantined"));
-            printf("\n");
-        }
+    printf("%s (backend %s): %u synth%s connected, finalizer %s\n", str(st->daemon, name, sizeof(name)),
+           str(st->backend, backend, sizeof(backend)), st->synths, st->synths == 1 ? "" : "s",
+           st->finalizer ? "connected" : "NOT connected");
+    printf("jobs        active %llu, complete %llu, failed %llu, cancelled %llu\n",
+           (unsigned long long)st->jobs.active, (unsigned long long)st->jobs.complete,
+           (unsigned long long)st->jobs.failed, (unsigned long long)st->jobs.cancelled);
+    printf("partitions  queued %llu, synth %llu, gpu %llu, finalize %llu\n", (unsigned long long)st->partitions.queued,
+           (unsigned long long)st->partitions.synth, (unsigned long long)st->partitions.gpu,
+           (unsigned long long)st->partitions.finalize);
+    for (uint32_t i = 0; i < st->n_pools; i++) {
+        const czk_status_pool *p = &st->pools[i];
+        printf("%-11s pool %u (NUMA node %d): %u of %u slots in use, %s pages", i ? "" : "slots", p->id, p->node,
+               p->in_use, p->slots, p->hugetlb ? "huge" : "4 KiB");
+        if (p->quarantined)
+            printf(", %u quarantined (a synth missed synth_timeout_s)", p->quarantined);
+        printf("\n");
+    }
     printf("latency     mean per partition: queue %.3f s, synth %.3f s, gpu %.3f s, finalize %.3f s\n",
-           num(lat, "queue"), num(lat, "synth"), num(lat, "gpu"), num(lat, "finalize"));
+           st->latency_s.queue, st->latency_s.synth, st->latency_s.gpu, st->latency_s.finalize);
     printf("throughput  %llu proofs in the last minute; %llu proved, %llu failed since start\n",
-           u(st, "proofs_per_minute"), u(st, "proofs_total"), u(st, "failures_total"));
-    if (u(st, "synth_timeouts_total"))
+           (unsigned long long)st->proofs_per_minute, (unsigned long long)st->proofs_total,
+           (unsigned long long)st->failures_total);
+    if (st->synth_timeouts_total)
         printf("synths      %llu assignment(s) taken back after synth_timeout_s since start\n",
-               u(st, "synth_timeouts_total"));
-    if (get(st, "gpu_busy_pct"))
-        printf("backend     %.1f%% busy over the last minute (compute stage), largest idle gap %.1f ms\n", num(st, "gpu_busy_pct"),
-               num(st, "gpu_max_gap_ms"));
-    print_others(st);
-    if ((active && active->type == MSGPACK_OBJECT_ARRAY && active->via.array.size) || job) {
+               (unsigned long long)st->synth_timeouts_total);
+    if (st->has_gpu_busy)
+        printf("backend     %.1f%% busy over the last minute (compute stage), largest idle gap %.1f ms\n",
+               st->gpu_busy_pct, (double)st->gpu_max_gap_ms);
+    /* other users' jobs travel only as counts: {"others": {"jobs": N, "partitions": M}} */
+    if (st->has_others)
+        printf("other users: %llu job%s (%llu partition%s) active\n", (unsigned long long)st->others.jobs,
+               st->others.jobs == 1 ? "" : "s", (unsigned long long)st->others.partitions,
+               st->others.partitions == 1 ? "" : "s");
+    if (st->n_active || st->has_job) {
         printf("\n%-8s %-10s %-14s %-7s %6s %7s %6s %5s %9s %5s %7s  %s\n", "JOB", "STATE", "CIRCUIT", "PRIO",
                "PARTS", "QUEUED", "SYNTH", "GPU", "FINALIZE", "DONE", "FAILED", "REQUEST");
-        if (active && active->type == MSGPACK_OBJECT_ARRAY)
-            for (uint32_t i = 0; i < active->via.array.size; i++)
-                if (!job || u(&active->via.array.ptr[i], "id") != u(job, "id"))
-                    job_row(&active->via.array.ptr[i]);
-        if (job)
-            job_row(job);
+        for (uint32_t i = 0; i < st->n_active; i++)
+            if (!st->has_job || st->active[i].id != st->job.id) {
+                job_row(&st->active[i]);
+                reasons += st->active[i].reason[0] != 0;
+            }
+        if (st->has_job) {
+            job_row(&st->job);
+            reasons += st->job.reason[0] != 0;
+        }
+    }
+    if (reasons) {
+        printf("\n%-8s %s\n", "JOB", "WHY IT IS NOT MOVING");
+        for (uint32_t i = 0; i < st->n_active; i++)
+            if (!st->has_job || st->active[i].id != st->job.id)
+                job_reason(&st->active[i]);
+        if (st->has_job)
+            job_reason(&st->job);
     }
 }
 
@@ -236,6 +218,24 @@ static int parse_job(const char *s, uint64_t *out)
     return 0;
 }
 
+/* --json: the body as gpud sent it (already checked against the schema) */
+static int print_json(const czk_bytes *body)
+{
+    msgpack_unpacked up;
+    size_t off = 0;
+    json_t *j = NULL;
+    int r = -1;
+
+    msgpack_unpacked_init(&up);
+    if (msgpack_unpack_next(&up, (const char *)body->ptr, body->len, &off) == MSGPACK_UNPACK_SUCCESS &&
+        (j = to_json(&up.data)) && json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) == 0 &&
+        fputc('\n', stdout) != EOF)
+        r = 0;
+    json_decref(j);
+    msgpack_unpacked_destroy(&up);
+    return r;
+}
+
 int czk_cmd_status(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -243,12 +243,11 @@ int czk_cmd_status(int argc, char **argv)
     const char *cmd = argv[0];
     int json = 0, r, c, rc = CZK_EXIT_ERROR;
     uint64_t job = 0;
-    msgpack_sbuffer sb;
-    msgpack_packer pk;
-    msgpack_unpacked up;
+    czk_status_request rq = {0};
+    czk_status_reply *st = NULL;
+    uint8_t body[64];
     czk_error e = {0};
     czk_msg m;
-    size_t off = 0;
 
     while ((c = czk_cli_getopt(argc, argv, opts)) != -1) {
         if ((r = czk_client_option(&cl, cmd, c, optarg)) != 0) {
@@ -268,22 +267,19 @@ int czk_cmd_status(int argc, char **argv)
         if (job || parse_job(argv[i], &job) < 0)
             return czk_cli_usage_error(cmd, "unexpected argument \"%s\"", argv[i]);
     }
-    if (czk_client_connect(&cl, &e) < 0)
+    rq.job = job;
+    if ((r = czk_schema_encode(&czk_schema_status_request, &rq, body, sizeof(body), &e)) < 0)
         return czk_cli_fail(cmd, &e);
-
-    msgpack_sbuffer_init(&sb);
-    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-    msgpack_pack_map(&pk, job ? 1 : 0);
-    if (job) {
-        msgpack_pack_str_with_body(&pk, "job", 3);
-        msgpack_pack_uint64(&pk, job);
+    if (!(st = malloc(sizeof(*st))))
+        return czk_cli_failf(cmd, "out of memory");
+    if (czk_client_connect(&cl, &e) < 0) {
+        free(st);
+        return czk_cli_fail(cmd, &e);
     }
     memset(&m, 0, sizeof(m));
     m.type = CZK_MSG_STATUS;
-    m.u.status.body = (czk_bytes){(const uint8_t *)sb.data, (uint32_t)sb.size};
-    r = czk_client_send(&cl, &m, NULL, 0, &e);
-    msgpack_sbuffer_destroy(&sb);
-    if (r < 0) {
+    m.u.status.body = (czk_bytes){body, (uint32_t)r};
+    if (czk_client_send(&cl, &m, NULL, 0, &e) < 0) {
         czk_cli_fail(cmd, &e);
         goto out;
     }
@@ -299,33 +295,23 @@ int czk_cmd_status(int argc, char **argv)
         if (m.type == CZK_MSG_STATUS_REPLY)
             break;
     }
-    msgpack_unpacked_init(&up);
-    if (czk_msg_precheck(m.u.status.body.ptr, m.u.status.body.len, CZK_MSG_MAX_DEPTH, &e) < 0 ||
-        msgpack_unpack_next(&up, (const char *)m.u.status.body.ptr, m.u.status.body.len, &off) !=
-            MSGPACK_UNPACK_SUCCESS ||
-        up.data.type != MSGPACK_OBJECT_MAP) {
-        czk_cli_failf(cmd, "czk-gpud sent a status that is not a msgpack map%s%s", e.msg[0] ? ": " : "", e.msg);
-        msgpack_unpacked_destroy(&up);
+    if (czk_schema_decode(&czk_schema_status_reply, m.u.status.body.ptr, m.u.status.body.len, st, &e) < 0) {
+        czk_cli_failf(cmd, "czk-gpud sent a malformed status: %s", e.msg);
         goto out;
     }
-    if (job && !get(&up.data, "job"))
+    if (job && !st->has_job)
         fprintf(stderr, "czk %s: job %llu is not known to czk-gpud\n", cmd, (unsigned long long)job);
     if (json) {
-        json_t *j = to_json(&up.data);
-        if (!j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) < 0) {
-            json_decref(j);
+        if (print_json(&m.u.status.body) < 0) {
             czk_cli_failf(cmd, "could not write the status as JSON (out of memory, or stdout failed)");
-            msgpack_unpacked_destroy(&up);
             goto out;
         }
-        json_decref(j);
-        fputc('\n', stdout);
     } else {
-        print_table(&up.data);
+        print_table(st);
     }
-    rc = job && !get(&up.data, "job") ? CZK_EXIT_ERROR : CZK_EXIT_OK;
-    msgpack_unpacked_destroy(&up);
+    rc = job && !st->has_job ? CZK_EXIT_ERROR : CZK_EXIT_OK;
 out:
+    free(st);
     czk_client_close(&cl);
     return rc;
 }

@@ -47,7 +47,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <msgpack.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -458,38 +457,24 @@ static int reconnect(submit_ctx *s)
     return -EINTR;
 }
 
-/* a number from the top level of a STATUS_REPLY map, -1 when absent */
-static int status_count(const msgpack_object *map, const char *key)
-{
-    size_t n = strlen(key);
-
-    for (uint32_t i = 0; i < map->via.map.size; i++) {
-        const msgpack_object *k = &map->via.map.ptr[i].key, *v = &map->via.map.ptr[i].val;
-        if (k->type != MSGPACK_OBJECT_STR || k->via.str.size != n || memcmp(k->via.str.ptr, key, n))
-            continue;
-        if (v->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
-            return v->via.u64 > INT32_MAX ? INT32_MAX : (int)v->via.u64;
-        if (v->type == MSGPACK_OBJECT_BOOLEAN)
-            return v->via.boolean;
-        return -1;
-    }
-    return -1;
-}
-
 /* asks for gpud's STATUS on the waiting connection (the reply comes between
  * the EVENTs); a failure to send is left to the next receive to notice */
 static void poll_status(submit_ctx *s, uint64_t now)
 {
-    static const uint8_t body[] = {0x80}; /* an empty msgpack map: no job details needed */
+    const czk_status_request rq = {0}; /* no job details needed */
+    uint8_t body[16];
     czk_error e = {0};
     czk_msg m;
+    int n;
 
     s->next_poll = now + (uint64_t)STATUS_POLL_MS * 1000000ull;
     if (!s->polling || s->status_pending)
         return;
+    if ((n = czk_schema_encode(&czk_schema_status_request, &rq, body, sizeof(body), &e)) < 0)
+        return;
     memset(&m, 0, sizeof(m));
     m.type = CZK_MSG_STATUS;
-    m.u.status.body = (czk_bytes){body, sizeof(body)};
+    m.u.status.body = (czk_bytes){body, (uint32_t)n};
     if (czk_client_send(&cl, &m, NULL, 0, &e) == 0)
         s->status_pending = true;
 }
@@ -522,20 +507,20 @@ static void track_missing(submit_ctx *s, int present, uint64_t *since, bool *war
 
 static void on_status_reply(submit_ctx *s, const czk_msg_status *st)
 {
-    msgpack_unpacked up;
+    static czk_status_reply sr; /* about 110 KiB: not on the stack; one reply at a time */
     czk_error e = {0};
-    size_t off = 0;
     uint64_t now = czk_mono_ns();
 
     s->status_pending = false;
-    msgpack_unpacked_init(&up);
-    if (czk_msg_precheck(st->body.ptr, st->body.len, CZK_MSG_MAX_DEPTH, &e) == 0 &&
-        msgpack_unpack_next(&up, (const char *)st->body.ptr, st->body.len, &off) == MSGPACK_UNPACK_SUCCESS &&
-        up.data.type == MSGPACK_OBJECT_MAP) {
-        s->synths = status_count(&up.data, "synths");
-        s->finalizer = status_count(&up.data, "finalizer");
+    if (czk_schema_decode(&czk_schema_status_reply, st->body.ptr, st->body.len, &sr, &e) < 0) {
+        /* a gpud whose status cannot be read cannot tell us what is missing: stop asking */
+        fprintf(stderr, "czk %s: czk-gpud sent a malformed status (%s): not watching for missing daemons\n",
+                s->cmd, e.msg);
+        s->polling = false;
+        return;
     }
-    msgpack_unpacked_destroy(&up);
+    s->synths = sr.has_synths ? (sr.synths > INT32_MAX ? INT32_MAX : (int)sr.synths) : -1;
+    s->finalizer = sr.has_finalizer ? (int)sr.finalizer : -1;
     track_missing(s, s->synths, &s->no_synth_since, &s->warned_synth, now, "czk-synth",
                   "cannot be synthesised");
     track_missing(s, s->finalizer, &s->no_fin_since, &s->warned_fin, now, "czk-finalizer",

@@ -48,6 +48,16 @@ static void fail_line(const char *cmd, const char *msg)
     fprintf(stderr, "czk %s: %s\n", cmd, czk_esc(msg, esc, sizeof(esc)));
 }
 
+/* fail_line of the printf-style message FMT, AP (cut at FAIL_MSG_MAX) */
+static void fail_vline(const char *cmd, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+static void fail_vline(const char *cmd, const char *fmt, va_list ap)
+{
+    char msg[FAIL_MSG_MAX];
+
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    fail_line(cmd, msg);
+}
+
 int czk_cli_fail(const char *cmd, const czk_error *e)
 {
     fail_line(cmd, e->msg[0] ? e->msg : strerror(-e->code));
@@ -56,13 +66,11 @@ int czk_cli_fail(const char *cmd, const czk_error *e)
 
 int czk_cli_failf(const char *cmd, const char *fmt, ...)
 {
-    char msg[FAIL_MSG_MAX];
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    fail_vline(cmd, fmt, ap);
     va_end(ap);
-    fail_line(cmd, msg);
     return CZK_EXIT_ERROR;
 }
 
@@ -94,13 +102,11 @@ int czk_cli_usage(const char *cmd)
 
 int czk_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
-    char msg[FAIL_MSG_MAX];
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    fail_vline(cmd, fmt, ap);
     va_end(ap);
-    fail_line(cmd, msg);
     return czk_cli_usage(cmd);
 }
 

@@ -162,6 +162,34 @@ int gpud_circuits_why_waiting(const gpud *g, uint32_t c, const gpud_peer_map *co
     return 1;
 }
 
+int gpud_circuits_job_reason(const gpud *g, uint32_t c, unsigned queued, unsigned finalizing, char *why,
+                             size_t why_size)
+{
+    char syn[CZK_STATUS_REASON] = "", fin[CZK_STATUS_REASON] = "";
+
+    if (queued) {
+        const gpud_peer_map *maps[64];
+        unsigned n = 0, total = 0;
+        for (const gpud_synth *s = g->synths; s; s = s->next, total++)
+            if (n < sizeof(maps) / sizeof(maps[0]))
+                maps[n++] = &s->map;
+        if (total == 0)
+            snprintf(syn, sizeof(syn), "waiting: no czk-synth is connected to czk-gpud");
+        else if (total == n)
+            gpud_circuits_why_waiting(g, c, maps, n, "synth", syn, sizeof(syn));
+        /* more synths than are looked at: one of the others may take c; say nothing */
+    }
+    if (finalizing) {
+        const gpud_peer_map *fm = &g->fin_map;
+        if (!g->finalizer)
+            snprintf(fin, sizeof(fin), "waiting: czk-finalizer is not connected to czk-gpud");
+        else
+            gpud_circuits_why_waiting(g, c, &fm, 1, "finalizer", fin, sizeof(fin));
+    }
+    snprintf(why, why_size, "%s%s%s", syn, syn[0] && fin[0] ? "; " : "", fin);
+    return why[0] != 0;
+}
+
 unsigned gpud_circuits_recheck(gpud *g, int verbose)
 {
     unsigned differ = 0;

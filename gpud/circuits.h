@@ -72,6 +72,17 @@ int gpud_circuits_why_waiting(const gpud *g, uint32_t c, const gpud_peer_map *co
                               const char *role, char *why, size_t why_size);
 
 /*
+ * Why a job of circuit c is not moving, for its STATUS "reason": with
+ * queued partitions (queued > 0), no synth connected, or none that agrees
+ * on c (gpud_circuits_why_waiting); with partitions awaiting the finalizer
+ * (finalizing > 0), no finalizer connected, or one that does not agree on c.
+ * Both, joined by "; ", when both hold.  Returns 1 with why filled, 0 (why
+ * empty) when nothing stops the job.
+ */
+int gpud_circuits_job_reason(const gpud *g, uint32_t c, unsigned queued, unsigned finalizing, char *why,
+                             size_t why_size);
+
+/*
  * Re-validation: compares each circuit's zkey file with what was loaded
  * (size, mtime, inode; key id when those moved) and logs a change once, as a
  * warning when the key id is the same and as an error when it differs: this

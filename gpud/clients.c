@@ -4,8 +4,8 @@
  * (clients: SUBMIT, STATUS, CANCEL, WATCH) and the STATUS reply; EVENTs to
  * watching clients are events.c's.  Loop thread only.
  *
- * Replies:  SUBMIT -> ACCEPTED | REJECTED;  STATUS -> STATUS_REPLY (msgpack
- * map, docs/pipeline.md lists its keys);  CANCEL -> EVENT(job, CANCELLED) or
+ * Replies:  SUBMIT -> ACCEPTED | REJECTED;  STATUS -> STATUS_REPLY (a
+ * czk_status_reply through ipc/msg.c's schema; docs/daemons.md lists its keys);  CANCEL -> EVENT(job, CANCELLED) or
  * ERROR;  WATCH -> EVENT with the job's current stage, then its EVENTs (a
  * duplicate SUBMIT with CZK_SUBMIT_F_WAIT: ACCEPTED(dup), then the same).
  *
@@ -18,7 +18,6 @@
  * (jobs.c refuses others); older journal entries are escaped here anyway.
  */
 #include <errno.h>
-#include <msgpack.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +26,7 @@
 #include "common/runtime/daemon.h"
 #include "common/base/log.h"
 #include "common/runtime/trace.h"
+#include "gpud/circuits.h"
 #include "gpud/gpud.h"
 
 /* root and gpud's own uid see every job */
@@ -97,15 +97,11 @@ static void on_watch(gpud *g, czk_conn *c, uint64_t job_id)
 
 /* ------------------------------------------------------------- status --- */
 
-static void pk_str(msgpack_packer *pk, const char *s) { msgpack_pack_str_with_body(pk, s, strlen(s)); }
-static void kv_u(msgpack_packer *pk, const char *k, uint64_t v) { pk_str(pk, k); msgpack_pack_uint64(pk, v); }
-static void kv_d(msgpack_packer *pk, const char *k, double v) { pk_str(pk, k); msgpack_pack_double(pk, v); }
-static void kv_s(msgpack_packer *pk, const char *k, const char *v) { pk_str(pk, k); pk_str(pk, v); }
 /* a string that may have come from a client: printable ASCII as is, anything else escaped (bounded, valid UTF-8) */
-static void kv_esc(msgpack_packer *pk, const char *k, const char *v)
+static void put_esc(char *dst, size_t n, const char *v)
 {
-    char buf[CZK_MSG_REQID_MAX * 4 + 8];
-    kv_s(pk, k, czk_esc(v, buf, sizeof(buf)));
+    _Static_assert(CZK_STATUS_TEXT >= 4 * (CZK_MSG_REQID_MAX + 1), "an escaped request id fits");
+    czk_esc(v, dst, n);
 }
 
 static const char *job_state_name(int s)
@@ -114,49 +110,31 @@ static const char *job_state_name(int s)
     return s >= 0 && s <= J_CANCELLED ? n[s] : "?";
 }
 
-static void pack_job(msgpack_packer *pk, const gpud_job *j)
+static void fill_job(const gpud *g, const gpud_job *j, czk_status_job *o)
 {
     unsigned per[P_STATE_COUNT] = {0};
     for (uint32_t i = 0; j->parts && i < j->nparts; i++)
         per[j->parts[i].state]++;
-    msgpack_pack_map(pk, 12);
-    kv_u(pk, "id", j->id);
-    kv_s(pk, "state", job_state_name(j->state));
-    kv_esc(pk, "circuit", j->cname);
-    kv_esc(pk, "request", j->req);
-    kv_u(pk, "lane", j->lane);
-    kv_u(pk, "partitions", j->nparts);
-    kv_u(pk, "done", j->nfinished - j->nfailed);
-    kv_u(pk, "failed", j->nfailed);
-    kv_u(pk, "queued", per[P_QUEUED]);
-    kv_u(pk, "synth", per[P_SYNTH] + per[P_READY]);
-    kv_u(pk, "gpu", per[P_GPU]);
-    kv_u(pk, "finalize", per[P_FINALIZE]);
-}
-
-static uint64_t status_job_id(const czk_msg_status *s)
-{
-    msgpack_unpacked up;
-    size_t off = 0;
-    uint64_t id = 0;
-    if (!s->body.len)
-        return 0;
-    msgpack_unpacked_init(&up);
-    if (msgpack_unpack_next(&up, (const char *)s->body.ptr, s->body.len, &off) == MSGPACK_UNPACK_SUCCESS &&
-        up.data.type == MSGPACK_OBJECT_MAP)
-        for (uint32_t i = 0; i < up.data.via.map.size; i++) {
-            const msgpack_object_kv *kv = &up.data.via.map.ptr[i];
-            if (kv->key.type == MSGPACK_OBJECT_STR && kv->key.via.str.size == 3 &&
-                !memcmp(kv->key.via.str.ptr, "job", 3) && kv->val.type == MSGPACK_OBJECT_POSITIVE_INTEGER)
-                id = kv->val.via.u64;
-        }
-    msgpack_unpacked_destroy(&up);
-    return id;
+    memset(o, 0, sizeof(*o));
+    o->id = j->id;
+    snprintf(o->state, sizeof(o->state), "%s", job_state_name(j->state));
+    put_esc(o->circuit, sizeof(o->circuit), j->cname);
+    put_esc(o->request, sizeof(o->request), j->req);
+    o->lane = j->lane;
+    o->partitions = j->nparts;
+    o->done = j->nfinished - j->nfailed;
+    o->failed = j->nfailed;
+    o->queued = per[P_QUEUED];
+    o->synth = per[P_SYNTH] + per[P_READY];
+    o->gpu = per[P_GPU];
+    o->finalize = per[P_FINALIZE];
+    if (j->state == J_ACTIVE && j->circuit != UINT32_MAX)
+        gpud_circuits_job_reason(g, j->circuit, per[P_QUEUED], per[P_FINALIZE], o->reason, sizeof(o->reason));
 }
 
 /* gpu_busy_pct / gpu_max_gap_ms over the last minute, from the compute spans
  * of the workers (finished ones from g->compute_hist, running ones up to now) */
-static void pack_busy(gpud *g, msgpack_packer *pk, uint64_t now)
+static void fill_busy(gpud *g, czk_status_reply *sr, uint64_t now)
 {
     czk_trace_span run[64];
     size_t nrun = 0;
@@ -172,108 +150,97 @@ static void pack_busy(gpud *g, msgpack_packer *pk, uint64_t now)
     }
     if (czk_trace_busy(&g->compute_hist, run, nrun, t0, now, &pct, &gap) < 0)
         gap = now - t0;
-    kv_d(pk, "gpu_busy_pct", pct);
-    kv_u(pk, "gpu_max_gap_ms", gap / 1000000u);
+    sr->gpu_busy_pct = pct;
+    sr->gpu_max_gap_ms = gap / 1000000u;
 }
 
 static void on_status(gpud *g, czk_conn *c, const czk_msg_status *req)
 {
-    static const char *stage_names[ST_COUNT] = {"queue", "synth", "gpu", "finalize"};
-    uint64_t want = status_job_id(req), now = czk_mono_ns();
-    /* another user's job is answered like an unknown one: no "job" key */
-    gpud_job *wj = want ? visible_job(g, c, want) : NULL;
-    unsigned jc[4] = {0}, nlist = 0, recent = 0, others = 0, others_parts = 0;
-    int all = sees_all(c);
+    /* loop thread only: one reply at a time (about 110 KiB, not on the stack) */
+    static czk_status_reply sr;
+    static uint8_t body[CZK_MSG_MAX_RECORD];
+    czk_status_request rq = {0};
+    uint64_t now = czk_mono_ns();
+    gpud_job *wj;
+    unsigned recent = 0;
+    int all = sees_all(c), n;
     uint32_t uid = (uint32_t)czk_conn_cred(c)->uid;
-    msgpack_sbuffer sb;
-    msgpack_packer pk;
+    czk_error e = {0};
     czk_msg m;
 
+    if (req->body.len && czk_schema_decode(&czk_schema_status_request, req->body.ptr, req->body.len, &rq, &e) < 0)
+        return gpud_reply_error(g, c, -EBADMSG, "bad STATUS body: %s", e.msg);
+    /* another user's job is answered like an unknown one: no "job" key */
+    wj = rq.job ? visible_job(g, c, rq.job) : NULL;
+    memset(&sr, 0, sizeof(sr));
+    snprintf(sr.daemon, sizeof(sr.daemon), "czk-gpud");
+    snprintf(sr.state_dir, sizeof(sr.state_dir), "%s", g->cfg.state_dir); /* where `czk trace` finds the traces */
+    snprintf(sr.backend, sizeof(sr.backend), "%s", g->bops->name);
     for (gpud_job *j = g->jobs_head; j; j = j->next) {
-        jc[j->state]++;
+        switch (j->state) {
+        case J_ACTIVE: sr.jobs.active++; break;
+        case J_COMPLETE: sr.jobs.complete++; break;
+        case J_FAILED: sr.jobs.failed++; break;
+        case J_CANCELLED: sr.jobs.cancelled++; break;
+        }
         if (j->state != J_ACTIVE)
             continue;
         if (!all && j->uid != uid) {
-            others++;
-            others_parts += j->nparts - j->nfinished;
-        } else if (nlist < 64) {
-            nlist++;
+            /* other users' active jobs and their unfinished partitions, as counts only */
+            sr.others.jobs++;
+            sr.others.partitions += j->nparts - j->nfinished;
+        } else if (sr.n_active < CZK_STATUS_MAX_JOBS) {
+            fill_job(g, j, &sr.active[sr.n_active++]);
         }
+    }
+    sr.has_others = !all;
+    sr.partitions.queued = g->part_count[P_QUEUED];
+    sr.partitions.synth = g->part_count[P_SYNTH] + g->part_count[P_READY];
+    sr.partitions.gpu = g->part_count[P_GPU];
+    sr.partitions.finalize = g->part_count[P_FINALIZE];
+    sr.partitions.lanes = GPUD_LANES;
+    for (unsigned i = 0; i < g->n_pools && i < CZK_STATUS_MAX_POOLS; i++) {
+        czk_status_pool *p = &sr.pools[sr.n_pools++];
+        p->id = g->pools[i].id;
+        p->node = g->pools[i].node;
+        p->slots = g->pools[i].pool.hdr->slot_count;
+        p->in_use = g->pools[i].in_use;
+        for (uint32_t k = 0; k < p->slots; k++)
+            p->quarantined += g->pools[i].slots[k].quarantined;
+        p->hugetlb = g->pools[i].pool.hugetlb != 0;
+    }
+    {
+        double *mean[ST_COUNT] = {&sr.latency_s.queue, &sr.latency_s.synth, &sr.latency_s.gpu,
+                                  &sr.latency_s.finalize};
+        for (int s = 0; s < ST_COUNT; s++)
+            *mean[s] = g->stage[s].n ? g->stage[s].sum_s / (double)g->stage[s].n : 0.0;
     }
     for (unsigned i = 0; i < GPUD_RATE_WINDOW; i++)
         if (g->done_ring[i] && now - g->done_ring[i] < 60000000000ull)
             recent++;
-    msgpack_sbuffer_init(&sb);
-    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-    msgpack_pack_map(&pk, 17 + (wj != NULL) + !all);
-    kv_s(&pk, "daemon", "czk-gpud");
-    kv_s(&pk, "state_dir", g->cfg.state_dir); /* where `czk trace` finds the traces */
-    kv_s(&pk, "backend", g->bops->name);
-    pk_str(&pk, "jobs");
-    msgpack_pack_map(&pk, 4);
-    kv_u(&pk, "active", jc[J_ACTIVE]);
-    kv_u(&pk, "complete", jc[J_COMPLETE]);
-    kv_u(&pk, "failed", jc[J_FAILED]);
-    kv_u(&pk, "cancelled", jc[J_CANCELLED]);
-    pk_str(&pk, "partitions");
-    msgpack_pack_map(&pk, 5);
-    kv_u(&pk, "queued", g->part_count[P_QUEUED]);
-    kv_u(&pk, "synth", g->part_count[P_SYNTH] + g->part_count[P_READY]);
-    kv_u(&pk, "gpu", g->part_count[P_GPU]);
-    kv_u(&pk, "finalize", g->part_count[P_FINALIZE]);
-    kv_u(&pk, "lanes", GPUD_LANES);
-    pk_str(&pk, "pools");
-    msgpack_pack_array(&pk, g->n_pools);
-    for (unsigned i = 0; i < g->n_pools; i++) {
-        unsigned q = 0;
-        for (uint32_t k = 0; k < g->pools[i].pool.hdr->slot_count; k++)
-            q += g->pools[i].slots[k].quarantined;
-        msgpack_pack_map(&pk, 6);
-        kv_u(&pk, "id", g->pools[i].id);
-        pk_str(&pk, "node");
-        msgpack_pack_int32(&pk, g->pools[i].node);
-        kv_u(&pk, "slots", g->pools[i].pool.hdr->slot_count);
-        kv_u(&pk, "in_use", g->pools[i].in_use);
-        kv_u(&pk, "quarantined", q);
-        kv_u(&pk, "hugetlb", g->pools[i].pool.hugetlb);
-    }
-    pk_str(&pk, "latency_s");
-    msgpack_pack_map(&pk, ST_COUNT);
-    for (int s = 0; s < ST_COUNT; s++)
-        kv_d(&pk, stage_names[s], g->stage[s].n ? g->stage[s].sum_s / (double)g->stage[s].n : 0.0);
-    kv_u(&pk, "proofs_per_minute", recent);
-    pack_busy(g, &pk, now);
-    kv_u(&pk, "proofs_total", g->proofs_total);
-    kv_u(&pk, "failures_total", g->failures_total);
-    kv_u(&pk, "synth_timeouts_total", g->synth_timeouts_total);
-    kv_u(&pk, "result_resends_total", g->result_resends_total);
-    kv_u(&pk, "synths", gpud_synth_count(g));
-    kv_u(&pk, "finalizer", g->finalizer != NULL);
-    pk_str(&pk, "active");
-    msgpack_pack_array(&pk, nlist);
-    nlist = 0;
-    for (gpud_job *j = g->jobs_head; j; j = j->next)
-        if (j->state == J_ACTIVE && (all || j->uid == uid) && nlist < 64) {
-            pack_job(&pk, j);
-            nlist++;
-        }
-    if (!all) {
-        /* other users' active jobs and their unfinished partitions, as counts only */
-        pk_str(&pk, "others");
-        msgpack_pack_map(&pk, 2);
-        kv_u(&pk, "jobs", others);
-        kv_u(&pk, "partitions", others_parts);
-    }
+    sr.proofs_per_minute = recent;
+    fill_busy(g, &sr, now);
+    sr.proofs_total = g->proofs_total;
+    sr.failures_total = g->failures_total;
+    sr.synth_timeouts_total = g->synth_timeouts_total;
+    sr.result_resends_total = g->result_resends_total;
+    sr.synths = gpud_synth_count(g);
+    sr.finalizer = g->finalizer != NULL;
     if (wj) {
-        pk_str(&pk, "job");
-        pack_job(&pk, wj);
+        fill_job(g, wj, &sr.job);
+        sr.has_job = 1;
+    }
+    /* the body and the record's own keys must fit one record */
+    n = czk_schema_encode(&czk_schema_status_reply, &sr, body, CZK_MSG_MAX_RECORD - 64, &e);
+    if (n < 0) {
+        czk_warn("STATUS for uid %u: %s", uid, e.msg);
+        return gpud_reply_error(g, c, n == -EMSGSIZE ? -EMSGSIZE : -EINVAL, "status does not fit one record");
     }
     memset(&m, 0, sizeof(m));
     m.type = CZK_MSG_STATUS_REPLY;
-    m.u.status.body = (czk_bytes){(const uint8_t *)sb.data, (uint32_t)sb.size};
+    m.u.status.body = (czk_bytes){body, (uint32_t)n};
     if (gpud_send(g, c, &m, NULL, 0) < 0)
         gpud_reply_error(g, c, -EMSGSIZE, "status does not fit one record");
-    msgpack_sbuffer_destroy(&sb);
 }
 
 /* ------------------------------------------------------ connection ops --- */

@@ -45,6 +45,7 @@
 #ifndef CZK_GPUD_H
 #define CZK_GPUD_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -145,7 +146,7 @@ typedef struct gpud_pool {
     int node;
     gpud_slot *slots;
     uint32_t in_use;
-    czk_metric *m_in_use;
+    czk_metric *m_in_use, *m_capacity, *m_quarantined; /* czk_gpud_slots_{in_use,capacity,quarantined}{pool} */
 } gpud_pool;
 
 struct gpud_synth {
@@ -241,6 +242,22 @@ typedef struct gpud_stage_stat {
 
 enum { ST_QUEUE = 0, ST_SYNTH, ST_GPU, ST_FINALIZE, ST_COUNT };
 
+/* the reason classes of czk_gpud_rejections_total (gpud_reject_class; the
+ * label values are in main.c's open_metrics, in this order) */
+enum {
+    GPUD_REJ_QUEUE_FULL = 0,
+    GPUD_REJ_BAD_WITNESS,
+    GPUD_REJ_UNKNOWN_CIRCUIT,
+    GPUD_REJ_DUPLICATE_MISMATCH,
+    GPUD_REJ_TOO_MANY_PARTITIONS,
+    GPUD_REJ_TOO_MANY_PUBLICS,
+    GPUD_REJ_IN_PROGRESS,
+    GPUD_REJ_JOURNAL_FULL,
+    GPUD_REJ_OUT_OF_MEMORY,
+    GPUD_REJ_IO_ERROR,
+    GPUD_REJ_COUNT
+};
+
 struct gpud {
     czk_config cfg;
     czk_loop *loop;             /* NULL in unit tests: they call gpud_sched_run() themselves */
@@ -304,8 +321,35 @@ struct gpud {
     czk_metrics *metrics;
     uint64_t result_resends_total;
     czk_metric *m_lane[GPUD_LANES], *m_proofs, *m_failures, *m_jobs, *m_synth_timeouts, *m_result_resends;
+    czk_metric *m_parts[P_STATE_COUNT];  /* czk_gpud_partitions{stage}: P_QUEUED..P_FINALIZE (main.c's tick) */
+    czk_metric *m_rejects[GPUD_REJ_COUNT]; /* czk_gpud_rejections_total{reason} (gpud_count_reject) */
+    czk_metric *m_busy_ratio, *m_max_gap, *m_busy_seconds, *m_journal_sync, *m_synths, *m_finalizer;
     int stopping;
 };
+
+/* A SUBMIT's rejection, counted by the class of its error code in
+ * czk_gpud_rejections_total{reason} (jobs.c's reject() calls this for every
+ * REJECTED it sends).  The class names are part of the metrics' contract. */
+static inline int gpud_reject_class(int code)
+{
+    switch (code) {
+    case -EBUSY: return GPUD_REJ_QUEUE_FULL;          /* max_jobs or max_queued_partitions */
+    case -EINVAL: case -EFBIG: case -EBADMSG: case -EPROTO: case -ERANGE: case -ENOEXEC:
+        return GPUD_REJ_BAD_WITNESS;                  /* a witness (or the SUBMIT carrying them) is not valid */
+    case -ENOENT: return GPUD_REJ_UNKNOWN_CIRCUIT;
+    case -EEXIST: return GPUD_REJ_DUPLICATE_MISMATCH; /* request id reused for another submission */
+    case -E2BIG: return GPUD_REJ_TOO_MANY_PARTITIONS;
+    case -EMSGSIZE: return GPUD_REJ_TOO_MANY_PUBLICS;
+    case -EAGAIN: return GPUD_REJ_IN_PROGRESS;        /* the same request id is still being spooled */
+    case -ENOSPC: case -EDQUOT: return GPUD_REJ_JOURNAL_FULL; /* state_dir full: journal, id mark or spool */
+    case -ENOMEM: return GPUD_REJ_OUT_OF_MEMORY;
+    default: return GPUD_REJ_IO_ERROR;                /* the journal or the spool could not be written */
+    }
+}
+static inline void gpud_count_reject(gpud *g, int code)
+{
+    czk_metric_inc(g->m_rejects[gpud_reject_class(code)], 1);
+}
 
 /* io.c (leaf) */
 int gpud_send(gpud *g, czk_conn *c, const czk_msg *m, const int *fds, int nfds);

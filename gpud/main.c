@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/runtime/daemon.h"
+#include "common/base/clock.h"
 #include "common/base/log.h"
 #include "common/runtime/trace.h"
 #include "gpud/circuits.h"
@@ -45,33 +46,99 @@ static void status_tick(czk_timer *t, void *ctx)
     gpud_sched_dirty(g);   /* a pass every tick, as a safety net */
 }
 
+/* The gauges that are read off gpud's state rather than updated where it
+ * changes: partitions per stage, quarantined slots, connected peers, and the
+ * backend's busy ratio and longest idle gap over the last minute (the same
+ * computation as STATUS's gpu_busy_pct / gpu_max_gap_ms, clients.c). */
+static void metrics_tick(czk_timer *t, void *ctx)
+{
+    gpud *g = ctx;
+    czk_trace_span run[64];
+    size_t nrun = 0;
+    double pct = 0;
+    uint64_t now = czk_mono_ns(), gap = 0, t0 = now > 60000000000ull ? now - 60000000000ull : 0;
+    (void)t;
+
+    for (int st = P_QUEUED; st <= P_FINALIZE; st++)
+        czk_metric_set(g->m_parts[st], g->part_count[st]);
+    for (unsigned i = 0; i < g->n_pools; i++) {
+        uint32_t q = 0;
+        for (uint32_t s = 0; s < g->pools[i].pool.hdr->slot_count; s++)
+            q += g->pools[i].slots[s].quarantined;
+        czk_metric_set(g->pools[i].m_quarantined, q);
+    }
+    czk_metric_set(g->m_synths, gpud_synth_count(g));
+    czk_metric_set(g->m_finalizer, g->finalizer ? 1 : 0);
+    for (unsigned i = 0; i < g->n_workers && nrun < 64; i++) {
+        uint64_t ts = atomic_load(&g->workers[i].t_started);
+        if (ts) {
+            run[nrun].begin_ns = ts;
+            run[nrun++].end_ns = now;
+        }
+    }
+    if (now <= t0 || czk_trace_busy(&g->compute_hist, run, nrun, t0, now, &pct, &gap) < 0)
+        gap = now - t0;
+    czk_metric_set_f(g->m_busy_ratio, pct / 100.0);
+    czk_metric_set_f(g->m_max_gap, (double)gap * 1e-9);
+}
+
+/* Every metric gpud exports (contrib/grafana/README.md lists them); the
+ * values are kept up to date where they change (part.c, sched.c, worker.c,
+ * results.c, jobs.c's rejections, table.c's journal appends) and by
+ * metrics_tick.  Without metrics (port 0, or it cannot be bound) gpud runs
+ * on: they are for the operator, not for the proofs. */
 static int open_metrics(gpud *g)
 {
     static const char *stages[ST_COUNT] = {"queue", "synth", "gpu", "finalize"};
+    static const char *lanes[GPUD_LANES] = {"high", "normal", "low"};
+    static const char *pstages[P_STATE_COUNT] = {"queued", "synth", "ready", "gpu", "finalize"};
+    static const char *rejects[GPUD_REJ_COUNT] = {"queue_full", "bad_witness", "unknown_circuit",
+                                                  "duplicate_mismatch", "too_many_partitions", "too_many_publics",
+                                                  "in_progress", "journal_full", "out_of_memory", "io_error"};
     char label[64];
     int r;
 
     if (czk_metrics_new(&g->metrics) < 0)
         return -ENOMEM;
     for (int l = 0; l < GPUD_LANES; l++) {
-        snprintf(label, sizeof(label), "lane=\"%d\"", l);
+        snprintf(label, sizeof(label), "lane=\"%s\"", lanes[l]);
         g->m_lane[l] = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_queued_partitions", label,
-                                       "partitions waiting for a slot, per priority lane");
+                                       "partitions waiting for a slot, per priority lane (SUBMIT priority 0 high, "
+                                       "1 normal, 2-7 low)");
     }
     for (unsigned i = 0; i < g->n_pools; i++) {
         snprintf(label, sizeof(label), "pool=\"%u\"", g->pools[i].id);
         g->pools[i].m_in_use = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_slots_in_use", label,
                                                "pool slots assigned, filling, ready or being copied");
+        czk_metric_set(g->pools[i].m_in_use, g->pools[i].in_use);
+        g->pools[i].m_capacity = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_slots_capacity", label,
+                                                 "slots in the pool (slots_per_pool)");
+        czk_metric_set(g->pools[i].m_capacity, g->pools[i].pool.hdr->slot_count);
+        g->pools[i].m_quarantined = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_slots_quarantined",
+                                                    label, "slots held by a synth past synth_timeout_s, out of use");
+    }
+    for (int st = P_QUEUED; st <= P_FINALIZE; st++) {
+        snprintf(label, sizeof(label), "stage=\"%s\"", pstages[st]);
+        g->m_parts[st] = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_partitions", label,
+                                         "unfinished partitions by stage: queued (no slot yet), synth (slot being "
+                                         "filled), ready (filled, waiting for the backend), gpu, finalize");
     }
     for (int s = 0; s < ST_COUNT; s++) {
         snprintf(label, sizeof(label), "stage=\"%s\"", stages[s]);
         g->stage[s].hist = czk_metrics_add(g->metrics, CZK_METRIC_HISTOGRAM, "czk_gpud_stage_seconds", label,
                                            "time a partition spends in each stage");
     }
+    for (int k = 0; k < GPUD_REJ_COUNT; k++) {
+        snprintf(label, sizeof(label), "reason=\"%s\"", rejects[k]);
+        g->m_rejects[k] = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_gpud_rejections_total", label,
+                                          "SUBMITs answered REJECTED, by reason class");
+    }
     g->m_proofs = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_gpud_proofs_total", NULL,
                                   "partitions proved, verified and written");
+    czk_metric_inc(g->m_proofs, (int64_t)g->proofs_total);
     g->m_failures = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_gpud_failures_total", NULL,
                                     "partitions that failed");
+    czk_metric_inc(g->m_failures, (int64_t)g->failures_total);
     g->m_synth_timeouts = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_gpud_synth_timeouts_total", NULL,
                                           "assignments taken back from a synth after synth_timeout_s without READY");
     g->m_result_resends = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_result_resends_total", NULL,
@@ -79,20 +146,31 @@ static int open_metrics(gpud *g)
     g->m_journal_failures = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_journal_append_failures_total",
                                             NULL, "journal records that could not be written (state_dir full, "
                                             "I/O error): what they stood for was not done");
-    czk_metric_inc(g->m_journal_failures, g->journal_failures_total);
+    czk_metric_inc(g->m_journal_failures, (int64_t)g->journal_failures_total);
+    g->m_journal_sync = czk_metrics_add(g->metrics, CZK_METRIC_HISTOGRAM, "czk_gpud_journal_append_seconds", NULL,
+                                        "time to append one journal record and fdatasync it (on the loop thread)");
     g->m_jobs = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_active_jobs", NULL,
                                 "jobs accepted and not finished");
     czk_metric_set(g->m_jobs, g->n_active);
+    g->m_busy_ratio = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_backend_busy_ratio", NULL,
+                                      "share of the last 60 s in which a backend context computed (0..1)");
+    g->m_max_gap = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_backend_max_idle_seconds", NULL,
+                                   "longest stretch of the last 60 s in which no backend context computed");
+    g->m_busy_seconds = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_gpud_backend_busy_seconds_total", NULL,
+                                        "compute time of the backend contexts (the contexts of one device take "
+                                        "turns: rate() is the busy ratio per device)");
+    czk_metric_add_f(g->m_busy_seconds, 0);
+    g->m_synths = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_synths", NULL, "synths connected");
+    g->m_finalizer = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_finalizer_connected", NULL,
+                                     "1 while a finalizer is connected");
+    metrics_tick(NULL, g);
+    if (g->loop && !czk_loop_timer(g->loop, 1000, 1000, metrics_tick, g))
+        czk_warn("could not start the metrics timer: stage, slot and busy gauges stay as they are now");
     if ((r = czk_loop_export_metrics(g->loop, g->metrics)) < 0)
         czk_warn("could not register the connection metrics: %s", strerror(-r));
-    if (g->cfg.metrics_port == 0 || !g->cfg.metrics_addr[0])
-        return 0;
-    r = czk_metrics_serve(g->metrics, g->cfg.metrics_addr, g->cfg.metrics_port);
-    if (r < 0)
-        czk_warn("could not serve metrics on %s:%d: %s (continuing without)", g->cfg.metrics_addr,
-                 g->cfg.metrics_port, strerror(-r));
-    else
-        czk_info("metrics on http://%s:%d/metrics", g->cfg.metrics_addr, czk_metrics_port(g->metrics));
+    /* czk_metrics_serve logs where it serves, or why it cannot */
+    if (czk_metrics_serve(g->metrics, g->cfg.metrics_addr, g->cfg.metrics_port) < 0)
+        czk_warn("continuing without metrics");
     return 0;
 }
 

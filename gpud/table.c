@@ -1,8 +1,10 @@
 /*
  * table.c — czk-gpud's job table (hash by id, list in acceptance order), the
- * journal record codec and the witness spool's paths.  Journal records, each
- * one msgpack map (CZK_JOURNAL_SYNC = fdatasync before the promise it backs
- * is made; part.c decides when each is written):
+ * journal records and the witness spool's paths.  Journal records, each one
+ * msgpack map encoded and decoded by the schemas in ipc/msg.c (czk_jrec_schema;
+ * the bytes are those older builds wrote, so their journals replay), each
+ * CZK_JOURNAL_SYNC = fdatasync before the promise it backs is made (part.c
+ * decides when each is written):
  *   ACCEPT   {job, req, circ, lane, nparts, uid, tsub, wsha}  sync, before ACCEPTED
  *   DONE     {job, part, status}                        sync, after the finalizer's DONE
  *   COMPLETE {job}                                      sync, when every partition is final
@@ -23,7 +25,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <msgpack.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,23 +37,16 @@
 
 /* ------------------------------------------------------------ records --- */
 
-static void pk_kv_u64(msgpack_packer *pk, const char *k, uint64_t v)
-{
-    msgpack_pack_str_with_body(pk, k, strlen(k));
-    msgpack_pack_uint64(pk, v);
-}
+_Static_assert((int)REC_ACCEPT == (int)CZK_JREC_ACCEPT && (int)REC_DONE == (int)CZK_JREC_DONE &&
+                   (int)REC_COMPLETE == (int)CZK_JREC_COMPLETE && (int)REC_CANCEL == (int)CZK_JREC_CANCEL &&
+                   (int)REC_PROBE == (int)CZK_JREC_PROBE,
+               "journal record types: one numbering (ipc/msg.h czk_jrec_schema)");
 
-static void pk_kv_str(msgpack_packer *pk, const char *k, const char *v)
-{
-    msgpack_pack_str_with_body(pk, k, strlen(k));
-    msgpack_pack_str_with_body(pk, v, strlen(v));
-}
+_Static_assert(sizeof(((gpud_rec *)0)->circ) == CZK_MSG_CIRCUIT_NAME &&
+                   sizeof(((gpud_rec *)0)->req) == sizeof(((czk_jrec *)0)->req),
+               "gpud_rec strings fit czk_jrec's");
 
-static const char *rec_name(uint16_t type)
-{
-    static const char *n[] = {"?", "ACCEPT", "DONE", "COMPLETE", "CANCEL", "PROBE"};
-    return type <= REC_PROBE ? n[type] : "?";
-}
+static const char *rec_name(uint16_t type) { return czk_jrec_type_name(type); }
 
 #define GPUD_JOURNAL_HEADROOM (256u * 1024u)
 
@@ -106,9 +100,36 @@ static int append(gpud *g, uint16_t type, uint64_t job, const void *data, size_t
     return rc;
 }
 
+/* encodes r as a record of the given type (ipc/msg.c's journal schemas) */
+static int rec_encode(uint16_t type, const gpud_rec *r, uint8_t *buf, size_t cap, czk_error *e)
+{
+    const czk_schema *s = czk_jrec_schema(type);
+    czk_jrec jr;
+
+    if (!s)
+        return czk_errorf(e, -EINVAL, "no journal record type %u", type);
+    memset(&jr, 0, sizeof(jr));
+    jr.job = r->job;
+    jr.lane = r->lane;
+    jr.nparts = r->nparts;
+    jr.uid = r->uid;
+    jr.tsub = r->tsub;
+    jr.part = r->part;
+    jr.status = r->status;
+    jr.probe = 1;
+    snprintf(jr.req, sizeof(jr.req), "%s", r->req);
+    snprintf(jr.circ, sizeof(jr.circ), "%s", r->circ);
+    if (type == REC_ACCEPT && r->wsha)
+        jr.wsha = (czk_bytes){r->wsha, r->nparts * CZK_SHA256_LEN};
+    return czk_schema_encode(s, &jr, buf, cap, e);
+}
+
 int gpud_journal_probe(gpud *g)
 {
-    static const uint8_t probe[] = {0x81, 0xa5, 'p', 'r', 'o', 'b', 'e', 0x01}; /* {"probe": 1} */
+    gpud_rec r = {0};
+    uint8_t probe[16];
+    czk_error e = {0};
+    int n;
 
     if (!g->journal_down)
         return 0;
@@ -116,99 +137,66 @@ int gpud_journal_probe(gpud *g)
         return -EIO;
     if (g->journal_err != -EIO && !headroom(g))
         return g->journal_err; /* still full: no record that would fit in a last page and end the episode */
-    if (append(g, REC_PROBE, 0, probe, sizeof(probe)) < 0)
+    if ((n = rec_encode(REC_PROBE, &r, probe, sizeof(probe), &e)) < 0) {
+        czk_err("journal: could not encode a PROBE record: %s", e.msg);
+        return n;
+    }
+    if (append(g, REC_PROBE, 0, probe, (size_t)n) < 0)
         return g->journal_err;
     return g->journal_down ? g->journal_err : 0;
 }
 
 int gpud_rec_write(gpud *g, uint16_t type, const gpud_rec *r)
 {
-    msgpack_sbuffer sb;
-    msgpack_packer pk;
-    int rc;
+    /* an ACCEPT is the largest record: keys, numbers and two strings (< 512 bytes) and its digests */
+    size_t cap = 512 + (type == REC_ACCEPT ? (size_t)r->nparts * CZK_SHA256_LEN : 0);
+    czk_error e = {0};
+    uint8_t *buf = malloc(cap);
+    int n;
 
-    msgpack_sbuffer_init(&sb);
-    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-    switch (type) {
-    case REC_ACCEPT:
-        msgpack_pack_map(&pk, r->wsha ? 8 : 7);
-        pk_kv_u64(&pk, "job", r->job);
-        pk_kv_str(&pk, "req", r->req);
-        pk_kv_str(&pk, "circ", r->circ);
-        pk_kv_u64(&pk, "lane", r->lane);
-        pk_kv_u64(&pk, "nparts", r->nparts);
-        pk_kv_u64(&pk, "uid", r->uid);
-        pk_kv_u64(&pk, "tsub", r->tsub);
-        if (r->wsha) {
-            msgpack_pack_str_with_body(&pk, "wsha", 4);
-            msgpack_pack_bin_with_body(&pk, r->wsha, (size_t)r->nparts * CZK_SHA256_LEN);
-        }
-        break;
-    case REC_DONE:
-        msgpack_pack_map(&pk, 3);
-        pk_kv_u64(&pk, "job", r->job);
-        pk_kv_u64(&pk, "part", r->part);
-        msgpack_pack_str_with_body(&pk, "status", 6);
-        msgpack_pack_int32(&pk, r->status);
-        break;
-    default:
-        msgpack_pack_map(&pk, 1);
-        pk_kv_u64(&pk, "job", r->job);
-        break;
+    if (!buf) {
+        czk_err("journal: out of memory for a %s record of job %llu", rec_name(type), (unsigned long long)r->job);
+        return -ENOMEM;
     }
-    rc = append(g, type, r->job, sb.data, sb.size);
-    msgpack_sbuffer_destroy(&sb);
-    return rc;
+    n = rec_encode(type, r, buf, cap, &e);
+    if (n < 0) {
+        czk_err("journal: could not encode the %s record of job %llu: %s", rec_name(type),
+                (unsigned long long)r->job, e.msg);
+        free(buf);
+        return n;
+    }
+    n = append(g, type, r->job, buf, (size_t)n);
+    free(buf);
+    return n;
 }
 
 int gpud_rec_parse(const czk_journal_rec *rec, gpud_rec *r)
 {
-    msgpack_unpacked up;
-    size_t off = 0;
-    uint32_t wsha_len = 0;
-    int rc = -EBADMSG;
+    const czk_schema *s = czk_jrec_schema(rec->type);
+    czk_error e = {0};
+    czk_jrec jr;
+    int rc;
 
     memset(r, 0, sizeof(*r));
-    msgpack_unpacked_init(&up);
-    if (msgpack_unpack_next(&up, (const char *)rec->data, rec->len, &off) != MSGPACK_UNPACK_SUCCESS ||
-        up.data.type != MSGPACK_OBJECT_MAP)
-        goto out;
-    for (uint32_t i = 0; i < up.data.via.map.size; i++) {
-        const msgpack_object *k = &up.data.via.map.ptr[i].key, *v = &up.data.via.map.ptr[i].val;
-        char key[16];
-        if (k->type != MSGPACK_OBJECT_STR || k->via.str.size >= sizeof(key))
-            goto out;
-        memcpy(key, k->via.str.ptr, k->via.str.size);
-        key[k->via.str.size] = 0;
-        if (v->type == MSGPACK_OBJECT_STR) {
-            char *dst = !strcmp(key, "req") ? r->req : !strcmp(key, "circ") ? r->circ : NULL;
-            size_t cap = !strcmp(key, "req") ? sizeof(r->req) : sizeof(r->circ);
-            if (!dst || v->via.str.size >= cap)
-                goto out;
-            memcpy(dst, v->via.str.ptr, v->via.str.size);
-            dst[v->via.str.size] = 0;
-        } else if (v->type == MSGPACK_OBJECT_BIN && !strcmp(key, "wsha")) {
-            /* msgpack_unpack_next leaves bin bodies in the input: rec->data */
-            r->wsha = (const uint8_t *)v->via.bin.ptr;
-            wsha_len = v->via.bin.size;
-        } else if (v->type == MSGPACK_OBJECT_POSITIVE_INTEGER || v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) {
-            int64_t x = v->via.i64;
-            uint64_t u = v->via.u64;
-            if (!strcmp(key, "job")) r->job = u;
-            else if (!strcmp(key, "tsub")) r->tsub = u;
-            else if (!strcmp(key, "lane")) r->lane = (uint32_t)u;
-            else if (!strcmp(key, "nparts")) r->nparts = (uint32_t)u;
-            else if (!strcmp(key, "uid")) r->uid = (uint32_t)u;
-            else if (!strcmp(key, "part")) r->part = (uint32_t)u;
-            else if (!strcmp(key, "status")) r->status = (int32_t)x;
-        }
-    }
-    if (r->wsha && wsha_len != (uint64_t)r->nparts * CZK_SHA256_LEN)
-        goto out; /* digests that do not match the partition count: not a record we wrote */
-    rc = r->job ? 0 : -EBADMSG;
-out:
-    msgpack_unpacked_destroy(&up);
-    return rc;
+    if (!s)
+        return -EBADMSG;
+    if ((rc = czk_schema_decode(s, rec->data, rec->len, &jr, &e)) < 0)
+        return rc;
+    if (rec->type == REC_PROBE)
+        return -ENOENT; /* a valid probe: it names no job */
+    if (jr.wsha.len && jr.wsha.len != (uint64_t)jr.nparts * CZK_SHA256_LEN)
+        return -EBADMSG; /* digests that do not match the partition count: not a record we wrote */
+    r->job = jr.job;
+    r->tsub = jr.tsub;
+    r->lane = jr.lane;
+    r->nparts = jr.nparts;
+    r->uid = jr.uid;
+    r->part = jr.part;
+    r->status = jr.status;
+    memcpy(r->req, jr.req, sizeof(r->req));
+    memcpy(r->circ, jr.circ, sizeof(r->circ));
+    r->wsha = jr.wsha.len ? jr.wsha.ptr : NULL; /* points into rec->data */
+    return 0;
 }
 
 /* -------------------------------------------------------------- table --- */

@@ -226,8 +226,10 @@ void gpud_work_computed(gpud *g, gpud_work *w)
     w->busy = 0;
     w->part = NULL;
     gpud_sched_dirty(g); /* a backend context is free */
-    if (t_started)
+    if (t_started) {
         czk_trace_hist_add(&g->compute_hist, t_started, w->t_computed);
+        czk_metric_add_f(g->m_busy_seconds, (double)(w->t_computed - t_started) * 1e-9);
+    }
     if (p->discard) {
         p->discard = 0;
         gpud_job_maybe_release(g, p->job);

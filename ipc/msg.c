@@ -12,8 +12,10 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <msgpack.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ipc/layout.h"
@@ -24,33 +26,59 @@ enum fkind {
     F_U32,     /* unsigned, [min, max], stored as uint32_t */
     F_U64,     /* unsigned, [min, max], stored as uint64_t */
     F_I32,     /* signed, [smin, smax], stored as int32_t */
+    F_DBL,     /* float64, finite, stored as double */
     F_STR,     /* UTF-8 text without NUL, copied into char[max] */
     F_BIN,     /* czk_bytes, len <= max */
     F_BINLIST, /* array of bin: czk_bytes[CZK_MSG_MAX_POINTS], count at aux */
-    F_PAIRS,   /* RESYNC: array of [u32 slot, u64 generation], count at aux */
+    F_PAIRS,   /* RESYNC: array of [u32 slot, u64 generation]; off names the czk_msg_resync */
     F_MAPBIN,  /* bin holding one msgpack map (STATUS body), czk_bytes */
     F_CIRCS,   /* HELLO: array of [str name, bin(32) key id], count at aux */
+    F_STRUCT,  /* a nested map described by sub, stored at off */
+    F_ARRAY,   /* array of at most max maps described by sub, elements of esize bytes at off, count at aux */
 };
 
 typedef struct field {
     const char *key;
     uint8_t kind;
-    uint8_t optional; /* omitted on encode when zero/empty; zero when absent */
-    uint16_t off;     /* offset in czk_msg */
-    uint16_t aux;     /* F_BINLIST/F_PAIRS: offset of the uint32_t count */
+    uint8_t optional; /* omitted on encode when zero/empty (or has == 0); zero when absent */
+    uint32_t off;     /* offset in the struct the schema describes */
+    uint32_t aux;     /* F_BINLIST/F_CIRCS/F_ARRAY: offset of the uint32_t count */
     int64_t smin;     /* F_I32 lower bound; F_U32/F_U64 lower bound as well */
-    uint64_t max;     /* upper bound, or byte capacity for F_STR/F_BIN */
+    uint64_t max;     /* upper bound, or byte capacity for F_STR/F_BIN, or item count */
+    const struct czk_schema *sub; /* F_STRUCT/F_ARRAY */
+    uint32_t esize;   /* F_ARRAY: bytes per element */
+    uint32_t has;     /* 1 + offset of a uint8_t: set when the key was decoded; for an optional
+                         field, encode writes the key only when it is set.  0: none */
 } field;
 
-#define OFF(path) ((uint16_t)offsetof(czk_msg, u.path))
-#define U32(k, p, lo, hi) {k, F_U32, 0, OFF(p), 0, lo, hi}
-#define U64(k, p, lo, hi) {k, F_U64, 0, OFF(p), 0, lo, hi}
-#define U64_OPT(k, p, hi) {k, F_U64, 1, OFF(p), 0, 0, hi}
-#define U32_OPT(k, p, hi) {k, F_U32, 1, OFF(p), 0, 0, hi}
-#define I32(k, p, lo, hi) {k, F_I32, 0, OFF(p), 0, lo, (uint64_t)(hi)}
-#define STR(k, p) {k, F_STR, 0, OFF(p), 0, 0, sizeof(((czk_msg *)0)->u.p)}
-#define STR_OPT(k, p) {k, F_STR, 1, OFF(p), 0, 0, sizeof(((czk_msg *)0)->u.p)}
-#define END {NULL, 0, 0, 0, 0, 0, 0}
+/* A schema: one map.  Messages add "t" and "v" (czk_msg_encode/decode);
+ * bodies and journal payloads are the map alone. */
+struct czk_schema {
+    const char *name;
+    const field *fields; /* ends with a NULL key; at most 64 */
+    size_t size;         /* of the struct, zeroed before decoding */
+    uint32_t max_bytes;  /* encoded size cap */
+    uint8_t open;        /* decode skips unknown and non-string keys */
+    uint8_t lenient;     /* decode requires no key (absent: zero) */
+};
+
+#define OFF(path) ((uint32_t)offsetof(czk_msg, u.path))
+#define U32(k, p, lo, hi) {.key = k, .kind = F_U32, .off = OFF(p), .smin = lo, .max = hi}
+#define U64(k, p, lo, hi) {.key = k, .kind = F_U64, .off = OFF(p), .smin = lo, .max = hi}
+#define U64_OPT(k, p, hi) {.key = k, .kind = F_U64, .optional = 1, .off = OFF(p), .max = hi}
+#define U32_OPT(k, p, hi) {.key = k, .kind = F_U32, .optional = 1, .off = OFF(p), .max = hi}
+#define I32(k, p, lo, hi) {.key = k, .kind = F_I32, .off = OFF(p), .smin = lo, .max = (uint64_t)(hi)}
+#define STR(k, p) {.key = k, .kind = F_STR, .off = OFF(p), .max = sizeof(((czk_msg *)0)->u.p)}
+#define STR_OPT(k, p) {.key = k, .kind = F_STR, .optional = 1, .off = OFF(p), .max = sizeof(((czk_msg *)0)->u.p)}
+#define END {.key = NULL}
+
+/* the same for a field of struct T (bodies and journal payloads) */
+#define TOFF(T, m) ((uint32_t)offsetof(T, m))
+#define TU32(T, k, m, lo, hi) {.key = k, .kind = F_U32, .off = TOFF(T, m), .smin = lo, .max = hi}
+#define TU64(T, k, m, lo, hi) {.key = k, .kind = F_U64, .off = TOFF(T, m), .smin = lo, .max = hi}
+#define TI32(T, k, m, lo, hi) {.key = k, .kind = F_I32, .off = TOFF(T, m), .smin = lo, .max = (uint64_t)(hi)}
+#define TDBL(T, k, m) {.key = k, .kind = F_DBL, .off = TOFF(T, m)}
+#define TSTR(T, k, m) {.key = k, .kind = F_STR, .off = TOFF(T, m), .max = sizeof(((T *)0)->m)}
 
 #define U32MAX 0xffffffffull
 #define U64MAX 0xffffffffffffffffull
@@ -63,7 +91,8 @@ static const field f_hello[] = {
     I32("node", hello.numa_node, -1, 1023),
     U32("inst", hello.instance, 0, U32MAX),
     STR_OPT("name", hello.name),
-    {"circs", F_CIRCS, 1, OFF(hello.circuits), OFF(hello.n_circuits), 0, CZK_MSG_MAX_CIRCUITS},
+    {.key = "circs", .kind = F_CIRCS, .optional = 1, .off = OFF(hello.circuits), .aux = OFF(hello.n_circuits),
+     .max = CZK_MSG_MAX_CIRCUITS},
     END};
 static const field f_pool[] = {
     U32("pool", pool.pool_id, 0, U32MAX),
@@ -91,7 +120,7 @@ static const field f_ready[] = {
     U64("dom", ready.domain_size, 0, 1ull << 40),
     U64("nvars", ready.n_vars, 0, 1ull << 40),
     U64("dlen", ready.data_len, 0, 1ull << 48),
-    {"status", F_I32, 1, OFF(ready.status), 0, -4095, 0},
+    {.key = "status", .kind = F_I32, .optional = 1, .off = OFF(ready.status), .smin = -4095, .max = 0},
     STR_OPT("reason", ready.reason),
     END};
 static const field f_release[] = {
@@ -102,8 +131,9 @@ static const field f_release[] = {
 static const field f_result[] = {
     U64("job", result.job_id, 1, U64MAX),
     U32("part", result.partition, 0, U32MAX - 1),
-    {"pts", F_BINLIST, 0, OFF(result.points), OFF(result.n_points), 0, CZK_MSG_MAX_POINT_BYTES},
-    {"pub", F_BIN, 1, OFF(result.publics), 0, 0, CZK_MSG_MAX_RECORD},
+    {.key = "pts", .kind = F_BINLIST, .off = OFF(result.points), .aux = OFF(result.n_points),
+     .max = CZK_MSG_MAX_POINT_BYTES},
+    {.key = "pub", .kind = F_BIN, .optional = 1, .off = OFF(result.publics), .max = CZK_MSG_MAX_RECORD},
     U32_OPT("circ", result.circuit_id, U32MAX),
     U32_OPT("nparts", result.n_partitions, U32MAX),
     STR_OPT("cname", result.circuit),
@@ -117,8 +147,8 @@ static const field f_done[] = {
     U32("part", done.partition, 0, U32MAX - 1),
     I32("status", done.status, -4095, 0),
     STR_OPT("reason", done.reason),
-    {"proof", F_BIN, 1, OFF(done.proof), 0, 0, CZK_MSG_MAX_RECORD},
-    {"pubj", F_BIN, 1, OFF(done.publics), 0, 0, CZK_MSG_MAX_RECORD},
+    {.key = "proof", .kind = F_BIN, .optional = 1, .off = OFF(done.proof), .max = CZK_MSG_MAX_RECORD},
+    {.key = "pubj", .kind = F_BIN, .optional = 1, .off = OFF(done.publics), .max = CZK_MSG_MAX_RECORD},
     END};
 static const field f_submit[] = {
     STR("req", submit.request_id),
@@ -145,11 +175,11 @@ static const field f_event[] = {
     I32("status", event.status, -4095, 0),
     U64_OPT("time", event.time_ns, U64MAX),
     STR_OPT("reason", event.reason),
-    {"proof", F_BIN, 1, OFF(event.proof), 0, 0, CZK_MSG_MAX_RECORD},
-    {"pubj", F_BIN, 1, OFF(event.publics), 0, 0, CZK_MSG_MAX_RECORD},
+    {.key = "proof", .kind = F_BIN, .optional = 1, .off = OFF(event.proof), .max = CZK_MSG_MAX_RECORD},
+    {.key = "pubj", .kind = F_BIN, .optional = 1, .off = OFF(event.publics), .max = CZK_MSG_MAX_RECORD},
     END};
 static const field f_status[] = {
-    {"body", F_MAPBIN, 1, OFF(status.body), 0, 0, CZK_MSG_MAX_RECORD},
+    {.key = "body", .kind = F_MAPBIN, .optional = 1, .off = OFF(status.body), .max = CZK_MSG_MAX_RECORD},
     END};
 static const field f_cancel[] = {
     U64("job", cancel.job_id, 1, U64MAX),
@@ -160,7 +190,7 @@ static const field f_error[] = {
     END};
 static const field f_resync[] = {
     U32("pool", resync.pool_id, 0, U32MAX),
-    {"s", F_PAIRS, 0, OFF(resync.slots), OFF(resync.n), 0, CZK_MSG_MAX_RESYNC},
+    {.key = "s", .kind = F_PAIRS, .off = OFF(resync), .max = CZK_MSG_MAX_RESYNC},
     END};
 static const field f_watch[] = {
     U64("job", watch.job_id, 1, U64MAX),
@@ -170,29 +200,177 @@ static const field f_heartbeat[] = {
     U64_OPT("time", heartbeat.time_ns, U64MAX),
     END};
 
-static const struct {
-    const char *name;
-    const field *fields;
-} schema[CZK_MSG_TYPE_MAX + 1] = {
-    [CZK_MSG_HELLO] = {"HELLO", f_hello},
-    [CZK_MSG_POOL] = {"POOL", f_pool},
-    [CZK_MSG_ASSIGN] = {"ASSIGN", f_assign},
-    [CZK_MSG_READY] = {"READY", f_ready},
-    [CZK_MSG_RELEASE] = {"RELEASE", f_release},
-    [CZK_MSG_RESULT] = {"RESULT", f_result},
-    [CZK_MSG_DONE] = {"DONE", f_done},
-    [CZK_MSG_SUBMIT] = {"SUBMIT", f_submit},
-    [CZK_MSG_ACCEPTED] = {"ACCEPTED", f_accepted},
-    [CZK_MSG_REJECTED] = {"REJECTED", f_rejected},
-    [CZK_MSG_EVENT] = {"EVENT", f_event},
-    [CZK_MSG_STATUS] = {"STATUS", f_status},
-    [CZK_MSG_STATUS_REPLY] = {"STATUS_REPLY", f_status},
-    [CZK_MSG_CANCEL] = {"CANCEL", f_cancel},
-    [CZK_MSG_ERROR] = {"ERROR", f_error},
-    [CZK_MSG_RESYNC] = {"RESYNC", f_resync},
-    [CZK_MSG_WATCH] = {"WATCH", f_watch},
-    [CZK_MSG_HEARTBEAT] = {"HEARTBEAT", f_heartbeat},
+#define MSG_SCHEMA(NAME, f) {.name = NAME, .fields = f, .size = sizeof(czk_msg), .max_bytes = CZK_MSG_MAX_RECORD}
+static const czk_schema schema[CZK_MSG_TYPE_MAX + 1] = {
+    [CZK_MSG_HELLO] = MSG_SCHEMA("HELLO", f_hello),
+    [CZK_MSG_POOL] = MSG_SCHEMA("POOL", f_pool),
+    [CZK_MSG_ASSIGN] = MSG_SCHEMA("ASSIGN", f_assign),
+    [CZK_MSG_READY] = MSG_SCHEMA("READY", f_ready),
+    [CZK_MSG_RELEASE] = MSG_SCHEMA("RELEASE", f_release),
+    [CZK_MSG_RESULT] = MSG_SCHEMA("RESULT", f_result),
+    [CZK_MSG_DONE] = MSG_SCHEMA("DONE", f_done),
+    [CZK_MSG_SUBMIT] = MSG_SCHEMA("SUBMIT", f_submit),
+    [CZK_MSG_ACCEPTED] = MSG_SCHEMA("ACCEPTED", f_accepted),
+    [CZK_MSG_REJECTED] = MSG_SCHEMA("REJECTED", f_rejected),
+    [CZK_MSG_EVENT] = MSG_SCHEMA("EVENT", f_event),
+    [CZK_MSG_STATUS] = MSG_SCHEMA("STATUS", f_status),
+    [CZK_MSG_STATUS_REPLY] = MSG_SCHEMA("STATUS_REPLY", f_status),
+    [CZK_MSG_CANCEL] = MSG_SCHEMA("CANCEL", f_cancel),
+    [CZK_MSG_ERROR] = MSG_SCHEMA("ERROR", f_error),
+    [CZK_MSG_RESYNC] = MSG_SCHEMA("RESYNC", f_resync),
+    [CZK_MSG_WATCH] = MSG_SCHEMA("WATCH", f_watch),
+    [CZK_MSG_HEARTBEAT] = MSG_SCHEMA("HEARTBEAT", f_heartbeat),
 };
+
+/* ------------------------------------------------- STATUS bodies --- */
+
+static const field f_status_request[] = {
+    {.key = "job", .kind = F_U64, .optional = 1, .off = TOFF(czk_status_request, job), .max = U64MAX},
+    END};
+const czk_schema czk_schema_status_request = {.name = "STATUS body", .fields = f_status_request,
+                                              .size = sizeof(czk_status_request),
+                                              .max_bytes = CZK_MSG_MAX_RECORD, .open = 1};
+
+#define SJ czk_status_job
+static const field f_status_job[] = {
+    TU64(SJ, "id", id, 1, U64MAX),
+    TSTR(SJ, "state", state),
+    TSTR(SJ, "circuit", circuit),
+    TSTR(SJ, "request", request),
+    TU32(SJ, "lane", lane, 0, 7),
+    TU32(SJ, "partitions", partitions, 0, U32MAX),
+    TU32(SJ, "done", done, 0, U32MAX),
+    TU32(SJ, "failed", failed, 0, U32MAX),
+    TU32(SJ, "queued", queued, 0, U32MAX),
+    TU32(SJ, "synth", synth, 0, U32MAX),
+    TU32(SJ, "gpu", gpu, 0, U32MAX),
+    TU32(SJ, "finalize", finalize, 0, U32MAX),
+    {.key = "reason", .kind = F_STR, .optional = 1, .off = TOFF(SJ, reason), .max = sizeof(((SJ *)0)->reason)},
+    END};
+static const czk_schema s_status_job = {.name = "job", .fields = f_status_job, .size = sizeof(SJ),
+                                        .max_bytes = CZK_MSG_MAX_RECORD, .open = 1, .lenient = 1};
+#undef SJ
+
+#define SP czk_status_pool
+static const field f_status_pool[] = {
+    TU32(SP, "id", id, 0, U32MAX),
+    TI32(SP, "node", node, -1, 1023),
+    TU32(SP, "slots", slots, 0, CZK_POOL_MAX_SLOTS),
+    TU32(SP, "in_use", in_use, 0, CZK_POOL_MAX_SLOTS),
+    TU32(SP, "quarantined", quarantined, 0, CZK_POOL_MAX_SLOTS),
+    TU32(SP, "hugetlb", hugetlb, 0, 1),
+    END};
+static const czk_schema s_status_pool = {.name = "pool", .fields = f_status_pool, .size = sizeof(SP),
+                                         .max_bytes = CZK_MSG_MAX_RECORD, .open = 1, .lenient = 1};
+#undef SP
+
+#define SR czk_status_reply
+static const field f_status_jobs[] = {
+    TU64(SR, "active", jobs.active, 0, U64MAX),
+    TU64(SR, "complete", jobs.complete, 0, U64MAX),
+    TU64(SR, "failed", jobs.failed, 0, U64MAX),
+    TU64(SR, "cancelled", jobs.cancelled, 0, U64MAX),
+    END};
+static const field f_status_parts[] = {
+    TU64(SR, "queued", partitions.queued, 0, U64MAX),
+    TU64(SR, "synth", partitions.synth, 0, U64MAX),
+    TU64(SR, "gpu", partitions.gpu, 0, U64MAX),
+    TU64(SR, "finalize", partitions.finalize, 0, U64MAX),
+    TU64(SR, "lanes", partitions.lanes, 0, 8),
+    END};
+static const field f_status_latency[] = {
+    TDBL(SR, "queue", latency_s.queue),
+    TDBL(SR, "synth", latency_s.synth),
+    TDBL(SR, "gpu", latency_s.gpu),
+    TDBL(SR, "finalize", latency_s.finalize),
+    END};
+static const field f_status_others[] = {
+    TU64(SR, "jobs", others.jobs, 0, U64MAX),
+    TU64(SR, "partitions", others.partitions, 0, U64MAX),
+    END};
+/* the nested maps of the reply's own members: offsets stay those of czk_status_reply */
+#define SUBMAP(nm, f) {.name = nm, .fields = f, .size = 0, .max_bytes = CZK_MSG_MAX_RECORD, .open = 1, .lenient = 1}
+static const czk_schema s_status_jobs = SUBMAP("jobs", f_status_jobs);
+static const czk_schema s_status_parts = SUBMAP("partitions", f_status_parts);
+static const czk_schema s_status_latency = SUBMAP("latency_s", f_status_latency);
+static const czk_schema s_status_others = SUBMAP("others", f_status_others);
+#define HAS(m) (1u + TOFF(SR, m))
+static const field f_status_reply[] = {
+    TSTR(SR, "daemon", daemon),
+    {.key = "state_dir", .kind = F_STR, .off = TOFF(SR, state_dir), .max = sizeof(((SR *)0)->state_dir),
+     .has = HAS(has_state_dir)},
+    TSTR(SR, "backend", backend),
+    {.key = "jobs", .kind = F_STRUCT, .off = 0, .sub = &s_status_jobs},
+    {.key = "partitions", .kind = F_STRUCT, .off = 0, .sub = &s_status_parts},
+    {.key = "pools", .kind = F_ARRAY, .off = TOFF(SR, pools), .aux = TOFF(SR, n_pools), .max = CZK_STATUS_MAX_POOLS,
+     .sub = &s_status_pool, .esize = sizeof(czk_status_pool)},
+    {.key = "latency_s", .kind = F_STRUCT, .off = 0, .sub = &s_status_latency},
+    TU64(SR, "proofs_per_minute", proofs_per_minute, 0, U64MAX),
+    {.key = "gpu_busy_pct", .kind = F_DBL, .off = TOFF(SR, gpu_busy_pct), .has = HAS(has_gpu_busy)},
+    TU64(SR, "gpu_max_gap_ms", gpu_max_gap_ms, 0, U64MAX),
+    TU64(SR, "proofs_total", proofs_total, 0, U64MAX),
+    TU64(SR, "failures_total", failures_total, 0, U64MAX),
+    TU64(SR, "synth_timeouts_total", synth_timeouts_total, 0, U64MAX),
+    TU64(SR, "result_resends_total", result_resends_total, 0, U64MAX),
+    {.key = "synths", .kind = F_U32, .off = TOFF(SR, synths), .max = U32MAX, .has = HAS(has_synths)},
+    {.key = "finalizer", .kind = F_U32, .off = TOFF(SR, finalizer), .max = 1, .has = HAS(has_finalizer)},
+    {.key = "active", .kind = F_ARRAY, .off = TOFF(SR, active), .aux = TOFF(SR, n_active),
+     .max = CZK_STATUS_MAX_JOBS, .sub = &s_status_job, .esize = sizeof(czk_status_job)},
+    {.key = "others", .kind = F_STRUCT, .optional = 1, .off = 0, .sub = &s_status_others, .has = HAS(has_others)},
+    {.key = "job", .kind = F_STRUCT, .optional = 1, .off = TOFF(SR, job), .sub = &s_status_job, .has = HAS(has_job)},
+    END};
+#undef HAS
+#undef SR
+const czk_schema czk_schema_status_reply = {.name = "STATUS_REPLY", .fields = f_status_reply,
+                                            .size = sizeof(czk_status_reply), .max_bytes = CZK_MSG_MAX_RECORD,
+                                            .open = 1, .lenient = 1};
+
+/* -------------------------------------------------- journal payloads --- */
+
+#define JR czk_jrec
+static const field f_jrec_accept[] = {
+    TU64(JR, "job", job, 1, U64MAX),
+    TSTR(JR, "req", req),
+    TSTR(JR, "circ", circ),
+    TU32(JR, "lane", lane, 0, 7),
+    TU32(JR, "nparts", nparts, 1, CZK_JREC_MAX_PARTS),
+    TU32(JR, "uid", uid, 0, U32MAX),
+    TU64(JR, "tsub", tsub, 0, U64MAX),
+    {.key = "wsha", .kind = F_BIN, .optional = 1, .off = TOFF(JR, wsha), .max = CZK_JREC_MAX_PARTS * 32ull},
+    END};
+static const field f_jrec_done[] = {
+    TU64(JR, "job", job, 1, U64MAX),
+    TU32(JR, "part", part, 0, U32MAX - 1),
+    TI32(JR, "status", status, INT32_MIN, INT32_MAX),
+    END};
+static const field f_jrec_job[] = {
+    TU64(JR, "job", job, 1, U64MAX),
+    END};
+static const field f_jrec_probe[] = {
+    TU32(JR, "probe", probe, 1, 1),
+    END};
+#undef JR
+#define JREC_SCHEMA(NAME, f) \
+    {.name = NAME, .fields = f, .size = sizeof(czk_jrec), .max_bytes = CZK_JOURNAL_MAX_PAYLOAD, .open = 1}
+static const czk_schema jrec_schema[CZK_JREC_TYPE_MAX + 1] = {
+    [CZK_JREC_ACCEPT] = JREC_SCHEMA("ACCEPT", f_jrec_accept),
+    [CZK_JREC_DONE] = JREC_SCHEMA("DONE", f_jrec_done),
+    [CZK_JREC_COMPLETE] = JREC_SCHEMA("COMPLETE", f_jrec_job),
+    [CZK_JREC_CANCEL] = JREC_SCHEMA("CANCEL", f_jrec_job),
+    [CZK_JREC_PROBE] = JREC_SCHEMA("PROBE", f_jrec_probe),
+};
+
+const czk_schema *czk_jrec_schema(uint32_t type)
+{
+    return type >= 1 && type <= CZK_JREC_TYPE_MAX ? &jrec_schema[type] : NULL;
+}
+
+const char *czk_jrec_type_name(uint32_t type)
+{
+    return type >= 1 && type <= CZK_JREC_TYPE_MAX ? jrec_schema[type].name : "?";
+}
+
+const char *czk_schema_name(const czk_schema *s) { return s->name; }
 
 const char *czk_msg_type_name(uint32_t type)
 {
@@ -228,7 +406,7 @@ static int rd_be(const uint8_t *p, size_t left, size_t n, uint64_t *v)
     return 0;
 }
 
-int czk_msg_precheck(const uint8_t *buf, size_t len, int max_depth, czk_error *err)
+static int precheck(const uint8_t *buf, size_t len, int max_depth, size_t cap, czk_error *err)
 {
     uint64_t pending[CZK_MSG_MAX_DEPTH + 2];
     int depth = 0;
@@ -238,8 +416,8 @@ int czk_msg_precheck(const uint8_t *buf, size_t len, int max_depth, czk_error *e
         max_depth = CZK_MSG_MAX_DEPTH;
     if (len == 0)
         return czk_errorf(err, -EBADMSG, "empty record");
-    if (len > CZK_MSG_MAX_RECORD)
-        return czk_errorf(err, -EBADMSG, "record of %zu bytes exceeds the %u byte cap", len, CZK_MSG_MAX_RECORD);
+    if (len > cap)
+        return czk_errorf(err, -EBADMSG, "record of %zu bytes exceeds the %zu byte cap", len, cap);
     pending[0] = 1;
     while (depth >= 0) {
         uint64_t n = 0, body = 0;
@@ -316,6 +494,13 @@ int czk_msg_precheck(const uint8_t *buf, size_t len, int max_depth, czk_error *e
     return 0;
 }
 
+int czk_msg_precheck(const uint8_t *buf, size_t len, int max_depth, czk_error *err)
+{
+    return precheck(buf, len, max_depth, CZK_MSG_MAX_RECORD, err);
+}
+
+static bool is_map_byte(uint8_t b) { return (b & 0xf0) == 0x80 || b == 0xde || b == 0xdf; }
+
 /* ----------------------------------------------------------- encoder --- */
 
 typedef struct wbuf {
@@ -344,52 +529,69 @@ static int pack_bin(msgpack_packer *pk, const czk_bytes *b)
     return msgpack_pack_bin(pk, b->len) || (b->len && msgpack_pack_bin_body(pk, b->ptr, b->len));
 }
 
-static bool field_empty(const field *f, const czk_msg *m)
+/* the uint8_t presence flag of f in obj, or NULL */
+static uint8_t *has_flag(const field *f, const void *obj)
 {
-    const uint8_t *p = (const uint8_t *)m + f->off;
+    return f->has ? (uint8_t *)obj + f->has - 1 : NULL;
+}
+
+static bool field_empty(const field *f, const void *obj)
+{
+    const uint8_t *p = (const uint8_t *)obj + f->off;
+    if (f->has)
+        return *has_flag(f, obj) == 0;
     switch (f->kind) {
     case F_U32: return *(const uint32_t *)p == 0;
     case F_U64: return *(const uint64_t *)p == 0;
     case F_I32: return *(const int32_t *)p == 0;
+    case F_DBL: return *(const double *)p == 0;
     case F_STR: return p[0] == 0;
     case F_BIN: case F_MAPBIN: return ((const czk_bytes *)p)->len == 0;
-    case F_CIRCS: return *(const uint32_t *)((const uint8_t *)m + f->aux) == 0;
+    case F_CIRCS: case F_BINLIST: case F_ARRAY: return *(const uint32_t *)((const uint8_t *)obj + f->aux) == 0;
     default: return false;
     }
 }
 
-int czk_msg_encode(uint8_t *buf, size_t cap, const czk_msg *m, czk_error *err)
+static size_t count_keys(const czk_schema *s, const void *obj)
 {
-    msgpack_packer pk;
-    wbuf w = {buf, 0, cap < CZK_MSG_MAX_RECORD ? cap : CZK_MSG_MAX_RECORD};
-    const field *fs;
-    size_t nkeys = 2;
+    size_t n = 0;
+    for (const field *f = s->fields; f->key; f++)
+        if (!(f->optional && field_empty(f, obj)))
+            n++;
+    return n;
+}
+
+static int enc_fields(msgpack_packer *pk, const czk_schema *s, const void *obj, const char *tn, czk_error *err);
+
+/* one nested map: header and fields (path names it in errors) */
+static int enc_map(msgpack_packer *pk, const czk_schema *s, const void *obj, const char *path, czk_error *err)
+{
+    if (msgpack_pack_map(pk, count_keys(s, obj)))
+        return 1;
+    return enc_fields(pk, s, obj, path, err);
+}
+
+/*
+ * Writes the fields of s from obj.  Returns 0, 1 when the packer ran out of
+ * room (the caller says -EMSGSIZE), or -EINVAL with err filled.
+ */
+static int enc_fields(msgpack_packer *pk, const czk_schema *s, const void *obj, const char *tn, czk_error *err)
+{
     int bad = 0;
 
-    if (m->type == 0 || m->type > CZK_MSG_TYPE_MAX)
-        return czk_errorf(err, -EINVAL, "cannot encode unknown message type %u", m->type);
-    fs = schema[m->type].fields;
-    for (const field *f = fs; f->key; f++)
-        if (!(f->optional && field_empty(f, m)))
-            nkeys++;
-    msgpack_packer_init(&pk, &w, wbuf_write);
-    bad |= msgpack_pack_map(&pk, nkeys);
-    bad |= pack_key(&pk, "t") || msgpack_pack_uint32(&pk, m->type);
-    bad |= pack_key(&pk, "v") || msgpack_pack_uint32(&pk, CZK_PROTO_VERSION);
-    for (const field *f = fs; f->key && !bad; f++) {
-        const uint8_t *p = (const uint8_t *)m + f->off;
-        const char *tn = schema[m->type].name;
+    for (const field *f = s->fields; f->key && !bad; f++) {
+        const uint8_t *p = (const uint8_t *)obj + f->off;
 
-        if (f->optional && field_empty(f, m))
+        if (f->optional && field_empty(f, obj))
             continue;
-        bad |= pack_key(&pk, f->key);
+        bad |= pack_key(pk, f->key);
         switch (f->kind) {
         case F_U32: {
             uint32_t v = *(const uint32_t *)p;
             if (v < (uint64_t)f->smin || v > f->max)
                 return czk_errorf(err, -EINVAL, "%s.%s = %u out of range [%lld, %llu]", tn, f->key, v,
                                   (long long)f->smin, (unsigned long long)f->max);
-            bad |= msgpack_pack_uint32(&pk, v);
+            bad |= msgpack_pack_uint32(pk, v);
             break;
         }
         case F_U64: {
@@ -397,7 +599,7 @@ int czk_msg_encode(uint8_t *buf, size_t cap, const czk_msg *m, czk_error *err)
             if (v < (uint64_t)f->smin || v > f->max)
                 return czk_errorf(err, -EINVAL, "%s.%s = %llu out of range [%lld, %llu]", tn, f->key,
                                   (unsigned long long)v, (long long)f->smin, (unsigned long long)f->max);
-            bad |= msgpack_pack_uint64(&pk, v);
+            bad |= msgpack_pack_uint64(pk, v);
             break;
         }
         case F_I32: {
@@ -405,7 +607,14 @@ int czk_msg_encode(uint8_t *buf, size_t cap, const czk_msg *m, czk_error *err)
             if (v < f->smin || v > (int64_t)f->max)
                 return czk_errorf(err, -EINVAL, "%s.%s = %d out of range [%lld, %lld]", tn, f->key, v,
                                   (long long)f->smin, (long long)f->max);
-            bad |= msgpack_pack_int32(&pk, v);
+            bad |= msgpack_pack_int32(pk, v);
+            break;
+        }
+        case F_DBL: {
+            double v = *(const double *)p;
+            if (!isfinite(v))
+                return czk_errorf(err, -EINVAL, "%s.%s is not a finite number", tn, f->key);
+            bad |= msgpack_pack_double(pk, v);
             break;
         }
         case F_STR: {
@@ -413,7 +622,7 @@ int czk_msg_encode(uint8_t *buf, size_t cap, const czk_msg *m, czk_error *err)
             if (n >= f->max)
                 return czk_errorf(err, -EINVAL, "%s.%s is not NUL-terminated within %llu bytes", tn, f->key,
                                   (unsigned long long)f->max);
-            bad |= msgpack_pack_str(&pk, n) || (n && msgpack_pack_str_body(&pk, p, n));
+            bad |= msgpack_pack_str(pk, n) || (n && msgpack_pack_str_body(pk, p, n));
             break;
         }
         case F_BIN: case F_MAPBIN: {
@@ -424,45 +633,46 @@ int czk_msg_encode(uint8_t *buf, size_t cap, const czk_msg *m, czk_error *err)
                 int r = czk_msg_precheck(b->ptr, b->len, CZK_MSG_MAX_DEPTH - 1, err);
                 if (r < 0)
                     return czk_errorf(err, -EINVAL, "%s.%s is not one valid msgpack object", tn, f->key);
-                if (!((b->ptr[0] & 0xf0) == 0x80 || b->ptr[0] == 0xde || b->ptr[0] == 0xdf))
+                if (!is_map_byte(b->ptr[0]))
                     return czk_errorf(err, -EINVAL, "%s.%s is not a msgpack map", tn, f->key);
             }
-            bad |= pack_bin(&pk, b);
+            bad |= pack_bin(pk, b);
             break;
         }
         case F_BINLIST: {
             const czk_bytes *b = (const czk_bytes *)p;
-            uint32_t n = *(const uint32_t *)((const uint8_t *)m + f->aux);
+            uint32_t n = *(const uint32_t *)((const uint8_t *)obj + f->aux);
             if (n > CZK_MSG_MAX_POINTS)
                 return czk_errorf(err, -EINVAL, "%s.%s has %u items, at most %u", tn, f->key, n, CZK_MSG_MAX_POINTS);
-            bad |= msgpack_pack_array(&pk, n);
+            bad |= msgpack_pack_array(pk, n);
             for (uint32_t i = 0; i < n && !bad; i++) {
                 if (b[i].len > f->max || (b[i].len && !b[i].ptr))
                     return czk_errorf(err, -EINVAL, "%s.%s[%u] has a bad length %u", tn, f->key, i, b[i].len);
-                bad |= pack_bin(&pk, &b[i]);
+                bad |= pack_bin(pk, &b[i]);
             }
             break;
         }
         case F_PAIRS: {
-            const czk_msg_resync *r = &m->u.resync;
-            if (r->n > CZK_MSG_MAX_RESYNC)
-                return czk_errorf(err, -EINVAL, "%s.%s has %u items, at most %u", tn, f->key, r->n, CZK_MSG_MAX_RESYNC);
-            bad |= msgpack_pack_array(&pk, r->n);
+            const czk_msg_resync *r = (const czk_msg_resync *)p;
+            if (r->n > f->max)
+                return czk_errorf(err, -EINVAL, "%s.%s has %u items, at most %llu", tn, f->key, r->n,
+                                  (unsigned long long)f->max);
+            bad |= msgpack_pack_array(pk, r->n);
             for (uint32_t i = 0; i < r->n && !bad; i++) {
                 if (r->slots[i].slot > SLOTMAX || r->slots[i].generation > U32MAX)
                     return czk_errorf(err, -EINVAL, "%s.%s[%u] out of range", tn, f->key, i);
-                bad |= msgpack_pack_array(&pk, 2) || msgpack_pack_uint32(&pk, r->slots[i].slot) ||
-                       msgpack_pack_uint64(&pk, r->slots[i].generation);
+                bad |= msgpack_pack_array(pk, 2) || msgpack_pack_uint32(pk, r->slots[i].slot) ||
+                       msgpack_pack_uint64(pk, r->slots[i].generation);
             }
             break;
         }
         case F_CIRCS: {
             const czk_msg_circuit *c = (const czk_msg_circuit *)p;
-            uint32_t n = *(const uint32_t *)((const uint8_t *)m + f->aux);
+            uint32_t n = *(const uint32_t *)((const uint8_t *)obj + f->aux);
             if (n > f->max)
                 return czk_errorf(err, -EINVAL, "%s.%s has %u items, at most %llu", tn, f->key, n,
                                   (unsigned long long)f->max);
-            bad |= msgpack_pack_array(&pk, n);
+            bad |= msgpack_pack_array(pk, n);
             for (uint32_t i = 0; i < n && !bad; i++) {
                 size_t len = strnlen(c[i].name, sizeof(c[i].name));
                 if (len == 0 || len >= sizeof(c[i].name))
@@ -470,16 +680,75 @@ int czk_msg_encode(uint8_t *buf, size_t cap, const czk_msg *m, czk_error *err)
                 for (uint32_t j = 0; j < i; j++)
                     if (!strcmp(c[j].name, c[i].name))
                         return czk_errorf(err, -EINVAL, "%s.%s[%u] repeats the name of [%u]", tn, f->key, i, j);
-                bad |= msgpack_pack_array(&pk, 2) || msgpack_pack_str(&pk, len) ||
-                       msgpack_pack_str_body(&pk, c[i].name, len) || msgpack_pack_bin(&pk, CZK_MSG_KEY_ID) ||
-                       msgpack_pack_bin_body(&pk, c[i].key_id, CZK_MSG_KEY_ID);
+                bad |= msgpack_pack_array(pk, 2) || msgpack_pack_str(pk, len) ||
+                       msgpack_pack_str_body(pk, c[i].name, len) || msgpack_pack_bin(pk, CZK_MSG_KEY_ID) ||
+                       msgpack_pack_bin_body(pk, c[i].key_id, CZK_MSG_KEY_ID);
+            }
+            break;
+        }
+        case F_STRUCT: {
+            char path[128];
+            int r;
+            snprintf(path, sizeof(path), "%s.%s", tn, f->key);
+            if ((r = enc_map(pk, f->sub, p, path, err)) < 0)
+                return r;
+            bad |= r;
+            break;
+        }
+        case F_ARRAY: {
+            uint32_t n = *(const uint32_t *)((const uint8_t *)obj + f->aux);
+            if (n > f->max)
+                return czk_errorf(err, -EINVAL, "%s.%s has %u items, at most %llu", tn, f->key, n,
+                                  (unsigned long long)f->max);
+            bad |= msgpack_pack_array(pk, n);
+            for (uint32_t i = 0; i < n && !bad; i++) {
+                char path[128];
+                int r;
+                snprintf(path, sizeof(path), "%s.%s[%u]", tn, f->key, i);
+                if ((r = enc_map(pk, f->sub, p + (size_t)i * f->esize, path, err)) < 0)
+                    return r;
+                bad |= r;
             }
             break;
         }
         }
     }
+    return bad ? 1 : 0;
+}
+
+int czk_msg_encode(uint8_t *buf, size_t cap, const czk_msg *m, czk_error *err)
+{
+    msgpack_packer pk;
+    wbuf w = {buf, 0, cap < CZK_MSG_MAX_RECORD ? cap : CZK_MSG_MAX_RECORD};
+    const czk_schema *s;
+    int bad = 0;
+
+    if (m->type == 0 || m->type > CZK_MSG_TYPE_MAX)
+        return czk_errorf(err, -EINVAL, "cannot encode unknown message type %u", m->type);
+    s = &schema[m->type];
+    msgpack_packer_init(&pk, &w, wbuf_write);
+    bad |= msgpack_pack_map(&pk, 2 + count_keys(s, m));
+    bad |= pack_key(&pk, "t") || msgpack_pack_uint32(&pk, m->type);
+    bad |= pack_key(&pk, "v") || msgpack_pack_uint32(&pk, CZK_PROTO_VERSION);
+    if (!bad && (bad = enc_fields(&pk, s, m, s->name, err)) < 0)
+        return bad;
     if (bad)
-        return czk_errorf(err, -EMSGSIZE, "%s record does not fit in %zu bytes", schema[m->type].name, w.cap);
+        return czk_errorf(err, -EMSGSIZE, "%s record does not fit in %zu bytes", s->name, w.cap);
+    return (int)w.len;
+}
+
+int czk_schema_encode(const czk_schema *s, const void *obj, uint8_t *buf, size_t cap, czk_error *err)
+{
+    msgpack_packer pk;
+    wbuf w = {buf, 0, cap < s->max_bytes ? cap : s->max_bytes};
+    int bad;
+
+    msgpack_packer_init(&pk, &w, wbuf_write);
+    bad = enc_map(&pk, s, obj, s->name, err);
+    if (bad < 0)
+        return bad;
+    if (bad)
+        return czk_errorf(err, -EMSGSIZE, "%s does not fit in %zu bytes", s->name, w.cap);
     return (int)w.len;
 }
 
@@ -499,9 +768,12 @@ static int get_uint(const msgpack_object *o, uint64_t *v)
     return 0;
 }
 
-static int decode_field(const field *f, const msgpack_object *o, czk_msg *m, const char *tn, czk_error *err)
+static int dec_map(const czk_schema *s, const msgpack_object *map, void *obj, int skip_tv, const char *tn,
+                   czk_error *err);
+
+static int decode_field(const field *f, const msgpack_object *o, void *obj, const char *tn, czk_error *err)
 {
-    uint8_t *p = (uint8_t *)m + f->off;
+    uint8_t *p = (uint8_t *)obj + f->off;
     uint64_t u;
 
     switch (f->kind) {
@@ -530,6 +802,21 @@ static int decode_field(const field *f, const msgpack_object *o, czk_msg *m, con
         *(int32_t *)p = (int32_t)v;
         return 0;
     }
+    case F_DBL: {
+        double v;
+        if (o->type == MSGPACK_OBJECT_FLOAT64 || o->type == MSGPACK_OBJECT_FLOAT32)
+            v = o->via.f64;
+        else if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+            v = (double)o->via.u64;
+        else if (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
+            v = (double)o->via.i64;
+        else
+            return czk_errorf(err, -EBADMSG, "%s.%s is not a number", tn, f->key);
+        if (!isfinite(v))
+            return czk_errorf(err, -EBADMSG, "%s.%s is not a finite number", tn, f->key);
+        *(double *)p = v;
+        return 0;
+    }
     case F_STR:
         if (o->type != MSGPACK_OBJECT_STR)
             return czk_errorf(err, -EBADMSG, "%s.%s is not a string", tn, f->key);
@@ -554,7 +841,7 @@ static int decode_field(const field *f, const msgpack_object *o, czk_msg *m, con
             czk_error sub;
             if (czk_msg_precheck(b->ptr, b->len, CZK_MSG_MAX_DEPTH - 1, &sub) < 0)
                 return czk_errorf(err, -EBADMSG, "%s.%s: %s", tn, f->key, sub.msg);
-            if (!((b->ptr[0] & 0xf0) == 0x80 || b->ptr[0] == 0xde || b->ptr[0] == 0xdf))
+            if (!is_map_byte(b->ptr[0]))
                 return czk_errorf(err, -EBADMSG, "%s.%s does not hold a msgpack map", tn, f->key);
         }
         return 0;
@@ -574,16 +861,16 @@ static int decode_field(const field *f, const msgpack_object *o, czk_msg *m, con
             b[i].ptr = (const uint8_t *)e->via.bin.ptr;
             b[i].len = e->via.bin.size;
         }
-        *(uint32_t *)((uint8_t *)m + f->aux) = o->via.array.size;
+        *(uint32_t *)((uint8_t *)obj + f->aux) = o->via.array.size;
         return 0;
     }
     case F_PAIRS: {
-        czk_msg_resync *r = &m->u.resync;
+        czk_msg_resync *r = (czk_msg_resync *)p;
         if (o->type != MSGPACK_OBJECT_ARRAY)
             return czk_errorf(err, -EBADMSG, "%s.%s is not an array", tn, f->key);
-        if (o->via.array.size > CZK_MSG_MAX_RESYNC)
-            return czk_errorf(err, -EBADMSG, "%s.%s has %u items, at most %u", tn, f->key, o->via.array.size,
-                              CZK_MSG_MAX_RESYNC);
+        if (o->via.array.size > f->max)
+            return czk_errorf(err, -EBADMSG, "%s.%s has %u items, at most %llu", tn, f->key, o->via.array.size,
+                              (unsigned long long)f->max);
         for (uint32_t i = 0; i < o->via.array.size; i++) {
             const msgpack_object *e = &o->via.array.ptr[i];
             uint64_t s, g;
@@ -623,47 +910,122 @@ static int decode_field(const field *f, const msgpack_object *o, czk_msg *m, con
                 if (!strcmp(c[j].name, c[i].name))
                     return czk_errorf(err, -EBADMSG, "%s.%s[%u] repeats the name of [%u]", tn, f->key, i, j);
         }
-        *(uint32_t *)((uint8_t *)m + f->aux) = o->via.array.size;
+        *(uint32_t *)((uint8_t *)obj + f->aux) = o->via.array.size;
+        return 0;
+    }
+    case F_STRUCT: {
+        char path[128];
+        snprintf(path, sizeof(path), "%s.%s", tn, f->key);
+        if (o->type != MSGPACK_OBJECT_MAP)
+            return czk_errorf(err, -EBADMSG, "%s is not a map", path);
+        return dec_map(f->sub, o, p, 0, path, err);
+    }
+    case F_ARRAY: {
+        if (o->type != MSGPACK_OBJECT_ARRAY)
+            return czk_errorf(err, -EBADMSG, "%s.%s is not an array", tn, f->key);
+        if (o->via.array.size > f->max)
+            return czk_errorf(err, -EBADMSG, "%s.%s has %u items, at most %llu", tn, f->key, o->via.array.size,
+                              (unsigned long long)f->max);
+        for (uint32_t i = 0; i < o->via.array.size; i++) {
+            char path[128];
+            int r;
+            snprintf(path, sizeof(path), "%s.%s[%u]", tn, f->key, i);
+            if (o->via.array.ptr[i].type != MSGPACK_OBJECT_MAP)
+                return czk_errorf(err, -EBADMSG, "%s is not a map", path);
+            if ((r = dec_map(f->sub, &o->via.array.ptr[i], p + (size_t)i * f->esize, 0, path, err)) < 0)
+                return r;
+        }
+        *(uint32_t *)((uint8_t *)obj + f->aux) = o->via.array.size;
         return 0;
     }
     }
     return czk_errorf(err, -EBADMSG, "internal: bad field kind");
 }
 
+/*
+ * Decodes the map's keys into obj by s.  skip_tv: the record's "t" and "v"
+ * (read by czk_msg_decode) are not schema keys.  Unknown keys are an error
+ * unless s is open; missing required keys unless s is lenient.
+ */
+static int dec_map(const czk_schema *s, const msgpack_object *map, void *obj, int skip_tv, const char *tn,
+                   czk_error *err)
+{
+    uint64_t seen = 0;
+    unsigned idx;
+    const field *f;
+
+    for (uint32_t i = 0; i < map->via.map.size; i++) {
+        const msgpack_object_kv *kv = &map->via.map.ptr[i];
+        int r;
+
+        if (skip_tv && (key_is(&kv->key, "t") || key_is(&kv->key, "v")))
+            continue;
+        if (kv->key.type != MSGPACK_OBJECT_STR) {
+            if (s->open)
+                continue;
+            return czk_errorf(err, -EBADMSG, "%s record has a key that is not a string", tn);
+        }
+        for (f = s->fields, idx = 0; f->key && !key_is(&kv->key, f->key); f++, idx++)
+            ;
+        if (!f->key) {
+            if (s->open)
+                continue;
+            return czk_errorf(err, -EBADMSG, "%s record has unknown key \"%.*s\"", tn,
+                              (int)(kv->key.via.str.size > 32 ? 32 : kv->key.via.str.size), kv->key.via.str.ptr);
+        }
+        if (idx >= 64)
+            return czk_errorf(err, -EBADMSG, "internal: %s has more than 64 keys", tn);
+        if (seen & (1ull << idx))
+            return czk_errorf(err, -EBADMSG, "%s record repeats key \"%s\"", tn, f->key);
+        seen |= 1ull << idx;
+        if ((r = decode_field(f, &kv->val, obj, tn, err)) < 0)
+            return r;
+        if (f->has)
+            *has_flag(f, obj) = 1;
+    }
+    if (!s->lenient)
+        for (f = s->fields, idx = 0; f->key; f++, idx++)
+            if (!f->optional && !(seen & (1ull << idx)))
+                return czk_errorf(err, -EBADMSG, "%s record lacks key \"%s\"", tn, f->key);
+    return 0;
+}
+
+/* the pre-walk, then msgpack-c; *up holds the one map on success */
+static int unpack_map(const uint8_t *buf, size_t len, size_t cap, int depth, msgpack_unpacked *up, const char *what,
+                      czk_error *err)
+{
+    size_t off = 0;
+    int r = precheck(buf, len, depth, cap, err);
+
+    if (r < 0)
+        return r;
+    if (!is_map_byte(buf[0]))
+        return czk_errorf(err, -EBADMSG, "%s is not a msgpack map (first byte 0x%02x)", what, buf[0]);
+    switch (msgpack_unpack_next(up, (const char *)buf, len, &off)) {
+    case MSGPACK_UNPACK_SUCCESS:
+        break;
+    case MSGPACK_UNPACK_NOMEM_ERROR:
+        return czk_errorf(err, -EBADMSG, "msgpack unpacker out of memory");
+    default:
+        return czk_errorf(err, -EBADMSG, "msgpack unpacker rejected the %s", what);
+    }
+    if (off != len || up->data.type != MSGPACK_OBJECT_MAP)
+        return czk_errorf(err, -EBADMSG, "%s is not exactly one msgpack map", what);
+    return 0;
+}
+
 int czk_msg_decode(const uint8_t *buf, size_t len, czk_msg *m, czk_error *err)
 {
     msgpack_unpacked up;
     const msgpack_object *root;
-    const field *fs;
-    const char *tn;
-    size_t off = 0;
     uint64_t t = 0, v = 0;
-    uint32_t seen = 0;
     int have_t = 0, have_v = 0, r;
 
     memset(m, 0, sizeof(*m));
-    r = czk_msg_precheck(buf, len, CZK_MSG_MAX_DEPTH, err);
-    if (r < 0)
-        return r;
-    if (!((buf[0] & 0xf0) == 0x80 || buf[0] == 0xde || buf[0] == 0xdf))
-        return czk_errorf(err, -EBADMSG, "record is not a msgpack map (first byte 0x%02x)", buf[0]);
-
     msgpack_unpacked_init(&up);
-    switch (msgpack_unpack_next(&up, (const char *)buf, len, &off)) {
-    case MSGPACK_UNPACK_SUCCESS:
-        break;
-    case MSGPACK_UNPACK_NOMEM_ERROR:
-        r = czk_errorf(err, -EBADMSG, "msgpack unpacker out of memory");
+    if ((r = unpack_map(buf, len, CZK_MSG_MAX_RECORD, CZK_MSG_MAX_DEPTH, &up, "record", err)) < 0)
         goto out;
-    default:
-        r = czk_errorf(err, -EBADMSG, "msgpack unpacker rejected the record");
-        goto out;
-    }
     root = &up.data;
-    if (off != len || root->type != MSGPACK_OBJECT_MAP) {
-        r = czk_errorf(err, -EBADMSG, "record is not exactly one msgpack map");
-        goto out;
-    }
     for (uint32_t i = 0; i < root->via.map.size; i++) {
         const msgpack_object_kv *kv = &root->via.map.ptr[i];
         if (key_is(&kv->key, "t")) {
@@ -689,44 +1051,7 @@ int czk_msg_decode(const uint8_t *buf, size_t len, czk_msg *m, czk_error *err)
     }
     m->type = (uint32_t)t;
     m->version = (uint32_t)v;
-    fs = schema[t].fields;
-    tn = schema[t].name;
-    for (uint32_t i = 0; i < root->via.map.size; i++) {
-        const msgpack_object_kv *kv = &root->via.map.ptr[i];
-        const field *f;
-        unsigned idx;
-
-        if (key_is(&kv->key, "t") || key_is(&kv->key, "v"))
-            continue;
-        if (kv->key.type != MSGPACK_OBJECT_STR) {
-            r = czk_errorf(err, -EBADMSG, "%s record has a key that is not a string", tn);
-            goto out;
-        }
-        for (f = fs, idx = 0; f->key && !key_is(&kv->key, f->key); f++, idx++)
-            ;
-        if (!f->key) {
-            r = czk_errorf(err, -EBADMSG, "%s record has unknown key \"%.*s\"", tn,
-                           (int)(kv->key.via.str.size > 32 ? 32 : kv->key.via.str.size), kv->key.via.str.ptr);
-            goto out;
-        }
-        if (seen & (1u << idx)) {
-            r = czk_errorf(err, -EBADMSG, "%s record repeats key \"%s\"", tn, f->key);
-            goto out;
-        }
-        seen |= 1u << idx;
-        r = decode_field(f, &kv->val, m, tn, err);
-        if (r < 0)
-            goto out;
-    }
-    {
-        unsigned idx = 0;
-        for (const field *f = fs; f->key; f++, idx++)
-            if (!f->optional && !(seen & (1u << idx))) {
-                r = czk_errorf(err, -EBADMSG, "%s record lacks key \"%s\"", tn, f->key);
-                goto out;
-            }
-    }
-    r = 0;
+    r = dec_map(&schema[t], root, m, 1, schema[t].name, err);
 out:
     msgpack_unpacked_destroy(&up);
     if (r < 0) {
@@ -734,6 +1059,21 @@ out:
         memset(m, 0, sizeof(*m));
         m->type = keep;
     }
+    return r;
+}
+
+int czk_schema_decode(const czk_schema *s, const uint8_t *buf, size_t len, void *obj, czk_error *err)
+{
+    msgpack_unpacked up;
+    int r;
+
+    memset(obj, 0, s->size);
+    msgpack_unpacked_init(&up);
+    if ((r = unpack_map(buf, len, s->max_bytes, CZK_MSG_MAX_DEPTH, &up, s->name, err)) == 0)
+        r = dec_map(s, &up.data, obj, 0, s->name, err);
+    msgpack_unpacked_destroy(&up);
+    if (r < 0)
+        memset(obj, 0, s->size);
     return r;
 }
 

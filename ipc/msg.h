@@ -64,7 +64,7 @@ enum czk_msg_type {
     CZK_MSG_REJECTED = 10,  /* gpud -> client: job refused */
     CZK_MSG_EVENT = 11,     /* gpud -> client: progress of a job */
     CZK_MSG_STATUS = 12,    /* client -> daemon: status request (optional body) */
-    CZK_MSG_STATUS_REPLY = 13, /* daemon -> client: status, generic msgpack map */
+    CZK_MSG_STATUS_REPLY = 13, /* daemon -> client: status, a map (czk_schema_status_reply) */
     CZK_MSG_CANCEL = 14,    /* client -> gpud: cancel a job */
     CZK_MSG_ERROR = 15,     /* any -> any: protocol or request error */
     CZK_MSG_RESYNC = 16,    /* synth -> gpud after reconnect: slots it believes it owns */
@@ -221,6 +221,9 @@ typedef struct czk_msg_event {
     czk_bytes publics;             /* public.json text */
 } czk_msg_event;
 
+/* The record checks only that the body is one msgpack map (the transport
+ * carries any map); its content is typed by czk_schema_status_request and
+ * czk_schema_status_reply below, which gpud and the CLI decode it with. */
 typedef struct czk_msg_status {
     czk_bytes body; /* one msgpack map (raw bytes), may be empty (len 0) */
 } czk_msg_status;   /* STATUS and STATUS_REPLY */
@@ -297,6 +300,126 @@ int czk_msg_decode(const uint8_t *buf, size_t len, czk_msg *m, czk_error *err);
  * exactly one object).  Exposed for the STATUS body and for tests.
  */
 int czk_msg_precheck(const uint8_t *buf, size_t len, int max_depth, czk_error *err);
+
+/* ------------------------------------------------------------------------
+ * Schemas beyond the records: the same table mechanism (msg.c) describes
+ * msgpack maps that travel inside a record (the STATUS and STATUS_REPLY
+ * bodies) or that gpud writes to its journal.  czk_schema_encode() writes
+ * the struct as one map, keys in table order; czk_schema_decode() runs the
+ * same hardened steps as czk_msg_decode() (pre-walk, unpack, typed check of
+ * every key, duplicates refused) and fills the struct (zeroed first).
+ * Unknown keys, and for the STATUS_REPLY body missing keys, are tolerated
+ * where the schema says so (each schema below states it): a newer peer may
+ * add keys.  Lifetimes as for records: strings are copied, czk_bytes point
+ * into buf.  Errors: -EINVAL / -EMSGSIZE (encode), -EBADMSG (decode), err
+ * filled with the key path ("STATUS_REPLY.active[3].lane = 9 out of range").
+ * ------------------------------------------------------------------------ */
+typedef struct czk_schema czk_schema;
+
+int czk_schema_encode(const czk_schema *s, const void *obj, uint8_t *buf, size_t cap, czk_error *err);
+int czk_schema_decode(const czk_schema *s, const uint8_t *buf, size_t len, void *obj, czk_error *err);
+const char *czk_schema_name(const czk_schema *s);
+
+/*
+ * STATUS body (client -> gpud): {job?}.  job != 0 asks for that job's
+ * details ("job" in the reply).  Unknown keys are ignored.
+ */
+typedef struct czk_status_request {
+    uint64_t job;
+} czk_status_request;
+extern const czk_schema czk_schema_status_request;
+
+/*
+ * STATUS_REPLY body (gpud -> client), docs/daemons.md lists the meaning of
+ * every key.  gpud writes every key but "others" (only to a client that does
+ * not see every job), "job" (only when asked for a job it may see) and a
+ * job's "reason" (only when the job is not moving).  Decoding is lenient in
+ * two ways, on purpose: unknown keys (even non-string ones) are skipped and
+ * a missing key reads as 0 / "" (has_* says whether the key was there), so
+ * an older client reads a newer gpud's reply; what is there must have the
+ * schema's type and range, and arrays at most their maximum count.
+ */
+#define CZK_STATUS_MAX_JOBS 64   /* "active": this client's active jobs listed */
+#define CZK_STATUS_MAX_POOLS 64  /* "pools": one per NUMA node (gpud/sched.c caps it at 64) */
+#define CZK_STATUS_TEXT (4 * CZK_MSG_REQID_MAX + 8) /* a client-chosen string after czk_esc (4 bytes per byte) */
+#define CZK_STATUS_REASON 512    /* a job's "reason" */
+
+typedef struct czk_status_job {
+    uint64_t id;
+    char state[32];                   /* "active", "complete", "failed", "cancelled" */
+    char circuit[CZK_STATUS_TEXT];    /* escaped by gpud (czk_esc) */
+    char request[CZK_STATUS_TEXT];    /* escaped by gpud (czk_esc) */
+    uint32_t lane, partitions, done, failed, queued, synth, gpu, finalize;
+    char reason[CZK_STATUS_REASON];   /* optional: why the job is not moving */
+} czk_status_job;
+
+typedef struct czk_status_pool {
+    uint32_t id;
+    int32_t node; /* -1: not bound */
+    uint32_t slots, in_use, quarantined, hugetlb;
+} czk_status_pool;
+
+typedef struct czk_status_reply {
+    char daemon[CZK_MSG_STR_SHORT];
+    char state_dir[CZK_CONFIG_PATH_MAX];
+    char backend[CZK_MSG_STR_SHORT];
+    struct { uint64_t active, complete, failed, cancelled; } jobs;
+    struct { uint64_t queued, synth, gpu, finalize, lanes; } partitions;
+    uint32_t n_pools;
+    czk_status_pool pools[CZK_STATUS_MAX_POOLS];
+    struct { double queue, synth, gpu, finalize; } latency_s; /* mean seconds per partition */
+    uint64_t proofs_per_minute;
+    double gpu_busy_pct;
+    uint64_t gpu_max_gap_ms;
+    uint64_t proofs_total, failures_total, synth_timeouts_total, result_resends_total;
+    uint32_t synths, finalizer;
+    uint32_t n_active;
+    czk_status_job active[CZK_STATUS_MAX_JOBS];
+    struct { uint64_t jobs, partitions; } others; /* other users' active jobs, counts only */
+    czk_status_job job;                           /* the job asked for */
+    /* decode: 1 when the key was present; encode: has_others and has_job say
+     * whether to write "others" and "job" (the other has_* are not read) */
+    uint8_t has_gpu_busy, has_synths, has_finalizer, has_state_dir, has_others, has_job;
+} czk_status_reply;
+extern const czk_schema czk_schema_status_reply;
+
+/*
+ * Journal record payloads of czk-gpud (gpud/table.c), one map per record;
+ * the record type is the journal record's type (gpud.h REC_* has the same
+ * numbers).  The bytes are those gpud has always written (same keys, same
+ * order, same msgpack types), so older journals replay; unknown keys are
+ * skipped (a newer gpud's record read by an older one), the listed keys are
+ * required except wsha:
+ *   ACCEPT   {job, req, circ, lane, nparts, uid, tsub, wsha?}
+ *   DONE     {job, part, status}
+ *   COMPLETE {job}      CANCEL {job}      PROBE {probe: 1}
+ */
+enum czk_jrec_type {
+    CZK_JREC_ACCEPT = 1,
+    CZK_JREC_DONE = 2,
+    CZK_JREC_COMPLETE = 3,
+    CZK_JREC_CANCEL = 4,
+    CZK_JREC_PROBE = 5,
+    CZK_JREC_TYPE_MAX = 5
+};
+#define CZK_JREC_MAX_PARTS (1u << 20) /* nparts bound (SUBMIT's) */
+
+typedef struct czk_jrec {
+    uint64_t job;                    /* every type but PROBE, >= 1 */
+    char req[CZK_MSG_REQID_MAX + 1]; /* ACCEPT: the request id */
+    char circ[CZK_MSG_CIRCUIT_NAME]; /* ACCEPT: the circuit's name */
+    uint32_t lane, nparts, uid;      /* ACCEPT */
+    uint64_t tsub;                   /* ACCEPT: CLOCK_REALTIME ns of acceptance */
+    czk_bytes wsha;                  /* ACCEPT, optional: nparts * 32 bytes of witness SHA-256 */
+    uint32_t part;                   /* DONE */
+    int32_t status;                  /* DONE: 0 or -errno */
+    uint32_t probe;                  /* PROBE: 1 */
+} czk_jrec;
+
+/* the schema of journal record type t, or NULL when there is none */
+const czk_schema *czk_jrec_schema(uint32_t type);
+/* "ACCEPT", ..., or "?" */
+const char *czk_jrec_type_name(uint32_t type);
 
 /* Every message type with a typed wrapper, once: X(name, NAME). */
 #define CZK_MSG_TYPED_LIST(X)                                                                  \

@@ -5,13 +5,13 @@
 #     naming it and the usage on stderr, nothing on stdout, exit 2
 #   - czk --version / czk version: version, the commit of this checkout, backends
 #   - --opt=value and --opt value alike: gen-circuit, prove, submit, status,
-#     cancel, trace (the client commands against stall_gpud)
+#     cancel, trace (the client commands against fake_gpud --stall)
 #   - vkey ZKEY OUT writes what vkey ZKEY prints; czk -v prove names the
 #     backend it chose, never "auto"
 #   - submit --out refuses a non-empty directory (nothing sent) unless --force
 #   - trace finds the state directory the running czk-gpud reports (found
 #     with --runtime-dir like czk status), and says where it looked
-# usage: options.sh CZK STALL_GPUD SOURCE_DIR
+# usage: options.sh CZK FAKE_GPUD SOURCE_DIR
 set -u
 CZK=$1 FAKE=$2 SRC=$3
 . "$SRC/tests/lib/common.sh"
@@ -99,11 +99,11 @@ expect 2 "vkey with three arguments" "$CZK" vkey "$T/c.zkey" "$T/a" "$T/b"
 expect 2 "vkey into a missing directory" "$CZK" vkey "$T/c.zkey" "$T/nodir/vk.json"
 grep -q "nodir" "$T/err" || bad "vkey into a missing directory: not named: $(cat "$T/err")"
 
-# ---- the client commands against stall_gpud (--opt=value)
-"$FAKE" "$RT" --synths 1 --finalizer 1 --state-dir "$T/state" >"$T/fake.out" 2>"$T/fake.err" &
+# ---- the client commands against fake_gpud --stall (--opt=value)
+"$FAKE" "$RT" --stall --synths 1 --finalizer 1 --state-dir "$T/state" >"$T/fake.out" 2>"$T/fake.err" &
 FAKE_PID=$!
 for _ in $(seq 1 100); do grep -q '^listening' "$T/fake.out" 2>/dev/null && break; sleep 0.05; done
-grep -q '^listening' "$T/fake.out" || { bad "stall_gpud did not start: $(cat "$T/fake.err")"; exit 1; }
+grep -q '^listening' "$T/fake.out" || { bad "fake_gpud did not start: $(cat "$T/fake.err")"; exit 1; }
 submits() { grep -c '^SUBMIT' "$T/fake.out"; }
 
 req="opts-$seed"
@@ -111,16 +111,16 @@ expect 0 "submit --opt=value" "$CZK" submit --runtime-dir="$RT" --circuit=linear
     --request-id="$req" "$T/c.wtns" "$T/c.wtns"
 grep -q "^SUBMIT fds=2 req=$req circuit=linear prio=0 flags=0$" "$T/fake.out" ||
     bad "submit --opt=value did not reach gpud as given: $(grep SUBMIT "$T/fake.out")"
-grep -q '^job 11 accepted' "$T/out" || bad "submit: $(cat "$T/out")"
+grep -q '^job 7 accepted' "$T/out" || bad "submit: $(cat "$T/out")"
 expect 0 "submit --opt value" "$CZK" submit --runtime-dir "$RT" --circuit linear --priority low "$T/c.wtns"
 grep -q "circuit=linear prio=2 flags=0$" "$T/fake.out" || bad "submit --opt value: $(tail -n 1 "$T/fake.out")"
-expect 0 "status --job=11" "$CZK" status --runtime-dir="$RT" --job=11 --json
+expect 0 "status --job=7" "$CZK" status --runtime-dir="$RT" --job=7 --json
 grep -q '"synths": 1' "$T/out" || bad "status --json: $(cat "$T/out")"
-expect 0 "status JOB" "$CZK" status 11 --runtime-dir "$RT"
+expect 0 "status JOB" "$CZK" status 7 --runtime-dir "$RT"
 grep -q '^czk-gpud (backend cpu): 1 synth connected, finalizer connected' "$T/out" || bad "status: $(head -n 1 "$T/out")"
 expect 2 "status --job=x" "$CZK" status --runtime-dir="$RT" --job=x
-expect 0 "cancel --runtime-dir=" "$CZK" cancel 11 --runtime-dir="$RT"
-grep -q '^job 11 cancelled' "$T/out" && grep -q '^CANCEL job=11' "$T/fake.out" || bad "cancel: $(cat "$T/out" "$T/err")"
+expect 0 "cancel --runtime-dir=" "$CZK" cancel 7 --runtime-dir="$RT"
+grep -q '^job 7 cancelled' "$T/out" && grep -q '^CANCEL job=7' "$T/fake.out" || bad "cancel: $(cat "$T/out" "$T/err")"
 
 # ---- --out DIR: a non-empty directory is refused, nothing is sent
 mkdir -p "$T/o/0" && echo old >"$T/o/0/proof.json"

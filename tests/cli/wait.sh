@@ -1,12 +1,12 @@
 #!/bin/sh
-# wait.sh — `czk submit --wait` when the job cannot move (stall_gpud: the job
+# wait.sh — `czk submit --wait` when the job cannot move (fake_gpud --stall: the job
 # stays queued, partition 0 stays in finalize), two fakes at once:
 #   A: no czk-synth and no czk-finalizer connected.  The client warns about
 #      both on stderr, the progress line (on a terminal, through script(1)
 #      when it exists) says why each partition waits, and --timeout ends the
 #      wait with exit 1 and a message naming the job and what is missing.
 #   B: one czk-synth, no czk-finalizer: only the finalizer is warned about.
-# usage: wait.sh CZK STALL_GPUD
+# usage: wait.sh CZK FAKE_GPUD
 set -u
 CZK=$1 FAKE=$2
 T=$(mktemp -d /tmp/czk-cli-wait.XXXXXX)
@@ -23,10 +23,10 @@ head -c 4096 /dev/urandom >"$T/w.wtns"
 
 start_fake() { # NAME ARGS...
     name=$1; shift
-    "$FAKE" "$T/$name" "$@" >"$T/$name.fake" 2>&1 &
+    "$FAKE" "$T/$name" --stall "$@" >"$T/$name.fake" 2>&1 &
     PIDS="$PIDS $!"
     for _ in $(seq 1 100); do grep -q '^listening' "$T/$name.fake" 2>/dev/null && return 0; sleep 0.05; done
-    bad "stall_gpud $name did not start: $(cat "$T/$name.fake")"; exit 1
+    bad "fake_gpud $name did not start: $(cat "$T/$name.fake")"; exit 1
 }
 start_fake a --synths 0 --finalizer 0
 start_fake b --synths 1 --finalizer 0
@@ -50,11 +50,11 @@ wait "$pb"; rb=$?
 
 # A: both missing
 [ "$ra" = 1 ] || bad "A: exit $ra, want 1 (--timeout)"
-grep -q 'WARNING: no czk-synth has been connected to czk-gpud for 5 s: job 11 cannot be synthesised' "$T/a.err" ||
+grep -q 'WARNING: no czk-synth has been connected to czk-gpud for 5 s: job 7 cannot be synthesised' "$T/a.err" ||
     bad "A: no warning about the missing czk-synth: $(cat "$T/a.err")"
 grep -q 'WARNING: no czk-finalizer has been connected to czk-gpud' "$T/a.err" ||
     bad "A: no warning about the missing czk-finalizer: $(cat "$T/a.err")"
-grep -q "job 11 has not finished within --timeout $TIMEOUT s (0 of 2 partitions done; no czk-synth is connected; no czk-finalizer is connected); it goes on" "$T/a.err" ||
+grep -q "job 7 has not finished within --timeout $TIMEOUT s (0 of 2 partitions done; no czk-synth is connected; no czk-finalizer is connected); it goes on" "$T/a.err" ||
     bad "A: not the timeout message: $(cat "$T/a.err")"
 grep -q '^STATUS' "$T/a.fake" || bad "A: the client never asked for the status"
 if [ "$tty" = 1 ]; then
@@ -69,7 +69,7 @@ fi
 [ "$rb" = 1 ] || bad "B: exit $rb, want 1 (--timeout)"
 grep -q 'WARNING: no czk-finalizer has been connected' "$T/b.err" || bad "B: no finalizer warning: $(cat "$T/b.err")"
 grep -q 'czk-synth' "$T/b.err" && bad "B: warned about czk-synth although one is connected: $(cat "$T/b.err")"
-grep -q '^job 11 partition 0: finalize' "$T/b.out" || bad "B: no progress line for partition 0: $(cat "$T/b.out")"
+grep -q '^job 7 partition 0: finalize' "$T/b.out" || bad "B: no progress line for partition 0: $(cat "$T/b.out")"
 
 [ "$fail" = 0 ] && echo "cli wait: ok"
 exit "$fail"

@@ -10,49 +10,11 @@
 
 #include "common/crypto/curve.h"
 #include "../field/test_util.h"
-#include "oracle.h"
+#include "tests/common/curve_oracle.h"
 
 static o_f2 o_b1, o_b2; /* 4 and 4(1+u) */
 
-static void g1_to_o(o_pt *o, const czk_g1_aff *a)
-{
-    o->inf = czk_g1_aff_is_inf(a);
-    o_from_mont(o->x.a, a->x.l);
-    mpz_set_ui(o->x.b, 0);
-    o_from_mont(o->y.a, a->y.l);
-    mpz_set_ui(o->y.b, 0);
-}
-
-static void g2_to_o(o_pt *o, const czk_g2_aff *a)
-{
-    o->inf = czk_g2_aff_is_inf(a);
-    o_from_mont(o->x.a, a->x.c0.l);
-    o_from_mont(o->x.b, a->x.c1.l);
-    o_from_mont(o->y.a, a->y.c0.l);
-    o_from_mont(o->y.b, a->y.c1.l);
-}
-
 /* the idx-th x = 1, 2, ... with x^3 + 4 a square; y from GMP (q = 3 mod 4) */
-static void g1_from_o(czk_g1_aff *a, const o_pt *o)
-{
-    memset(a, 0, sizeof(*a));
-    if (o->inf)
-        return;
-    o_to_mont(a->x.l, o->x.a);
-    o_to_mont(a->y.l, o->y.a);
-}
-
-static void g2_from_o(czk_g2_aff *a, const o_pt *o)
-{
-    memset(a, 0, sizeof(*a));
-    if (o->inf)
-        return;
-    o_to_mont(a->x.c0.l, o->x.a);
-    o_to_mont(a->x.c1.l, o->x.b);
-    o_to_mont(a->y.c0.l, o->y.a);
-    o_to_mont(a->y.c1.l, o->y.b);
-}
-
 static int g1_find_non_subgroup(czk_g1_aff *p, int idx)
 {
     mpz_t x, rhs, y, e;

@@ -12,29 +12,10 @@
 
 #include "common/crypto/curve.h"
 #include "../field/test_util.h"
-#include "oracle.h"
+#include "tests/common/curve_oracle.h"
 
-/* oracle.h helpers this test does not need */
-static void (*const unused_to_mont_)(uint64_t *, const mpz_t) __attribute__((unused)) = o_to_mont;
+/* an oracle.h helper this test does not need */
 static int (*const unused_on_curve_)(const o_pt *, const o_f2 *) __attribute__((unused)) = o_pt_on_curve;
-
-static void g1_to_o(o_pt *o, const czk_g1_aff *a)
-{
-    o->inf = czk_g1_aff_is_inf(a);
-    o_from_mont(o->x.a, a->x.l);
-    mpz_set_ui(o->x.b, 0);
-    o_from_mont(o->y.a, a->y.l);
-    mpz_set_ui(o->y.b, 0);
-}
-
-static void g2_to_o(o_pt *o, const czk_g2_aff *a)
-{
-    o->inf = czk_g2_aff_is_inf(a);
-    o_from_mont(o->x.a, a->x.c0.l);
-    o_from_mont(o->x.b, a->x.c1.l);
-    o_from_mont(o->y.a, a->y.c0.l);
-    o_from_mont(o->y.b, a->y.c1.l);
-}
 
 #define TG czk_g1
 #define TJ czk_g1

@@ -12,13 +12,10 @@ export CZK_POOL_HUGEPAGES=never
 fail=0
 GPUD_PID= SYNTH_PID= FIN_PID=
 
-# write_config: the config of every daemon test; lines on stdin are merged in:
-# a section that is already there gets their keys (a key given again replaces
-# its value), a new section is added at the end.  The parser refuses a
-# section that appears twice, so nothing is simply appended.
-write_config() {
-    cat >"$T/czk.conf.extra"
-    cat >"$T/czk.conf.base" <<CONF
+# config_base: the [czk], [gpud] and [synth] sections every daemon test
+# starts from (no circuits), on stdout
+config_base() {
+    cat <<CONF
 [czk]
 runtime_dir = $RT
 state_dir = $T/state
@@ -33,11 +30,20 @@ metrics_port = 0
 [synth]
 threads = 2
 reconnect_max_ms = 400
-[circuit.multi]
-zkey = $FIX/multi/circuit.zkey
-[circuit.linear]
-zkey = $FIX/linear/circuit.zkey
 CONF
+}
+
+# write_config: config_base with circuits multi and linear (the fixtures'
+# zkeys) into $T/czk.conf; lines on stdin are merged in: a section that is
+# already there gets their keys (a key given again replaces its value), a new
+# section is added at the end.  The parser refuses a section that appears
+# twice, so nothing is simply appended.
+write_config() {
+    cat >"$T/czk.conf.extra"
+    {
+        config_base
+        printf '[circuit.%s]\nzkey = %s\n' multi "$FIX/multi/circuit.zkey" linear "$FIX/linear/circuit.zkey"
+    } >"$T/czk.conf.base"
     awk '
         /^[ \t]*\[.*\][ \t]*$/ { sec = $0; gsub(/[ \t]/, "", sec)
                                  if (!(sec in seen)) { seen[sec] = 1; order[++ns] = sec }
@@ -53,9 +59,10 @@ CONF
     rm -f "$T/czk.conf.base" "$T/czk.conf.extra"
 }
 
-start_gpud() { "$GPUD" --config "$T/czk.conf" >>"$T/gpud.log" 2>&1 & GPUD_PID=$!; }
-start_synth() { "$SYNTH" --config "$T/czk.conf" --numa-node 0 >>"$T/synth.log" 2>&1 & SYNTH_PID=$!; }
-start_fin() { "$FIN" --config "$T/czk.conf" >>"$T/fin.log" 2>&1 & FIN_PID=$!; }
+# start_* [CONFIG]: the daemon in the background with CONFIG ($T/czk.conf by default)
+start_gpud() { "$GPUD" --config "${1:-$T/czk.conf}" >>"$T/gpud.log" 2>&1 & GPUD_PID=$!; }
+start_synth() { "$SYNTH" --config "${1:-$T/czk.conf}" --numa-node 0 >>"$T/synth.log" 2>&1 & SYNTH_PID=$!; }
+start_fin() { "$FIN" --config "${1:-$T/czk.conf}" >>"$T/fin.log" 2>&1 & FIN_PID=$!; }
 
 wait_socket() { # wait until gpud's client socket answers STATUS
     for _ in $(seq 1 100); do

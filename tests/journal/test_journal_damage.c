@@ -21,20 +21,13 @@
 
 #include "ipc/journal.h"
 #include "tutil.h"
+#include "jutil.h"
 
 #define NREC 12
-#define HDR sizeof(czk_journal_file_header)
-#define RHDR sizeof(czk_journal_rec_header)
-
-typedef struct rec {
-    uint16_t type;
-    uint32_t len;
-    uint64_t seq, off;
-    uint8_t data[48];
-} rec;
+#define MAXLEN 48 /* payload bytes at most: the whole file stays small */
 
 static rec recs[NREC];
-static uint8_t file[HDR + NREC * (RHDR + 56)];
+static uint8_t file[HDR + NREC * (RHDR + MAXLEN + 8)]; /* with room to spare: a read that fills it failed */
 static size_t file_len;
 
 typedef struct seen {
@@ -60,8 +53,6 @@ static void put(const char *path, const uint8_t *buf, size_t len)
     CHECK(write(fd, buf, len) == (ssize_t)len);
     close(fd);
 }
-
-static uint64_t pad8(uint64_t n) { return (n + 7) & ~7ull; }
 
 static int nonzero(const uint8_t *p, size_t n)
 {
@@ -103,26 +94,15 @@ int main(void)
     uint64_t flips = 0, torn = 0, refused = 0, cuts = 0;
 
     t_seed("test_journal_damage");
-    snprintf(dir, sizeof(dir), "%s/czk-jdamage-XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-    CHECK(mkdtemp(dir));
+    jt_tmpdir(dir, sizeof(dir), "jdamage");
     snprintf(path, sizeof(path), "%s/journal", dir);
     snprintf(cut, sizeof(cut), "%s/cut", dir);
 
-    CHECK_RC(czk_journal_open_ex(&j, path, CZK_JOURNAL_CREATE, 0, NULL, NULL, &e));
-    for (int i = 0; i < NREC; i++) {
-        rec *r = &recs[i];
-        r->type = (uint16_t)t_range(1, 65535);
-        r->len = (uint32_t)t_range(0, sizeof(r->data));
-        if (i == 3)
-            r->len = 0; /* an empty payload in the middle */
-        if (i == NREC - 1)
-            r->len = (uint32_t)(8 * t_range(1, 4) + t_range(1, 7)); /* the last one has padding */
-        t_fill(r->data, r->len);
-        r->off = czk_journal_get_info(j)->good_end; /* overwritten below */
-        CHECK_RC(czk_journal_append(j, r->type, r->data, r->len, CZK_JOURNAL_SYNC, &r->seq, &e));
-        CHECK(r->seq == (uint64_t)i + 1);
-    }
-    czk_journal_close(j);
+    for (int i = 0; i < NREC; i++)
+        recs[i].len = (uint32_t)t_range(0, MAXLEN);
+    recs[3].len = 0;                                                    /* an empty payload in the middle */
+    recs[NREC - 1].len = (uint32_t)(8 * t_range(1, 4) + t_range(1, 7)); /* the last one has padding */
+    jt_write(path, recs, NREC);
     {
         int fd = open(path, O_RDONLY);
         ssize_t n = read(fd, file, sizeof(file));
@@ -130,9 +110,6 @@ int main(void)
         CHECK(n > 0 && (size_t)n < sizeof(file));
         file_len = (size_t)n;
     }
-    recs[0].off = HDR;
-    for (int i = 1; i < NREC; i++)
-        recs[i].off = recs[i - 1].off + pad8(RHDR + recs[i - 1].len);
     CHECK(recs[NREC - 1].off + pad8(RHDR + recs[NREC - 1].len) == file_len);
 
     /* every bit of every byte */

@@ -21,18 +21,9 @@
 
 #include "ipc/journal.h"
 #include "tutil.h"
+#include "jutil.h"
 
 #define NREC 30
-#define HDR sizeof(czk_journal_file_header)
-#define RHDR sizeof(czk_journal_rec_header)
-
-typedef struct rec {
-    uint16_t type;
-    uint32_t len;
-    uint64_t seq, off;
-    int damaged;
-    uint8_t data[300];
-} rec;
 
 static rec recs[NREC];
 
@@ -70,8 +61,6 @@ static void problem_cb(const czk_journal_problem *p, void *ctx)
     ps->n++;
 }
 
-static uint64_t pad8(uint64_t n) { return (n + 7) & ~7ull; }
-
 static void flip(const char *path, uint64_t off)
 {
     int fd = open(path, O_RDWR);
@@ -95,23 +84,15 @@ int main(void)
     int bad[3];
 
     t_seed("test_journal_tools");
-    snprintf(dir, sizeof(dir), "%s/czk-jtools-XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-    CHECK(mkdtemp(dir));
+    jt_tmpdir(dir, sizeof(dir), "jtools");
     snprintf(path, sizeof(path), "%s/journal", dir);
     snprintf(out, sizeof(out), "%s/salvaged", dir);
     snprintf(out2, sizeof(out2), "%s/salvaged2", dir);
     snprintf(mark, sizeof(mark), "%s/next_job_id", dir);
 
-    CHECK_RC(czk_journal_open_ex(&j, path, CZK_JOURNAL_CREATE, 0, NULL, NULL, &e));
-    for (int i = 0; i < NREC; i++) {
-        rec *r = &recs[i];
-        r->type = (uint16_t)t_range(1, 65535);
-        r->len = (uint32_t)t_range(1, sizeof(r->data));
-        t_fill(r->data, r->len);
-        r->off = i ? recs[i - 1].off + pad8(RHDR + recs[i - 1].len) : HDR;
-        CHECK_RC(czk_journal_append(j, r->type, r->data, r->len, CZK_JOURNAL_SYNC, &r->seq, &e));
-    }
-    czk_journal_close(j);
+    for (int i = 0; i < NREC; i++)
+        recs[i].len = (uint32_t)t_range(1, sizeof(recs[i].data));
+    jt_write(path, recs, NREC);
 
     /* clean: check finds nothing; salvage keeps everything */
     memset(&ps, 0, sizeof(ps));

@@ -9,30 +9,12 @@ mkdir -p "$K"
 cp "$FIX/multi/circuit.zkey" "$K/multi.zkey"
 cp "$FIX/linear/circuit.zkey" "$K/linear.zkey"
 
-# write_key_config FILE ORDER...: the daemons' config with [circuit.*] in the given order
+# write_key_config FILE ORDER...: the daemons' config (config_base) with
+# [circuit.*] in the given order, each with its zkey copied into $K
 write_key_config() {
     f=$1; shift
-    cat >"$f" <<CONF
-[czk]
-runtime_dir = $RT
-state_dir = $T/state
-output_dir = $T/out
-log_level = 6
-[gpud]
-backend = cpu
-threads = 2
-slots_per_pool = 2
-max_partitions_per_job = 4
-metrics_port = 0
-[synth]
-threads = 2
-reconnect_max_ms = 400
-CONF
-    for c in "$@"; do printf '[circuit.%s]\nzkey = %s/%s.zkey\n' "$c" "$K" "$c" >>"$f"; done
+    { config_base; for c; do printf '[circuit.%s]\nzkey = %s/%s.zkey\n' "$c" "$K" "$c"; done; } >"$f"
 }
-
-start_synth_conf() { "$SYNTH" --config "$1" --numa-node 0 >>"$T/synth.log" 2>&1 & SYNTH_PID=$!; }
-start_fin_conf() { "$FIN" --config "$1" >>"$T/fin.log" 2>&1 & FIN_PID=$!; }
 
 # submit_job REQ CIRCUIT WTNS...: prints the job id (empty on failure)
 submit_job() {

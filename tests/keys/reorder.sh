@@ -8,7 +8,7 @@ GPUD=$1 SYNTH=$2 FIN=$3 CLIENT=$4 SRC=$5
 
 write_key_config "$T/czk.conf" multi linear
 write_key_config "$T/other.conf" linear multi
-start_gpud; start_synth_conf "$T/other.conf"; start_fin_conf "$T/other.conf"
+start_gpud; start_synth "$T/other.conf"; start_fin "$T/other.conf"
 wait_socket || exit 1
 
 jm=$(submit_job r-multi multi "$FIX/multi/witness.wtns" "$FIX/multi/witness.wtns")

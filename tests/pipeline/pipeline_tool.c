@@ -6,6 +6,8 @@
  *       prints every record of czk-gpud's journal, read-only and without its
  *       lock (safe while gpud runs), one line each:
  *           SEQ TYPE JOB PART STATUS     (TYPE: ACCEPT DONE COMPLETE CANCEL PROBE)
+ *       decoded through gpud's journal schemas (ipc/msg.h czk_jrec_schema);
+ *       a record they refuse prints as "SEQ TYPE ? bad: WHY".
  *       the crash tests use it to prove each partition's DONE was journaled
  *       exactly once (sequence numbers survive compaction).
  *
@@ -27,7 +29,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <msgpack.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,38 +40,29 @@
 
 #include "common/base/log.h"
 #include "ipc/journal.h"
+#include "ipc/msg.h"
 #include "ipc/peer.h"
 
 static uint8_t buf[CZK_MSG_MAX_RECORD];
 
 /* ------------------------------------------------------------ journal --- */
 
+/* one line per record, decoded through gpud's journal schemas (ipc/msg.c);
+ * a record they refuse prints as "SEQ TYPE ? bad: WHY" */
 static int dump_rec(const czk_journal_rec *rec, void *ctx)
 {
-    static const char *const names[] = {"?", "ACCEPT", "DONE", "COMPLETE", "CANCEL", "PROBE"};
-    unsigned long long job = 0, part = 0;
-    long long status = 0;
-    msgpack_unpacked up;
-    size_t off = 0;
+    const czk_schema *s = czk_jrec_schema(rec->type);
+    czk_error e = {0};
+    czk_jrec r;
     (void)ctx;
 
-    msgpack_unpacked_init(&up);
-    if (msgpack_unpack_next(&up, (const char *)rec->data, rec->len, &off) == MSGPACK_UNPACK_SUCCESS &&
-        up.data.type == MSGPACK_OBJECT_MAP)
-        for (uint32_t i = 0; i < up.data.via.map.size; i++) {
-            const msgpack_object *k = &up.data.via.map.ptr[i].key, *v = &up.data.via.map.ptr[i].val;
-            if (k->type != MSGPACK_OBJECT_STR)
-                continue;
-            if (k->via.str.size == 3 && !memcmp(k->via.str.ptr, "job", 3))
-                job = v->via.u64;
-            else if (k->via.str.size == 4 && !memcmp(k->via.str.ptr, "part", 4))
-                part = v->via.u64;
-            else if (k->via.str.size == 6 && !memcmp(k->via.str.ptr, "status", 6))
-                status = v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER ? v->via.i64 : (long long)v->via.u64;
-        }
-    msgpack_unpacked_destroy(&up);
-    printf("%llu %s %llu %llu %lld\n", (unsigned long long)rec->seq, rec->type <= 5 ? names[rec->type] : "?", job,
-           part, status);
+    if (!s || czk_schema_decode(s, rec->data, rec->len, &r, &e) < 0) {
+        printf("%llu %s ? bad: %s\n", (unsigned long long)rec->seq, czk_jrec_type_name(rec->type),
+               s ? e.msg : "unknown record type");
+        return 0;
+    }
+    printf("%llu %s %llu %u %d\n", (unsigned long long)rec->seq, czk_jrec_type_name(rec->type),
+           (unsigned long long)r.job, r.part, r.status);
     return 0;
 }
 
