@@ -32,6 +32,7 @@
 #include "common/base/digest.h"
 #include "common/runtime/daemon.h"
 #include "common/runtime/fault.h"
+#include "common/runtime/metrics.h"
 #include "common/crypto/field.h"
 #include "common/groth16/groth16.h"
 #include "common/groth16/json.h"
@@ -81,6 +82,10 @@ typedef struct fin {
     int retry_armed;
     uint64_t space_episodes; /* times the output disk filled up */
     uint64_t write_retries;  /* writes attempted again */
+    /* metrics ([finalizer] metrics_port; open_metrics), all written on the loop thread */
+    czk_metrics *metrics;
+    czk_metric *m_written, *m_from_files, *m_verify_failures, *m_errors, *m_stale, *m_finalize_seconds;
+    czk_metric *m_pending, *m_space_episodes, *m_write_retries, *m_connected;
 } fin;
 
 static void try_connect(fin *f);
@@ -94,6 +99,8 @@ static void send_done_to(fin *f, uint64_t job, uint32_t part, int status, const 
     m.u.done.job_id = job;
     m.u.done.partition = part;
     m.u.done.status = status < -4095 ? -EIO : status;
+    if (status < 0)
+        czk_metric_inc(f->m_errors, 1);
     if (reason)
         snprintf(m.u.done.reason, sizeof(m.u.done.reason), "%s", reason);
     if (proof && pub && plen + ulen <= TEXT_MAX) {
@@ -114,6 +121,7 @@ static void send_done(fin *f, const czk_msg_result *res, int status, const char 
 
 static void status_line(fin *f)
 {
+    czk_metric_set(f->m_pending, f->n_pending);
     if (f->n_pending)
         czk_daemon_status("%s; %llu proofs written; %u waiting for space in output_dir", f->conn ? "connected" : "waiting for czk-gpud",
                           (unsigned long long)f->written, f->n_pending);
@@ -179,6 +187,7 @@ static void pending_add(fin *f, const fin_circuit *c, const fin_timings *t, char
     p->utext = utext;
     if (!f->pending) {
         f->space_episodes++;
+        czk_metric_inc(f->m_space_episodes, 1);
         f->retry_ms = RETRY_FIRST_MS;
         czk_warn("output_dir \"%s\" cannot take proofs (%s); verified proofs wait in memory and are written when "
                  "space returns",
@@ -213,6 +222,7 @@ static void retry_tick(czk_timer *tm, void *ctx)
         int rc;
 
         f->write_retries++;
+        czk_metric_inc(f->m_write_retries, 1);
         rc = fin_output_write(f->cfg.output_dir, &p->t, &id, p->ptext, p->utext, &e);
         if (rc < 0 && fin_output_retryable(rc))
             break; /* still full: keep the order, try again later */
@@ -223,6 +233,7 @@ static void retry_tick(czk_timer *tm, void *ctx)
             send_done_to(f, p->t.job, p->t.partition, rc, e.msg, NULL, 0, NULL, 0);
         } else {
             f->written++;
+            czk_metric_inc(f->m_written, 1);
             wrote++;
             czk_info("job %llu partition %u: proof written after waiting for disk space",
                      (unsigned long long)p->t.job, p->t.partition);
@@ -349,6 +360,7 @@ static void on_result(fin *f, const czk_msg_result *r)
         czk_info("job %llu partition %u: already written, answering from the files", (unsigned long long)r->job_id,
                  r->partition);
         f->resent++;
+        czk_metric_inc(f->m_from_files, 1);
         send_done(f, r, 0, NULL, old_p, old_plen, old_u, old_ulen);
         memset(&t, 0, sizeof(t));
         t.job = r->job_id;
@@ -360,6 +372,7 @@ static void on_result(fin *f, const czk_msg_result *r)
     }
     if (rc == FIN_STALE) {
         f->stale++;
+        czk_metric_inc(f->m_stale, 1);
         czk_warn("job %llu partition %u: files already there are not this partition's (%s): moving them to "
                  "%s/.stale and proving again",
                  (unsigned long long)r->job_id, r->partition, stale_why, f->cfg.output_dir);
@@ -385,6 +398,7 @@ static void on_result(fin *f, const czk_msg_result *r)
         snprintf(why, sizeof(why), "the proof does not verify: %s", e.msg[0] ? e.msg : "pairing check failed");
         czk_err("job %llu partition %u: %s; nothing written", (unsigned long long)r->job_id, r->partition, why);
         f->failed++;
+        czk_metric_inc(f->m_verify_failures, 1);
         send_done(f, r, -EBADMSG, why, NULL, 0, NULL, 0);
         goto out;
     }
@@ -416,6 +430,7 @@ static void on_result(fin *f, const czk_msg_result *r)
         goto out;
     }
     f->written++;
+    czk_metric_inc(f->m_written, 1);
     czk_info("job %llu partition %u: proof verified and written", (unsigned long long)r->job_id, r->partition);
     send_done(f, r, 0, NULL, ptext, strlen(ptext), utext, strlen(utext));
     czk_fault("finalizer.after_done_sent");
@@ -437,9 +452,11 @@ static void conn_msg(czk_conn *c, const czk_msg *m, int *fds, int nfds, void *ct
     (void)fds;
     (void)nfds;
     if (m->type == CZK_MSG_RESULT) {
-        uint64_t t0 = czk_trace_now();
+        uint64_t t0 = czk_trace_now(), t1;
         on_result(f, &m->u.result);
-        czk_trace_add(m->u.result.job_id, m->u.result.partition, CZK_TRACE_FINALIZE, t0, czk_trace_now());
+        t1 = czk_trace_now();
+        czk_trace_add(m->u.result.job_id, m->u.result.partition, CZK_TRACE_FINALIZE, t0, t1);
+        czk_metric_observe(f->m_finalize_seconds, (double)(t1 - t0) * 1e-9);
     } else if (m->type == CZK_MSG_ERROR)
         czk_warn("gpud says: %s", m->u.error.message);
 }
@@ -494,6 +511,7 @@ static void conn_open(czk_conn *c, void *ctx)
 {
     fin *f = ctx;
     f->backoff_ms = 100;
+    czk_metric_set(f->m_connected, 1);
     czk_info("connected to czk-gpud");
     check_gpud_circuits(f, czk_conn_peer(c));
     status_line(f);
@@ -505,6 +523,7 @@ static void conn_close(czk_conn *c, int err, const char *why, void *ctx)
     if (f->conn != c)
         return;
     f->conn = NULL;
+    czk_metric_set(f->m_connected, 0);
     if (f->stopping)
         return;
     czk_warn("lost czk-gpud (%s): reconnecting", why);
@@ -587,6 +606,46 @@ static void zkey_watch_start(fin *f)
     czk_loop_timer(f->loop, 2000, 2000, zkey_watch_tick, f);
 }
 
+/* ------------------------------------------------------------- metrics --- */
+
+/* czk_finalizer_* on [finalizer] metrics_addr:metrics_port (0: off); the
+ * finalizer runs on without metrics when the port cannot be bound */
+static void open_metrics(fin *f)
+{
+    int r;
+
+    if (czk_metrics_new(&f->metrics) < 0) {
+        czk_warn("out of memory for the metrics: continuing without");
+        return;
+    }
+    f->m_written = czk_metrics_add(f->metrics, CZK_METRIC_COUNTER, "czk_finalizer_proofs_total", NULL,
+                                   "proofs verified (with finalizer.verify) and written");
+    f->m_from_files = czk_metrics_add(f->metrics, CZK_METRIC_COUNTER, "czk_finalizer_answered_from_files_total",
+                                      NULL, "RESULTs answered from proof files already written (re-sends)");
+    f->m_verify_failures = czk_metrics_add(f->metrics, CZK_METRIC_COUNTER, "czk_finalizer_verify_failures_total",
+                                           NULL, "proofs that failed the pairing check (never written)");
+    f->m_errors = czk_metrics_add(f->metrics, CZK_METRIC_COUNTER, "czk_finalizer_errors_total", NULL,
+                                  "DONEs sent with an error (verification failures included)");
+    f->m_stale = czk_metrics_add(f->metrics, CZK_METRIC_COUNTER, "czk_finalizer_stale_moved_total", NULL,
+                                 "partition directories of something else moved to output_dir/.stale");
+    f->m_finalize_seconds = czk_metrics_add(f->metrics, CZK_METRIC_HISTOGRAM, "czk_finalizer_finalize_seconds",
+                                            NULL, "time to handle one RESULT: blinding, pairing check, durable "
+                                            "writes, DONE");
+    f->m_pending = czk_metrics_add(f->metrics, CZK_METRIC_GAUGE, "czk_finalizer_pending_writes", NULL,
+                                   "verified proofs waiting in memory for space in output_dir");
+    f->m_space_episodes = czk_metrics_add(f->metrics, CZK_METRIC_COUNTER, "czk_finalizer_disk_full_episodes_total",
+                                          NULL, "times output_dir stopped taking proofs (ENOSPC, EDQUOT, EIO, EROFS)");
+    f->m_write_retries = czk_metrics_add(f->metrics, CZK_METRIC_COUNTER, "czk_finalizer_write_retries_total", NULL,
+                                         "writes of waiting proofs attempted again");
+    f->m_connected = czk_metrics_add(f->metrics, CZK_METRIC_GAUGE, "czk_finalizer_gpud_connected", NULL,
+                                     "1 while connected to czk-gpud");
+    if ((r = czk_loop_export_metrics(f->loop, f->metrics)) < 0)
+        czk_warn("could not register the connection metrics: %s", strerror(-r));
+    /* czk_metrics_serve logs where it serves, or why it cannot */
+    if (czk_metrics_serve(f->metrics, f->cfg.fin_metrics_addr, f->cfg.fin_metrics_port) < 0)
+        czk_warn("continuing without metrics");
+}
+
 /* ---------------------------------------------------------------- main --- */
 
 /* output_dir 0750, files 0640, in the daemon's own group: proofs are not
@@ -663,6 +722,7 @@ int main(int argc, char **argv)
         return 1;
     }
     czk_daemon_trace_open(f->cfg.state_dir, "czk-finalizer");
+    open_metrics(f);
     if (!f->cfg.finalizer_verify)
         czk_warn("finalizer.verify is off: proofs are written without a pairing check");
     czk_daemon_attach_loop(&f->loop, &f->stopping, 0);
@@ -674,6 +734,7 @@ int main(int argc, char **argv)
     f->stopping = 1;
     czk_daemon_stopping();
     czk_loop_destroy(f->loop);
+    czk_metrics_free(f->metrics);
     if (f->n_pending)
         czk_warn("stopping with %u proofs still waiting for disk space; czk-gpud sends their RESULTs again",
                  f->n_pending);

@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 PKGS="build-essential cmake ninja-build pkg-config git ca-certificates
       liburing-dev libnuma-dev libmsgpack-dev libinih-dev libjansson-dev
       libsystemd-dev libmicrohttpd-dev libgmp-dev zlib1g-dev
-      clang libclang-rt-14-dev systemd curl python3 python3-matplotlib util-linux scdoc groff-base man-db"
+      clang libclang-rt-14-dev systemd curl python3 python3-matplotlib util-linux scdoc groff-base man-db
+      prometheus"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

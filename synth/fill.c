@@ -71,6 +71,8 @@ static int do_fill(synth *s, fill *f)
         return r;
     }
     czk_trace_add(f->job, f->partition, CZK_TRACE_SYNTH, t0, czk_trace_now());
+    czk_metric_observe(s->m_fill_seconds, (double)(czk_trace_now() - t0) * 1e-9);
+    czk_metric_inc(s->m_fill_bytes, (int64_t)l.total);
     czk_fault("synth.after_publish");
     return 0;
 }

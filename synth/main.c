@@ -108,10 +108,16 @@ void synth_fill_done(czk_loop_task *t, void *ctx)
     (void)t;
 
     s->outstanding--;
-    if (f->rc == 0)
+    czk_metric_set(s->m_in_flight, s->outstanding);
+    if (f->rc == 0) {
         s->fills_ok++;
-    else if (f->rc != -ECANCELED)
+        czk_metric_inc(s->m_fills_ok, 1);
+    } else if (f->rc != -ECANCELED) {
         s->fills_failed++;
+        czk_metric_inc(s->m_fills_failed, 1);
+    } else {
+        czk_metric_inc(s->m_fills_cancelled, 1);
+    }
     if (f->rc < 0 && f->rc != -ECANCELED)
         czk_warn("job %llu partition %u (slot %u gen %u): fill failed: %s", (unsigned long long)f->job,
                  f->partition, f->slot, f->gen, f->reason);
@@ -204,6 +210,7 @@ static void on_assign(synth *s, const czk_msg_assign *a)
     s->held[a->slot].gen = f->gen;
     s->held[a->slot].f = f;
     synth_fill_enqueue(s, f);
+    czk_metric_set(s->m_in_flight, s->outstanding);
 }
 
 static void on_release(synth *s, const czk_msg_release *r)
@@ -267,6 +274,7 @@ static void conn_open(czk_conn *c, void *ctx)
     synth *s = ctx;
     const czk_msg_hello *h = czk_conn_peer(c);
     s->backoff_ms = 100;
+    czk_metric_set(s->m_connected, 1);
     czk_info("connected to czk-gpud");
     /* gpud maps circuits by name and key id (gpud/circuits.h); say here too
      * which of ours it will not assign, with both key ids */
@@ -294,6 +302,7 @@ static void conn_close(czk_conn *c, int err, const char *why, void *ctx)
         return;
     s->conn = NULL;
     s->conn_epoch++;
+    czk_metric_set(s->m_connected, 0);
     if (s->stopping)
         return;
     /* nothing queued will be wanted by the next gpud: cancel it all */
@@ -345,6 +354,51 @@ static void try_connect(synth *s)
         s->conn = NULL;
         schedule_reconnect(s);
     }
+}
+
+/* ------------------------------------------------------------- metrics --- */
+
+/* czk_synth_* on [synth] metrics_addr : metrics_port + the NUMA node (node
+ * -1: metrics_port), so that the synths of one host each have their own
+ * port; 0 turns them off.  A synth runs on without metrics when the port
+ * cannot be bound. */
+static void open_metrics(synth *s)
+{
+    int port = s->cfg.synth_metrics_port, r;
+
+    if (czk_metrics_new(&s->metrics) < 0) {
+        czk_warn("out of memory for the metrics: continuing without");
+        return;
+    }
+    s->m_fills_ok = czk_metrics_add(s->metrics, CZK_METRIC_COUNTER, "czk_synth_fills_total", "result=\"ok\"",
+                                    "slot fills by outcome: ok (READY published), failed, cancelled (by gpud)");
+    s->m_fills_failed =
+        czk_metrics_add(s->metrics, CZK_METRIC_COUNTER, "czk_synth_fills_total", "result=\"failed\"", NULL);
+    s->m_fills_cancelled =
+        czk_metrics_add(s->metrics, CZK_METRIC_COUNTER, "czk_synth_fills_total", "result=\"cancelled\"", NULL);
+    s->m_fill_seconds = czk_metrics_add(s->metrics, CZK_METRIC_HISTOGRAM, "czk_synth_fill_seconds", NULL,
+                                        "time of one successful fill: witness read and checked, a, b, c built, w "
+                                        "copied, READY published");
+    s->m_fill_bytes = czk_metrics_add(s->metrics, CZK_METRIC_COUNTER, "czk_synth_fill_bytes_total", NULL,
+                                      "slot payload bytes filled (a, b, c, w)");
+    s->m_in_flight = czk_metrics_add(s->metrics, CZK_METRIC_GAUGE, "czk_synth_fills_in_flight", NULL,
+                                     "ASSIGNed fills queued or running");
+    s->m_connected = czk_metrics_add(s->metrics, CZK_METRIC_GAUGE, "czk_synth_gpud_connected", NULL,
+                                     "1 while connected to czk-gpud");
+    if ((r = czk_loop_export_metrics(s->loop, s->metrics)) < 0)
+        czk_warn("could not register the connection metrics: %s", strerror(-r));
+    if (port == 0)
+        return;
+    if (s->node > 0)
+        port += s->node;
+    if (port > 65535) {
+        czk_warn("[synth] metrics_port %d + NUMA node %d is beyond 65535: continuing without metrics",
+                 s->cfg.synth_metrics_port, s->node);
+        return;
+    }
+    /* czk_metrics_serve logs where it serves, or why it cannot */
+    if (czk_metrics_serve(s->metrics, s->cfg.synth_metrics_addr, port) < 0)
+        czk_warn("continuing without metrics");
 }
 
 /* ---------------------------------------------------------------- main --- */
@@ -413,6 +467,7 @@ int main(int argc, char **argv)
         return 1;
     }
     czk_daemon_trace_open(s->cfg.state_dir, "czk-synth");
+    open_metrics(s);
     if (synth_fill_start(s) < 0) {
         czk_err("could not start the fill thread");
         return 1;
@@ -428,6 +483,7 @@ int main(int argc, char **argv)
     czk_daemon_stopping();
     synth_fill_stop(s);
     czk_loop_destroy(s->loop);
+    czk_metrics_free(s->metrics);
     if (s->have_pool)
         czk_pool_close(&s->pool);
     for (unsigned i = 0; i < s->n_circuits; i++)

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "common/runtime/config.h"
+#include "common/runtime/metrics.h"
 #include "common/formats/formats.h"
 #include "ipc/loop.h"
 #include "ipc/pool.h"
@@ -70,6 +71,12 @@ struct synth {
     unsigned outstanding; /* fills queued or running (loop thread count) */
     pthread_t th;
     uint64_t fills_ok, fills_failed;
+    /* metrics (main.c's open_metrics; [synth] metrics_port + node): the
+     * counters and the in-flight gauge are written by the loop thread, the
+     * fill histogram and bytes by the fill thread (atomics, metrics.h) */
+    czk_metrics *metrics;
+    czk_metric *m_fills_ok, *m_fills_failed, *m_fills_cancelled, *m_fill_seconds, *m_fill_bytes;
+    czk_metric *m_in_flight, *m_connected;
 };
 
 int synth_fill_start(synth *s);

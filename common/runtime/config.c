@@ -55,6 +55,10 @@ void czk_config_defaults(czk_config *c)
     c->max_daemon_conns = 64;
     c->reconnect_max_ms = 5000;
     c->finalizer_verify = 1;
+    snprintf(c->synth_metrics_addr, sizeof(c->synth_metrics_addr), "127.0.0.1");
+    c->synth_metrics_port = 9466; /* + the synth's NUMA node */
+    snprintf(c->fin_metrics_addr, sizeof(c->fin_metrics_addr), "127.0.0.1");
+    c->fin_metrics_port = 9465;
 }
 
 static int parse_int(const char *v, int lo, int hi, int *out)
@@ -144,6 +148,10 @@ static int config_apply(czk_config *c, const char *section, const char *key, con
     STR("gpud", "admin_group", admin_group);
     INT("synth", "threads", synth_threads, 0, 4096);
     INT("synth", "reconnect_max_ms", reconnect_max_ms, 10, 600000);
+    STR("synth", "metrics_addr", synth_metrics_addr);
+    INT("synth", "metrics_port", synth_metrics_port, 0, 65535);
+    STR("finalizer", "metrics_addr", fin_metrics_addr);
+    INT("finalizer", "metrics_port", fin_metrics_port, 0, 65535);
     if (!strcmp(section, "finalizer") && !strcmp(key, "verify"))
         return parse_bool(v, &c->finalizer_verify);
 #undef STR

@@ -56,8 +56,12 @@ typedef struct czk_config {
     /* [synth] */
     int synth_threads;
     int reconnect_max_ms;
+    char synth_metrics_addr[64]; /* Prometheus text endpoint of every synth; "" disables */
+    int synth_metrics_port;      /* the synth of --numa-node N listens on this + N (N = -1: this); 0 disables */
     /* [finalizer] */
     int finalizer_verify;      /* 1: pairing-check every proof before it is written (default) */
+    char fin_metrics_addr[64]; /* Prometheus text endpoint; "" disables */
+    int fin_metrics_port;      /* 0 disables */
     /* [circuit.NAME] zkey = PATH */
     int n_circuits;
     czk_config_circuit circuits[CZK_CONFIG_MAX_CIRCUITS];

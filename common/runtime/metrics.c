@@ -1,6 +1,7 @@
 /* metrics.c — Prometheus text metrics served by libmicrohttpd (see metrics.h). */
 #include "common/runtime/metrics.h"
 #include "common/base/log.h"
+#include "common/runtime/version.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,19 +13,23 @@
 #include <string.h>
 #include <sys/socket.h>
 
-/* histogram bucket upper bounds in seconds */
-static const double bucket_le[CZK_METRICS_BUCKETS] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
-                                                      0.5,   1,      2.5,   5,    10,    30,    60,  300};
+/* histogram bucket upper bounds in seconds: 100 µs (a journal fdatasync on
+ * flash) to 5 minutes (a large partition on the CPU backend) */
+static const double bucket_le[CZK_METRICS_BUCKETS] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
+                                                      0.025,  0.05,    0.1,    0.25,  0.5,    1,     2.5,
+                                                      5,      10,      30,     60,    300};
 
 struct czk_metric {
     enum czk_metric_kind kind;
     char name[80];
-    char label[80];
-    char help[160];
-    _Atomic int64_t value;                        /* counter / gauge */
+    char label[160];
+    char help[200];
+    _Atomic int64_t value;                         /* integer counter / gauge */
+    _Atomic uint64_t fbits;                        /* fractional counter / gauge: a double's bits */
+    _Atomic bool is_float;                         /* written with czk_metric_*_f */
     _Atomic uint64_t buckets[CZK_METRICS_BUCKETS]; /* histogram: count per bucket (not cumulative) */
     _Atomic uint64_t count;
-    _Atomic uint64_t sum_us;
+    _Atomic uint64_t sum_ns;
 };
 
 struct czk_metrics {
@@ -34,10 +39,41 @@ struct czk_metrics {
     int port;
 };
 
+/* a label value as the text format wants it: \ " and newline escaped */
+static void label_value(char *dst, size_t cap, const char *v)
+{
+    size_t o = 0;
+
+    for (; *v && o + 3 < cap; v++) {
+        if (*v == '\\' || *v == '"') {
+            dst[o++] = '\\';
+            dst[o++] = *v;
+        } else if (*v == '\n') {
+            dst[o++] = '\\';
+            dst[o++] = 'n';
+        } else {
+            dst[o++] = *v;
+        }
+    }
+    dst[o] = 0;
+}
+
 int czk_metrics_new(czk_metrics **out)
 {
+    char v[36], c[36], b[36], label[160];
+    czk_metric *x;
+
     *out = calloc(1, sizeof(**out));
-    return *out ? 0 : -ENOMEM;
+    if (!*out)
+        return -ENOMEM;
+    label_value(v, sizeof(v), czk_version());
+    label_value(c, sizeof(c), czk_commit());
+    label_value(b, sizeof(b), czk_backends());
+    snprintf(label, sizeof(label), "version=\"%s\",commit=\"%s\",backends=\"%s\"", v, c, b);
+    x = czk_metrics_add(*out, CZK_METRIC_GAUGE, "czk_build_info", label,
+                        "the czk build this daemon runs (always 1; the labels say which)");
+    czk_metric_set(x, 1);
+    return 0;
 }
 
 void czk_metrics_free(czk_metrics *m)
@@ -78,18 +114,55 @@ void czk_metric_set(czk_metric *x, int64_t v)
         atomic_store_explicit(&x->value, v, memory_order_relaxed);
 }
 
+static uint64_t dbits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof(u));
+    return u;
+}
+
+static double bitsd(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof(d));
+    return d;
+}
+
+void czk_metric_add_f(czk_metric *x, double by)
+{
+    uint64_t old;
+
+    if (!x)
+        return;
+    atomic_store_explicit(&x->is_float, true, memory_order_relaxed);
+    old = atomic_load_explicit(&x->fbits, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&x->fbits, &old, dbits(bitsd(old) + by), memory_order_relaxed,
+                                                  memory_order_relaxed))
+        ;
+}
+
+void czk_metric_set_f(czk_metric *x, double v)
+{
+    if (!x)
+        return;
+    atomic_store_explicit(&x->is_float, true, memory_order_relaxed);
+    atomic_store_explicit(&x->fbits, dbits(v), memory_order_relaxed);
+}
+
 void czk_metric_observe(czk_metric *x, double s)
 {
     int i;
 
     if (!x)
         return;
+    if (!(s >= 0)) /* negative or NaN: a clock step, counted as 0 */
+        s = 0;
     for (i = 0; i < CZK_METRICS_BUCKETS && s > bucket_le[i]; i++)
         ;
     if (i < CZK_METRICS_BUCKETS)
         atomic_fetch_add_explicit(&x->buckets[i], 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&x->count, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&x->sum_us, (uint64_t)(s * 1e6), memory_order_relaxed);
+    atomic_fetch_add_explicit(&x->sum_ns, (uint64_t)(s * 1e9 + 0.5), memory_order_relaxed);
 }
 
 static const char *kind_name(enum czk_metric_kind k)
@@ -100,7 +173,7 @@ static const char *kind_name(enum czk_metric_kind k)
 int czk_metrics_render(const czk_metrics *m, char *buf, size_t cap)
 {
     size_t off = 0;
-    int i, j, w;
+    int i, j, k, w;
 
 #define EMIT(...)                                                        \
     do {                                                                 \
@@ -111,32 +184,42 @@ int czk_metrics_render(const czk_metrics *m, char *buf, size_t cap)
     } while (0)
     buf[0] = 0;
     for (i = 0; i < m->n; i++) {
-        const czk_metric *x = &m->m[i];
-        const char *sep = x->label[0] ? "," : "";
-        bool first = true;
+        const czk_metric *f = &m->m[i];
+        bool seen = false;
 
-        for (j = 0; j < i; j++)
-            if (!strcmp(m->m[j].name, x->name))
-                first = false;
-        if (first)
-            EMIT("# HELP %s %s\n# TYPE %s %s\n", x->name, x->help, x->name, kind_name(x->kind));
-        if (x->kind != CZK_METRIC_HISTOGRAM) {
-            if (x->label[0])
-                EMIT("%s{%s} %lld\n", x->name, x->label, (long long)atomic_load(&x->value));
-            else
-                EMIT("%s %lld\n", x->name, (long long)atomic_load(&x->value));
-            continue;
+        for (j = 0; j < i && !seen; j++)
+            seen = !strcmp(m->m[j].name, f->name);
+        if (seen)
+            continue; /* its family was rendered at its first sample */
+        EMIT("# HELP %s %s\n# TYPE %s %s\n", f->name, f->help, f->name, kind_name(f->kind));
+        for (k = i; k < m->n; k++) {
+            const czk_metric *x = &m->m[k];
+            const char *sep = x->label[0] ? "," : "", *lb = x->label[0] ? "{" : "", *rb = x->label[0] ? "}" : "";
+            uint64_t cum = 0;
+
+            if (strcmp(x->name, f->name))
+                continue;
+            if (x->kind != CZK_METRIC_HISTOGRAM) {
+                if (atomic_load(&x->is_float))
+                    EMIT("%s%s%s%s %.9g\n", x->name, lb, x->label, rb, bitsd(atomic_load(&x->fbits)));
+                else
+                    EMIT("%s%s%s%s %lld\n", x->name, lb, x->label, rb, (long long)atomic_load(&x->value));
+                continue;
+            }
+            for (j = 0; j < CZK_METRICS_BUCKETS; j++) {
+                cum += atomic_load(&x->buckets[j]);
+                EMIT("%s_bucket{%s%sle=\"%g\"} %llu\n", x->name, x->label, sep, bucket_le[j],
+                     (unsigned long long)cum);
+            }
+            /* +Inf, _count and _sum from one read of count, so that +Inf
+             * is never below a finite bucket read a moment earlier */
+            uint64_t n = atomic_load(&x->count);
+            if (n < cum)
+                n = cum;
+            EMIT("%s_bucket{%s%sle=\"+Inf\"} %llu\n", x->name, x->label, sep, (unsigned long long)n);
+            EMIT("%s_sum%s%s%s %.9f\n", x->name, lb, x->label, rb, (double)atomic_load(&x->sum_ns) / 1e9);
+            EMIT("%s_count%s%s%s %llu\n", x->name, lb, x->label, rb, (unsigned long long)n);
         }
-        uint64_t cum = 0;
-        for (j = 0; j < CZK_METRICS_BUCKETS; j++) {
-            cum += atomic_load(&x->buckets[j]);
-            EMIT("%s_bucket{%s%sle=\"%g\"} %llu\n", x->name, x->label, sep, bucket_le[j], (unsigned long long)cum);
-        }
-        EMIT("%s_bucket{%s%sle=\"+Inf\"} %llu\n", x->name, x->label, sep, (unsigned long long)atomic_load(&x->count));
-        EMIT("%s_sum%s%s%s %.6f\n", x->name, x->label[0] ? "{" : "", x->label, x->label[0] ? "}" : "",
-             (double)atomic_load(&x->sum_us) / 1e6);
-        EMIT("%s_count%s%s%s %llu\n", x->name, x->label[0] ? "{" : "", x->label, x->label[0] ? "}" : "",
-             (unsigned long long)atomic_load(&x->count));
     }
 #undef EMIT
     return (int)off;
@@ -148,11 +231,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     czk_metrics *m = cls;
     struct MHD_Response *resp;
     enum MHD_Result ret;
-    size_t cap = 256 * 1024;
+    size_t cap = 512 * 1024;
     char *buf;
     int n;
     unsigned status = MHD_HTTP_OK;
 
+    (void)version;
+    (void)upload_data;
+    (void)upload_size;
+    (void)con_cls;
     if (strcmp(method, "GET") != 0)
         return MHD_NO;
     buf = malloc(cap);
@@ -169,7 +256,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         }
     }
     resp = MHD_create_response_from_buffer((size_t)n, buf, MHD_RESPMEM_MUST_FREE);
-    MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4");
+    MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
     ret = MHD_queue_response(conn, status, resp);
     MHD_destroy_response(resp);
     return ret;

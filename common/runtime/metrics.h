@@ -2,6 +2,13 @@
  * metrics.h — Prometheus text exposition of a daemon's counters, gauges and
  * latency histograms over a local HTTP port (libmicrohttpd, its own thread).
  *
+ * Conventions (contrib/grafana/README.md lists every daemon's metrics): names start
+ * with czk_, values are in base units (seconds, bytes, ratios 0..1), counters
+ * end in _total, and one metric name is one family: the samples registered
+ * under a name are rendered together under one HELP/TYPE, whatever order
+ * they were added in.  Every registry carries czk_build_info{version,
+ * commit,backends} 1 (common/runtime/version.h) from czk_metrics_new on.
+ *
  * Who touches what: metric values are written by the daemon's threads with
  * relaxed atomic operations and read by the HTTP thread; the set of metrics is
  * fixed before czk_metrics_serve() starts, so no lock is needed.
@@ -13,25 +20,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CZK_METRICS_MAX 64
-#define CZK_METRICS_BUCKETS 16
+#define CZK_METRICS_MAX 160
+#define CZK_METRICS_BUCKETS 19
 
 enum czk_metric_kind { CZK_METRIC_COUNTER, CZK_METRIC_GAUGE, CZK_METRIC_HISTOGRAM };
 
 typedef struct czk_metric czk_metric;
 typedef struct czk_metrics czk_metrics;
 
+/* a registry holding czk_build_info; -ENOMEM */
 int czk_metrics_new(czk_metrics **m);
 void czk_metrics_free(czk_metrics *m);
-/* label may be NULL or a Prometheus label set without braces, e.g. "stage=\"ntt\"" */
+/* label may be NULL or a Prometheus label set without braces, e.g. "stage=\"ntt\"";
+ * NULL (logged) when the registry is full, and every czk_metric_* call
+ * accepts NULL and does nothing */
 czk_metric *czk_metrics_add(czk_metrics *m, enum czk_metric_kind kind, const char *name,
                             const char *label, const char *help);
+/* integer counters and gauges */
 void czk_metric_inc(czk_metric *x, int64_t by);
 void czk_metric_set(czk_metric *x, int64_t v);
+/* fractional counters and gauges (seconds, ratios): a metric written with
+ * these is rendered as a floating-point value; do not mix with inc/set */
+void czk_metric_add_f(czk_metric *x, double by);
+void czk_metric_set_f(czk_metric *x, double v);
 void czk_metric_observe(czk_metric *x, double seconds); /* histogram, seconds */
 /* render into buf (NUL-terminated); returns bytes written or -ENOSPC */
 int czk_metrics_render(const czk_metrics *m, char *buf, size_t cap);
-/* start serving GET /metrics on addr:port (port 0: disabled, returns 0) */
+/* start serving GET /metrics on addr:port (port 0 or addr "": disabled,
+ * returns 0); logs the address served, or why it could not be */
 int czk_metrics_serve(czk_metrics *m, const char *addr, int port);
 /* the port actually bound (useful with port -1 = any free port, for tests) */
 int czk_metrics_port(const czk_metrics *m);

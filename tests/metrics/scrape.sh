@@ -31,6 +31,12 @@ out=$("$CLIENT" "$RT/czk.sock" submit m-1 multi 1 --wait "$w" "$w"); rc=$?
 # follow within a second (gpud's metrics tick)
 wait_sample "$GPORT" 'czk_gpud_partitions{stage="finalize"}' 0
 wait_sample "$GPORT" czk_gpud_active_jobs 0
+wait_sample "$GPORT" czk_gpud_synths 1
+# the busy gauges are computed on gpud's 1 s metrics tick: wait for one after the job
+for _ in $(seq 1 50); do
+    curl -sf "http://127.0.0.1:$GPORT/metrics" | grep -Eq '^czk_gpud_backend_busy_ratio (0\.0*[1-9]|[1-9])' && break
+    sleep 0.1
+done
 scrape "$GPORT" "$T/gpud.prom"; scrape "$SPORT" "$T/synth.prom"; scrape "$FPORT" "$T/fin.prom"
 
 case $MODE in
