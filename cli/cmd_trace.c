@@ -19,7 +19,6 @@
  * The files are read with the caller's own rights; no daemon is needed.
  */
 #include <errno.h>
-#include <msgpack.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +30,7 @@
 #include "common/base/log.h"
 #include "common/runtime/config.h"
 #include "common/runtime/trace.h"
+#include "ipc/msg.h"
 
 #define ASK_TIMEOUT_MS 3000
 
@@ -41,20 +41,29 @@
  */
 static int ask_gpud(czk_client *cl, char *dir, size_t n, char *why, size_t wn)
 {
-    static const uint8_t body[] = {0x80}; /* empty map */
+    static const czk_status_request req = {0};
+    uint8_t body[16];
+    czk_status_reply *st = calloc(1, sizeof(*st)); /* large: pools and jobs */
     czk_error e = {0};
-    msgpack_unpacked up;
-    size_t off = 0;
     czk_msg m;
-    int r;
+    int r, len;
 
+    if (!st) {
+        snprintf(why, wn, "out of memory");
+        return -ENOMEM;
+    }
     if ((r = czk_client_connect(cl, &e)) < 0) {
         snprintf(why, wn, "%s", e.msg);
+        free(st);
         return r;
+    }
+    if ((len = czk_schema_encode(&czk_schema_status_request, &req, body, sizeof(body), &e)) < 0) {
+        r = len;
+        goto out;
     }
     memset(&m, 0, sizeof(m));
     m.type = CZK_MSG_STATUS;
-    m.u.status.body = (czk_bytes){body, sizeof(body)};
+    m.u.status.body = (czk_bytes){body, (uint32_t)len};
     if ((r = czk_client_send(cl, &m, NULL, 0, &e)) < 0)
         goto out;
     do
@@ -62,30 +71,23 @@ static int ask_gpud(czk_client *cl, char *dir, size_t n, char *why, size_t wn)
     while (r == 0 && m.type != CZK_MSG_STATUS_REPLY && m.type != CZK_MSG_ERROR);
     if (r < 0)
         goto out;
-    r = -ENOENT;
-    snprintf(e.msg, sizeof(e.msg), "czk-gpud at %.300s does not report its state_dir", cl->sock_path);
-    msgpack_unpacked_init(&up);
-    if (m.type == CZK_MSG_STATUS_REPLY &&
-        czk_msg_precheck(m.u.status.body.ptr, m.u.status.body.len, CZK_MSG_MAX_DEPTH, &e) == 0 &&
-        msgpack_unpack_next(&up, (const char *)m.u.status.body.ptr, m.u.status.body.len, &off) ==
-            MSGPACK_UNPACK_SUCCESS &&
-        up.data.type == MSGPACK_OBJECT_MAP)
-        for (uint32_t i = 0; i < up.data.via.map.size; i++) {
-            const msgpack_object *k = &up.data.via.map.ptr[i].key, *v = &up.data.via.map.ptr[i].val;
-            if (k->type != MSGPACK_OBJECT_STR || k->via.str.size != 9 || memcmp(k->via.str.ptr, "state_dir", 9))
-                continue;
-            if (v->type != MSGPACK_OBJECT_STR || !v->via.str.size || v->via.str.size >= n ||
-                memchr(v->via.str.ptr, 0, v->via.str.size))
-                break;
-            memcpy(dir, v->via.str.ptr, v->via.str.size);
-            dir[v->via.str.size] = 0;
-            r = 0;
-        }
-    msgpack_unpacked_destroy(&up);
+    if (m.type != CZK_MSG_STATUS_REPLY) {
+        r = czk_errorf(&e, -EPROTO, "czk-gpud at %.300s answered STATUS with an error", cl->sock_path);
+        goto out;
+    }
+    if ((r = czk_schema_decode(&czk_schema_status_reply, m.u.status.body.ptr, m.u.status.body.len, st, &e)) < 0)
+        goto out;
+    if (!st->has_state_dir || !st->state_dir[0] || strlen(st->state_dir) >= n) {
+        r = czk_errorf(&e, -ENOENT, "czk-gpud at %.300s does not report its state_dir", cl->sock_path);
+        goto out;
+    }
+    snprintf(dir, n, "%s", st->state_dir);
+    r = 0;
 out:
     if (r < 0)
         snprintf(why, wn, "%s", e.msg);
     czk_client_close(cl);
+    free(st);
     return r;
 }
 

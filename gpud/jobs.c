@@ -274,6 +274,7 @@ static void reject(gpud *g, czk_conn *c, const char *req, int code, const char *
     if (reqid_ok(req))
         snprintf(m.u.rejected.request_id, sizeof(m.u.rejected.request_id), "%s", req);
     m.u.rejected.code = code;
+    gpud_count_reject(g, code);
     va_start(ap, fmt);
     vsnprintf(m.u.rejected.reason, sizeof(m.u.rejected.reason), fmt, ap);
     va_end(ap);

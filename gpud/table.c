@@ -67,8 +67,11 @@ static int append(gpud *g, uint16_t type, uint64_t job, const void *data, size_t
 
     if (len > CZK_JOURNAL_MAX_PAYLOAD)
         rc = czk_errorf(&e, -EMSGSIZE, "record of %zu bytes exceeds %u", len, CZK_JOURNAL_MAX_PAYLOAD);
-    else
+    else {
+        uint64_t t0 = gpud_now(g);
         rc = czk_journal_append(g->journal, type, data, (uint32_t)len, CZK_JOURNAL_SYNC, NULL, &e);
+        czk_metric_observe(g->m_journal_sync, (double)(gpud_now(g) - t0) * 1e-9);
+    }
     if (rc == 0) {
         if (g->journal_down && (g->journal_err == -EIO || headroom(g))) {
             czk_info("journal: appends work again (%s record written): accepting jobs again", rec_name(type));

@@ -6,6 +6,7 @@
 #include "common/runtime/daemon.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,43 +19,69 @@
 
 #include "common/base/log.h"
 #include "common/runtime/trace.h"
+#include "common/runtime/version.h"
 
 static void usage(const char *prog, int allow_numa)
 {
-    printf("usage: %s [--config FILE] [--set section.key=value ...] [--runtime-dir DIR]\n"
-           "       [--state-dir DIR] [--output-dir DIR]%s\n"
-           "defaults: config %s when it exists, else built-in defaults\n",
-           prog, allow_numa ? " --numa-node N" : "", CZK_DAEMON_DEFAULT_CONFIG);
+    printf("usage: %s [options]\n"
+           "  -c, --config FILE        configuration file (default %s when it exists,\n"
+           "                           else the built-in defaults)\n"
+           "  -s, --set SECTION.KEY=VALUE\n"
+           "                           override one setting (repeatable, applied in order)\n"
+           "      --runtime-dir DIR    [czk] runtime_dir (sockets)\n"
+           "      --state-dir DIR      [czk] state_dir (journal, spool, traces)\n"
+           "      --output-dir DIR     [czk] output_dir (proof files)\n"
+           "%s"
+           "  -h, --help               print this help, then exit\n"
+           "  -V, --version            print version, commit and backends, then exit\n"
+           "Options take their value as the next argument or after '=' (--config=FILE).\n",
+           prog, CZK_DAEMON_DEFAULT_CONFIG,
+           allow_numa ? "      --numa-node N        the NUMA node this instance binds to and fills pools of\n" : "");
 }
+
+enum { OPT_RUNTIME = 256, OPT_STATE, OPT_OUTPUT, OPT_NUMA };
 
 int czk_daemon_parse(int argc, char **argv, const char *prog, int allow_numa, czk_config *cfg,
                      czk_daemon_args *out, czk_error *e)
 {
+    static const struct option opts[] = {
+        {"config", required_argument, NULL, 'c'},
+        {"set", required_argument, NULL, 's'},
+        {"runtime-dir", required_argument, NULL, OPT_RUNTIME},
+        {"state-dir", required_argument, NULL, OPT_STATE},
+        {"output-dir", required_argument, NULL, OPT_OUTPUT},
+        {"numa-node", required_argument, NULL, OPT_NUMA},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
     const char *config = NULL;
     char buf[CZK_CONFIG_PATH_MAX + 64];
-    int r, i;
+    int r, o;
 
     out->config_path = NULL;
     out->numa_node = -1;
     czk_config_defaults(cfg);
-    /* first pass: the file and --help */
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int takes = !strcmp(a, "--config") || !strcmp(a, "--set") || !strcmp(a, "--runtime-dir") ||
-                    !strcmp(a, "--state-dir") || !strcmp(a, "--output-dir") ||
-                    (allow_numa && !strcmp(a, "--numa-node"));
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(prog, allow_numa);
-            return 1;
+    /* first pass: the file, --help, --version and every option's spelling;
+     * the overrides are applied after the file, in order, by the second */
+    opterr = 0;
+    optind = 0;
+    while ((o = getopt_long(argc, argv, ":c:s:hV", opts, NULL)) != -1) {
+        switch (o) {
+        case 'h': usage(prog, allow_numa); return 1;
+        case 'V': czk_version_print(stdout, prog); return 1;
+        case 'c': config = optarg; break;
+        case OPT_NUMA:
+            if (!allow_numa)
+                return czk_errorf(e, -EINVAL, "unknown option \"--numa-node\" (see --help)");
+            break;
+        case ':': return czk_errorf(e, -EINVAL, "option %s needs a value (see --help)", argv[optind - 1]);
+        case '?': return czk_errorf(e, -EINVAL, "unknown option \"%s\" (see --help)", argv[optind - 1]);
+        default: break;
         }
-        if (!takes)
-            return czk_errorf(e, -EINVAL, "unknown option \"%s\" (see --help)", a);
-        if (i + 1 >= argc)
-            return czk_errorf(e, -EINVAL, "option %s needs a value", a);
-        if (!strcmp(a, "--config"))
-            config = argv[i + 1];
-        i++;
     }
+    if (optind < argc)
+        return czk_errorf(e, -EINVAL, "unexpected argument \"%s\" (see --help)", argv[optind]);
     if (!config && access(CZK_DAEMON_DEFAULT_CONFIG, F_OK) == 0)
         config = CZK_DAEMON_DEFAULT_CONFIG;
     if (config) {
@@ -62,31 +89,29 @@ int czk_daemon_parse(int argc, char **argv, const char *prog, int allow_numa, cz
             return r;
         out->config_path = config;
     }
-    /* second pass: overrides in order */
-    for (i = 1; i < argc; i += 2) {
-        const char *a = argv[i], *v = argv[i + 1];
+    optind = 0;
+    while ((o = getopt_long(argc, argv, ":c:s:hV", opts, NULL)) != -1) {
         const char *key = NULL;
-        if (!strcmp(a, "--set")) {
-            if ((r = czk_config_set(cfg, v, e)) < 0)
+        switch (o) {
+        case 's':
+            if ((r = czk_config_set(cfg, optarg, e)) < 0)
                 return r;
-            continue;
-        }
-        if (!strcmp(a, "--runtime-dir"))
-            key = "czk.runtime_dir";
-        else if (!strcmp(a, "--state-dir"))
-            key = "czk.state_dir";
-        else if (!strcmp(a, "--output-dir"))
-            key = "czk.output_dir";
-        else if (!strcmp(a, "--numa-node")) {
+            break;
+        case OPT_RUNTIME: key = "czk.runtime_dir"; break;
+        case OPT_STATE: key = "czk.state_dir"; break;
+        case OPT_OUTPUT: key = "czk.output_dir"; break;
+        case OPT_NUMA: {
             char *end;
-            long n = strtol(v, &end, 10);
-            if (*v == 0 || *end || n < 0 || n > 1023)
-                return czk_errorf(e, -EINVAL, "--numa-node \"%s\" is not a node number 0..1023", v);
+            long n = strtol(optarg, &end, 10);
+            if (*optarg == 0 || *end || n < 0 || n > 1023)
+                return czk_errorf(e, -EINVAL, "--numa-node \"%s\" is not a node number 0..1023", optarg);
             out->numa_node = (int)n;
-            continue;
+            break;
+        }
+        default: break;
         }
         if (key) {
-            snprintf(buf, sizeof(buf), "%s=%s", key, v);
+            snprintf(buf, sizeof(buf), "%s=%s", key, optarg);
             if ((r = czk_config_set(cfg, buf, e)) < 0)
                 return r;
         }
