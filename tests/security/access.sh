@@ -218,6 +218,23 @@ daemon_side() {
         if as "$UB" cat "$f" >/dev/null 2>&1; then bad "B can read gpud's state file $f"; fi
     done
 
+    echo "== B cannot make a daemon read what B cannot read"
+    chmod 600 "$T/a/w.wtns"
+    # B names A's witness: the client opens it with B's rights, so it is refused
+    # before anything reaches gpud (which never opens a client's path)
+    expect 2 "B submits A's unreadable witness" czk_as "$UB" submit --circuit multi "$T/a/w.wtns"
+    grep -qi "permission denied" "$W/err" || bad "unreadable witness: error does not say so: $(cat "$W/err")"
+    ln -sf "$T/a/w.wtns" "$T/b/link.wtns"
+    expect 2 "B submits a symlink to A's witness" czk_as "$UB" submit --circuit multi "$T/b/link.wtns"
+    # a sparse file of 4 GiB: refused by its size, not copied into the spool
+    truncate -s 4G "$T/b/sparse.wtns" && chown "$UB" "$T/b/sparse.wtns"
+    spool_before=$(du -sk "$T/state" | cut -f1)
+    expect 2 "B submits a sparse 4 GiB witness" czk_as "$UB" submit --circuit multi "$T/b/sparse.wtns"
+    spool_after=$(du -sk "$T/state" | cut -f1)
+    [ $((spool_after - spool_before)) -lt 65536 ] ||
+        bad "a sparse witness grew state_dir by $((spool_after - spool_before)) KiB"
+    rm -f "$T/b/sparse.wtns" "$T/b/link.wtns"
+
     echo "== A's active job (synth stopped so that it stays queued)"
     kill -TERM "$SYNTH_PID"; wait_exit "$SYNTH_PID" 20 >/dev/null 2>&1; SYNTH_PID=
     expect 0 "A submits" czk_as "$UA" submit --circuit multi --request-id a-secret-2 "$T/a/w.wtns"
