@@ -574,20 +574,11 @@ static void try_connect(fin *f)
  * is read only when the file moved), logging each change once; the next tick
  * after a SIGHUP (reload) says so even when nothing changed.  The finalizer
  * keeps the verification key it loaded either way. */
-static volatile sig_atomic_t zkey_hup;
-
-static void on_sighup(int sig)
-{
-    (void)sig;
-    zkey_hup = 1;
-}
-
 static void zkey_watch_tick(czk_timer *t, void *ctx)
 {
     fin *f = ctx;
-    int verbose = zkey_hup;
+    int verbose = czk_daemon_hup_take();
     (void)t;
-    zkey_hup = 0;
     if (verbose)
         czk_info("SIGHUP: re-checking the zkeys");
     for (unsigned i = 0; i < f->n_circuits; i++)
@@ -597,12 +588,7 @@ static void zkey_watch_tick(czk_timer *t, void *ctx)
 
 static void zkey_watch_start(fin *f)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_sighup;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGHUP, &sa, NULL);
+    czk_daemon_sighup_init();
     czk_loop_timer(f->loop, 2000, 2000, zkey_watch_tick, f);
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/runtime/daemon.h"
 #include "common/base/log.h"
 #include "gpud/circuits.h"
 #include "gpud/gpud.h"
@@ -19,15 +20,8 @@
 static czk_zkey_stamp reported[CZK_CONFIG_MAX_CIRCUITS];
 
 /* SIGHUP (reload) asks the next gpud_circuits_recheck to report even when
- * nothing changed; without a handler SIGHUP would end gpud. */
-static volatile sig_atomic_t hup;
-
-static void on_sighup(int sig)
-{
-    (void)sig;
-    hup = 1;
-}
-
+ * nothing changed (czk_daemon_sighup_init: without a handler SIGHUP would
+ * end gpud). */
 int gpud_circuits_open(gpud *g, czk_error *e)
 {
     if (g->cfg.n_circuits == 0)
@@ -37,14 +31,7 @@ int gpud_circuits_open(gpud *g, czk_error *e)
     g->circuits = calloc((size_t)g->cfg.n_circuits, sizeof(gpud_circuit));
     if (!g->circuits)
         return czk_errorf(e, -ENOMEM, "out of memory");
-    {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof(sa));
-        sa.sa_handler = on_sighup;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESTART;
-        sigaction(SIGHUP, &sa, NULL);
-    }
+    czk_daemon_sighup_init();
     for (int i = 0; i < g->cfg.n_circuits; i++) {
         gpud_circuit *c = &g->circuits[i];
         char id[CZK_ZKEY_ID_HEX];
@@ -194,8 +181,7 @@ unsigned gpud_circuits_recheck(gpud *g, int verbose)
 {
     unsigned differ = 0;
 
-    if (hup) {
-        hup = 0;
+    if (czk_daemon_hup_take()) {
         verbose = 1;
         czk_info("SIGHUP: re-checking the zkeys");
     }

@@ -263,3 +263,28 @@ int czk_daemon_mkdirs(const char *dir, unsigned mode, czk_error *e)
     return 0;
 }
 
+static volatile sig_atomic_t hup_pending;
+
+static void on_sighup(int sig)
+{
+    (void)sig;
+    hup_pending = 1;
+}
+
+void czk_daemon_sighup_init(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_sighup;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+int czk_daemon_hup_take(void)
+{
+    if (!hup_pending)
+        return 0;
+    hup_pending = 0;
+    return 1;
+}

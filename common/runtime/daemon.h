@@ -92,6 +92,11 @@ int czk_daemon_fdstore_take(const char *name);
 void czk_daemon_signals(void (*wake)(void *ctx), void *ctx);
 int czk_daemon_stop_requested(void);
 
+/* SIGHUP asks the daemon to re-check its zkeys (a reload request): installs
+ * the handler; czk_daemon_hup_take() returns 1 once per SIGHUP received. */
+void czk_daemon_sighup_init(void);
+int czk_daemon_hup_take(void);
+
 /* creates dir and its parents with mode (like mkdir -p); 0 or -errno */
 int czk_daemon_mkdirs(const char *dir, unsigned mode, czk_error *e);
 
