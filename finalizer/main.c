@@ -40,6 +40,7 @@
 #include "common/groth16/verify.h"
 #include "common/runtime/trace.h"
 #include "finalizer/finalizer.h"
+#include "ipc/daemon_loop.h"
 #include "ipc/loop.h"
 #include "ipc/peer.h"
 
@@ -71,8 +72,8 @@ typedef struct fin {
     czk_config cfg;
     czk_loop *loop;
     czk_conn *conn;
-    int connecting, stopping;
-    uint64_t backoff_ms;
+    int stopping;
+    czk_backoff backoff; /* reconnection to gpud */
     fin_circuit *circuits;
     unsigned n_circuits;
     uint64_t written, resent, failed, stale;
@@ -465,19 +466,14 @@ static void reconnect_tick(czk_timer *t, void *ctx)
 {
     fin *f = ctx;
     (void)t;
-    f->connecting = 0;
+    czk_backoff_fired(&f->backoff);
     if (!f->conn && !f->stopping)
         try_connect(f);
 }
 
 static void schedule_reconnect(fin *f)
 {
-    if (f->connecting)
-        return;
-    f->connecting = 1;
-    czk_loop_timer(f->loop, f->backoff_ms, 0, reconnect_tick, f);
-    f->backoff_ms = f->backoff_ms * 2 > (uint64_t)f->cfg.reconnect_max_ms ? (uint64_t)f->cfg.reconnect_max_ms
-                                                                          : f->backoff_ms * 2;
+    czk_backoff_schedule(&f->backoff, f->loop, reconnect_tick, f);
 }
 
 /* Which of our circuits czk-gpud agrees on (name and key id, gpud/circuits.h
@@ -510,7 +506,7 @@ static void check_gpud_circuits(fin *f, const czk_msg_hello *h)
 static void conn_open(czk_conn *c, void *ctx)
 {
     fin *f = ctx;
-    f->backoff_ms = 100;
+    czk_backoff_reset(&f->backoff);
     czk_metric_set(f->m_connected, 1);
     czk_info("connected to czk-gpud");
     check_gpud_circuits(f, czk_conn_peer(c));
@@ -700,7 +696,7 @@ int main(int argc, char **argv)
 
     if ((r = czk_daemon_start(argc, argv, "czk-finalizer", 0, &f->cfg, &args)) != 0)
         return r < 0 ? 2 : 0;
-    f->backoff_ms = 100;
+    czk_backoff_init(&f->backoff, (uint64_t)f->cfg.reconnect_max_ms);
     czk_loop_config_from(&lc, &f->cfg);
     if ((r = open_circuits(f, &e)) < 0 || (r = setup_output(f, &e)) < 0 ||
         (r = czk_loop_create(&f->loop, &lc, &e)) < 0) {

@@ -20,6 +20,7 @@
 #include "common/runtime/trace.h"
 #include "gpud/circuits.h"
 #include "gpud/gpud.h"
+#include "ipc/daemon_loop.h"
 #include "ipc/peer.h"
 
 static void status_tick(czk_timer *t, void *ctx)

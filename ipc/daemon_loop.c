@@ -1,9 +1,7 @@
 /*
- * daemon_loop.c — the part of daemon.h that ties a daemon's event loop
- * (ipc/loop.h) to signals, the systemd watchdog and the trace, shared by
- * czk-gpud, czk-synth and czk-finalizer.  Kept apart from daemon.c so that
- * only programs that call czk_daemon_attach_loop() (which link czkipc) pull in
- * the references to czk_loop_*; the CLI uses daemon.c without czkipc.
+ * daemon_loop.c — ties a daemon's event loop (ipc/loop.h) to signals, the
+ * systemd watchdog and the trace, and reconnects with back-off
+ * (daemon_loop.h); shared by czk-gpud, czk-synth and czk-finalizer.
  *
  * Who touches what: D is written once on the main thread before the signal
  * handlers are installed; the signal handler only reads *D.loop and calls the
@@ -14,7 +12,7 @@
  * connection counters as metrics (czk_loop_export_metrics, loop.h), one
  * exporting loop per process (the daemon's).
  */
-#include "common/runtime/daemon.h"
+#include "ipc/daemon_loop.h"
 
 #include <stddef.h>
 
@@ -25,6 +23,7 @@
 #include "common/runtime/config.h"
 #include "common/runtime/metrics.h"
 #include "common/runtime/trace.h"
+#include "common/runtime/daemon.h"
 #include "ipc/loop.h"
 
 static struct {
@@ -144,3 +143,24 @@ int czk_loop_export_metrics(czk_loop *l, struct czk_metrics *m)
         return -ENOMEM;
     return 0;
 }
+
+void czk_backoff_init(czk_backoff *b, uint64_t max_ms)
+{
+    b->max_ms = max_ms < CZK_BACKOFF_FIRST_MS ? CZK_BACKOFF_FIRST_MS : max_ms;
+    b->next_ms = CZK_BACKOFF_FIRST_MS;
+    b->pending = 0;
+}
+
+void czk_backoff_reset(czk_backoff *b) { b->next_ms = CZK_BACKOFF_FIRST_MS; }
+
+int czk_backoff_schedule(czk_backoff *b, czk_loop *l, czk_timer_fn fn, void *ctx)
+{
+    if (b->pending)
+        return 1;
+    b->pending = 1;
+    czk_loop_timer(l, b->next_ms, 0, fn, ctx);
+    b->next_ms = b->next_ms * 2 > b->max_ms ? b->max_ms : b->next_ms * 2;
+    return 0;
+}
+
+void czk_backoff_fired(czk_backoff *b) { b->pending = 0; }

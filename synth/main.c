@@ -114,7 +114,7 @@ void synth_fill_done(czk_loop_task *t, void *ctx)
     if (s->conn && f->conn_epoch == s->conn_epoch && czk_conn_is_open(s->conn))
         send_ready(s, f);
     free(f);
-    if (!s->conn && s->outstanding == 0 && !s->connecting && !s->stopping)
+    if (!s->conn && s->outstanding == 0 && !s->backoff.pending && !s->stopping)
         try_connect(s);
 }
 
@@ -242,24 +242,21 @@ static void reconnect_tick(czk_timer *t, void *ctx)
 {
     synth *s = ctx;
     (void)t;
-    s->connecting = 0;
+    czk_backoff_fired(&s->backoff);
     if (!s->conn && !s->stopping && s->outstanding == 0)
         try_connect(s);
 }
 
 static void schedule_reconnect(synth *s)
 {
-    s->connecting = 1;
-    czk_loop_timer(s->loop, s->backoff_ms, 0, reconnect_tick, s);
-    s->backoff_ms = s->backoff_ms * 2 > (uint64_t)s->cfg.reconnect_max_ms ? (uint64_t)s->cfg.reconnect_max_ms
-                                                                          : s->backoff_ms * 2;
+    czk_backoff_schedule(&s->backoff, s->loop, reconnect_tick, s);
 }
 
 static void conn_open(czk_conn *c, void *ctx)
 {
     synth *s = ctx;
     const czk_msg_hello *h = czk_conn_peer(c);
-    s->backoff_ms = 100;
+    czk_backoff_reset(&s->backoff);
     czk_metric_set(s->m_connected, 1);
     czk_info("connected to czk-gpud");
     /* gpud maps circuits by name and key id (gpud/circuits.h); say here too
@@ -320,7 +317,7 @@ static void try_connect(synth *s)
 
     snprintf(path, sizeof(path), "%s/gpud.sock", s->cfg.runtime_dir);
     if (czk_peer_connect(path, &fd, &e) < 0) {
-        czk_debug("connect: %s (retry in %llu ms)", e.msg, (unsigned long long)s->backoff_ms);
+        czk_debug("connect: %s (retry in %llu ms)", e.msg, (unsigned long long)s->backoff.next_ms);
         schedule_reconnect(s);
         return;
     }
@@ -425,7 +422,7 @@ int main(int argc, char **argv)
     s->node = args.numa_node;
     s->owner = (uint32_t)getpid() & 0xffffffu;
     s->threads = czk_par_threads(s->cfg.synth_threads);
-    s->backoff_ms = 100;
+    czk_backoff_init(&s->backoff, (uint64_t)s->cfg.reconnect_max_ms);
     bind_node(s->node);
     if (s->cfg.n_circuits == 0) {
         czk_err("no circuits configured: add [circuit.NAME] zkey = PATH to the config");

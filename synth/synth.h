@@ -18,6 +18,7 @@
 #include "common/runtime/config.h"
 #include "common/runtime/metrics.h"
 #include "common/formats/formats.h"
+#include "ipc/daemon_loop.h"
 #include "ipc/loop.h"
 #include "ipc/pool.h"
 
@@ -52,8 +53,8 @@ struct synth {
     czk_loop *loop;
     czk_conn *conn;
     uint64_t conn_epoch;
-    int connecting, stopping;
-    uint64_t backoff_ms;
+    int stopping;
+    czk_backoff backoff;    /* reconnection to gpud (its pending flag: a retry is armed) */
     /* circuits, mapped once */
     czk_zkey *zkeys;
     unsigned n_circuits;

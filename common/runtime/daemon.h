@@ -58,19 +58,6 @@ int czk_daemon_start(int argc, char **argv, const char *prog, int allow_numa, cz
  * warning and the daemon runs without a trace. */
 void czk_daemon_trace_open(const char *state_dir, const char *prog);
 
-/*
- * Wires a daemon's event loop (ipc/loop.h) to the process: on SIGTERM/SIGINT
- * the loop is woken and, on the loop thread, "stopping on signal" is logged,
- * *stopping set to 1 and the loop stopped; WATCHDOG=1 is sent every
- * czk_daemon_watchdog_interval_ms(watchdog_cfg_ms) and the trace is flushed
- * every 250 ms.  *loop is read again at each signal, so a daemon that sets it
- * to NULL after czk_loop_destroy() is safe from late signals.  Once per
- * process.  Defined in daemon_loop.c, the only part of czkcommon that calls
- * czkipc: only programs that call it (the daemons) need czkipc.
- */
-struct czk_loop;
-void czk_daemon_attach_loop(struct czk_loop **loop, int *stopping, int watchdog_cfg_ms);
-
 /* sd_notify helpers (no-ops outside systemd) */
 void czk_daemon_ready(const char *status);
 void czk_daemon_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
