@@ -25,16 +25,22 @@
  *   events.c   leaf: EVENTs to watching clients, stage observations, ERROR replies
  *   io.c       leaf: the seam to the outside (send, connection state, the
  *              worker kick, the clock) and the scheduler's dirty flag
+ *   circuits.c leaf: loading the zkeys, each daemon's circuits by name and
+ *              key id (HELLO), the per-peer maps, the zkey re-checks
  *
- * Call graph (an arrow is "calls"; there is no cycle):
- *   main    -> everything
- *   clients -> jobs, sched, results, part (cancel), table, events, io
- *   jobs    -> part, table, queue, intake, events, io
- *   sched   -> worker, part, table, queue, events, io
- *   worker  -> results, part, io
- *   results -> part, table, events, io
- *   part    -> table, queue, events, io
- *   intake, table, queue, events, io -> none of the above
+ * Call graph (an arrow is "calls"; there is no cycle, and
+ * tests/layering/gpud_calls.py checks it on the sources):
+ *   main    -> circuits, intake, io, jobs, results, sched, table, worker
+ *   clients -> circuits, events, io, jobs, part, results, sched, table
+ *   jobs    -> events, intake, io, part, queue, results, table
+ *   sched   -> circuits, events, io, part, table, worker
+ *   worker  -> io, part, results
+ *   results -> circuits, events, io, part, table
+ *   part    -> events, io, queue, table
+ *   intake  -> table
+ *   table   -> io
+ *   events  -> io
+ *   circuits, queue, io -> none
  * Nothing calls the scheduler directly except main.c's status tick and the
  * loop-turn task: every module that may make work schedulable calls
  * gpud_sched_dirty() (io.c), which posts one czk_loop_task per loop turn;
