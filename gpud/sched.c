@@ -295,6 +295,14 @@ int gpud_pools_open(gpud *g, czk_error *e)
     g->pools = calloc((size_t)n, sizeof(gpud_pool));
     if (!g->pools)
         return czk_errorf(e, -ENOMEM, "out of memory for pools");
+    /* hugepages only speed up the GPU's copies out of the pools: with the cpu
+     * backend configured, hugepages = auto means none (and no warning) */
+    const czk_backend_ops *bo = czk_backend_find(g->cfg.backend, NULL);
+    int huge_auto = !strcmp(g->cfg.hugepages, "auto");
+    if (huge_auto && bo && !strcmp(bo->name, "cpu")) {
+        huge_auto = 0;
+        czk_info("cpu backend: pools in 4 KiB pages (hugepages only serve a GPU's copies)");
+    }
     for (int i = 0; i < n; i++) {
         gpud_pool *gp = &g->pools[i];
         char name[32];
@@ -308,9 +316,9 @@ int gpud_pools_open(gpud *g, czk_error *e)
             o.numa_node = nodes[i];
             o.slot_count = (uint32_t)g->cfg.slots_per_pool;
             o.slot_size = slot_size;
-            o.huge = !strcmp(g->cfg.hugepages, "on")    ? CZK_POOL_HUGE_REQUIRE
-                     : !strcmp(g->cfg.hugepages, "off") ? CZK_POOL_HUGE_NEVER
-                                                        : CZK_POOL_HUGE_AUTO;
+            o.huge = !strcmp(g->cfg.hugepages, "on") ? CZK_POOL_HUGE_REQUIRE
+                     : huge_auto                       ? CZK_POOL_HUGE_AUTO
+                                                       : CZK_POOL_HUGE_NEVER;
             o.name = name;
             if ((r = czk_pool_create(&gp->pool, &o, e)) < 0)
                 return r;
