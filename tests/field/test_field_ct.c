@@ -130,7 +130,8 @@ static void test_fp2(int iters)
         mpz_mul(n, a0, a0);
         mpz_addmul(n, a1, a1);
         mpz_mod(n, n, g_q);
-        if (mpz_sgn(n) == 0) {
+        bool zero = mpz_sgn(n) == 0; /* both halves drawn as 0: t_rand_mod favours edge values */
+        if (zero) {
             mpz_set_ui(w0, 0);
             mpz_set_ui(w1, 0);
         } else {
@@ -146,7 +147,7 @@ static void test_fp2(int iters)
         from_mont(g1, y.c1.l, g_q, 6);
         CHECK(mpz_cmp(g0, w0) == 0 && mpz_cmp(g1, w1) == 0, "fp2_inv_ct vs GMP it=%d", it);
         int rc = czk_fp2_inv(&v, &x);
-        CHECK(rc == (it == 0 ? -EDOM : 0) && memcmp(&v, &y, sizeof(v)) == 0,
+        CHECK(rc == (zero ? -EDOM : 0) && memcmp(&v, &y, sizeof(v)) == 0,
               "fp2_inv_ct == fp2_inv it=%d", it);
         czk_fp2_inv_ct(&x, &x);
         CHECK(memcmp(&x, &y, sizeof(x)) == 0, "fp2_inv_ct aliased it=%d", it);
