@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 PKGS="build-essential cmake ninja-build pkg-config git ca-certificates
       liburing-dev libnuma-dev libmsgpack-dev libinih-dev libjansson-dev
-      libsystemd-dev libmicrohttpd-dev libgmp-dev zlib1g-dev
+      libsystemd-dev libmicrohttpd-dev libgmp-dev zlib1g-dev libssl-dev libxxhash-dev
       clang libclang-rt-14-dev systemd curl python3 python3-matplotlib util-linux scdoc groff-base man-db
       prometheus"
 missing=""
