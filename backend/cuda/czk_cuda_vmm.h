@@ -38,6 +38,10 @@ typedef struct czk_cuda_vmm {
 /* 1 when device can create and export fd-shareable allocations, else 0 */
 int czk_cuda_vmm_supported(int device);
 
+/* the size czk_cuda_vmm_alloc(device, bytes) maps (bytes rounded up to the
+ * device's recommended granularity); 0 when the device cannot tell */
+size_t czk_cuda_vmm_round(int device, size_t bytes);
+
 /* allocates at least bytes on device, maps it read-write for this process and
  * exports it as an fd (m->fd) */
 int czk_cuda_vmm_alloc(int device, size_t bytes, czk_cuda_vmm *m);

@@ -122,10 +122,24 @@ extern "C" int czk_cuda_vmm_supported(int device)
     return v != 0;
 }
 
-extern "C" int czk_cuda_vmm_alloc(int device, size_t bytes, czk_cuda_vmm *m)
+extern "C" size_t czk_cuda_vmm_round(int device, size_t bytes)
 {
     CUmemAllocationProp p;
     size_t gran = 0;
+    if (use_device(device) < 0)
+        return 0;
+    prop_for(device, &p);
+    CUresult r = D.granularity(&gran, &p, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+    if (r != CUDA_SUCCESS || gran == 0) {
+        drv_fail("cuMemGetAllocationGranularity", r);
+        return 0;
+    }
+    return (bytes ? bytes + gran - 1 : gran) / gran * gran;
+}
+
+extern "C" int czk_cuda_vmm_alloc(int device, size_t bytes, czk_cuda_vmm *m)
+{
+    CUmemAllocationProp p;
     int rc;
 
     memset(m, 0, sizeof *m);
@@ -133,11 +147,10 @@ extern "C" int czk_cuda_vmm_alloc(int device, size_t bytes, czk_cuda_vmm *m)
     if ((rc = use_device(device)) < 0)
         return rc;
     prop_for(device, &p);
-    CUresult r = D.granularity(&gran, &p, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
-    if (r != CUDA_SUCCESS)
-        return drv_fail("cuMemGetAllocationGranularity", r);
     m->device = device;
-    m->size = (bytes ? bytes + gran - 1 : gran) / gran * gran;
+    if ((m->size = czk_cuda_vmm_round(device, bytes)) == 0)
+        return -EIO;
+    CUresult r;
     CUmemGenericAllocationHandle h;
     if ((r = D.create(&h, m->size, &p, 0)) != CUDA_SUCCESS)
         return drv_fail("cuMemCreate", r);

@@ -198,13 +198,19 @@ int czk_daemon_fdstore_remove(const char *name)
 static char **fd_names;
 static int n_fds = -1;
 
-int czk_daemon_fdstore_take(const char *name)
+/* the fds systemd handed back at start, read once */
+static void fds_init(void)
 {
     if (n_fds < 0) {
         n_fds = sd_listen_fds_with_names(1, &fd_names);
         if (n_fds < 0)
             n_fds = 0;
     }
+}
+
+int czk_daemon_fdstore_take(const char *name)
+{
+    fds_init();
     for (int i = 0; i < n_fds; i++) {
         if (fd_names && fd_names[i] && !strcmp(fd_names[i], name)) {
             fd_names[i][0] = 0; /* taken */
@@ -212,6 +218,22 @@ int czk_daemon_fdstore_take(const char *name)
         }
     }
     return -ENOENT;
+}
+
+int czk_daemon_fdstore_drop_untaken(const char *prefix)
+{
+    int dropped = 0;
+    fds_init();
+    for (int i = 0; i < n_fds; i++) {
+        if (!fd_names || !fd_names[i] || !fd_names[i][0] || strncmp(fd_names[i], prefix, strlen(prefix)))
+            continue;
+        czk_info("fd store: dropping \"%s\", which this configuration no longer uses", fd_names[i]);
+        czk_daemon_fdstore_remove(fd_names[i]);
+        close(SD_LISTEN_FDS_START + i);
+        fd_names[i][0] = 0;
+        dropped++;
+    }
+    return dropped;
 }
 
 static volatile sig_atomic_t stop_flag;

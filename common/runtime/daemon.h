@@ -74,6 +74,11 @@ uint64_t czk_daemon_watchdog_interval_ms(int cfg_ms);
 int czk_daemon_fdstore_put(int fd, const char *name);
 int czk_daemon_fdstore_remove(const char *name);
 int czk_daemon_fdstore_take(const char *name);
+/* for each fd handed back at start that nobody took and whose name starts
+ * with prefix: removes it from the fd store and closes it (what a restarted
+ * daemon no longer needs, e.g. the device memory of a key that is no longer
+ * configured).  Returns how many were dropped; call it once the takers ran. */
+int czk_daemon_fdstore_drop_untaken(const char *prefix);
 
 /* SIGTERM/SIGINT: set the stop flag and call wake(ctx); SIGPIPE ignored. */
 void czk_daemon_signals(void (*wake)(void *ctx), void *ctx);
