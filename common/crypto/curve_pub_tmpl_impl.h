@@ -9,7 +9,15 @@
  * checks) stay in the .c files.
  * CF_MUL_B3 multiplies by 3b (the complete formulas of _mul need it).
  * CF_INV_CT is the constant-time inversion (void, 0 -> 0) behind _to_aff_ct.
+ * Optional: CG_SCALAR, the type of the scalars (4 limbs, standard form;
+ * czk_fr when not defined), CG_NO_MUL_ABSU to leave out _mul_absu_ (by
+ * BLS12-381's |u|, for its subgroup checks), CG_WITH_MUL_VT to add the
+ * variable-time _mul_vt (public points and scalars only).
  */
+#ifndef CG_SCALAR
+#define CG_SCALAR czk_fr
+#define CG_SCALAR_DEFAULT_
+#endif
 #define CG_CAT_(a, b) a##b
 #define CG_CAT(a, b) CG_CAT_(a, b)
 #define CGF(name) CG_CAT(CG, name)
@@ -242,7 +250,7 @@ static void CGF(_ct_from_aff_)(CJ *h, const CA *p)
 }
 
 /* k * h for homogeneous h, k any 256-bit integer */
-static void CGF(_ct_mul_)(CJ *acc, const CJ *h, const czk_fr *k_std)
+static void CGF(_ct_mul_)(CJ *acc, const CJ *h, const CG_SCALAR *k_std)
 {
     CJ tbl[16], sel;
 
@@ -266,7 +274,7 @@ static void CGF(_ct_mul_)(CJ *acc, const CJ *h, const czk_fr *k_std)
     explicit_bzero(&sel, sizeof(sel));
 }
 
-void CGF(_mul_ct)(CJ *r, const CJ *p, const czk_fr *k_std)
+void CGF(_mul_ct)(CJ *r, const CJ *p, const CG_SCALAR *k_std)
 {
     CJ h, acc;
     CGF(_ct_from_jac_)(&h, p);
@@ -275,7 +283,7 @@ void CGF(_mul_ct)(CJ *r, const CJ *p, const czk_fr *k_std)
     explicit_bzero(&acc, sizeof(acc));
 }
 
-void CGF(_mul_aff_ct)(CJ *r, const CA *p, const czk_fr *k_std)
+void CGF(_mul_aff_ct)(CJ *r, const CA *p, const CG_SCALAR *k_std)
 {
     CJ h, acc;
     CGF(_ct_from_aff_)(&h, p);
@@ -314,10 +322,11 @@ void CGF(_to_aff_ct)(CA *r, const CJ *p)
 }
 
 /* the constant-time code (public scalars gain nothing from a faster path here) */
-void CGF(_mul)(CJ *r, const CJ *p, const czk_fr *k_std) { CGF(_mul_ct)(r, p, k_std); }
+void CGF(_mul)(CJ *r, const CJ *p, const CG_SCALAR *k_std) { CGF(_mul_ct)(r, p, k_std); }
 
 #undef CG_WORDS_
 
+#ifndef CG_NO_MUL_ABSU
 /* r = |u| p with u = -0xd201000000010000 the BLS12-381 parameter (Hamming
  * weight 6: 63 doublings and 5 additions), for the subgroup checks */
 static void CGF(_mul_absu_)(CJ *r, const CJ *p)
@@ -331,8 +340,42 @@ static void CGF(_mul_absu_)(CJ *r, const CJ *p)
     }
     *r = acc;
 }
+#endif
 
-void CGF(_mul_aff)(CJ *r, const CA *p, const czk_fr *k_std) { CGF(_mul_aff_ct)(r, p, k_std); }
+#ifdef CG_WITH_MUL_VT
+/* r = k p by a fixed 4-bit window, leading zero nibbles skipped: the time
+ * depends on the scalar and the point (the branches of _add_i), so public
+ * values only */
+void CGF(_mul_vt)(CJ *r, const CJ *p, const CG_SCALAR *k_std)
+{
+    CJ tbl[16], acc;
+    bool started = false;
+
+    CGF(_set_inf_i)(&tbl[0]);
+    tbl[1] = *p;
+    for (int i = 2; i < 16; i++)
+        CGF(_add_i)(&tbl[i], &tbl[i - 1], p);
+    CGF(_set_inf_i)(&acc);
+    for (int li = 3; li >= 0; li--) {
+        for (int sh = 60; sh >= 0; sh -= 4) {
+            unsigned nib = (unsigned)(k_std->l[li] >> sh) & 15;
+            if (started) {
+                CGF(_dbl_i)(&acc, &acc);
+                CGF(_dbl_i)(&acc, &acc);
+                CGF(_dbl_i)(&acc, &acc);
+                CGF(_dbl_i)(&acc, &acc);
+            }
+            if (nib) {
+                CGF(_add_i)(&acc, &acc, &tbl[nib]);
+                started = true;
+            }
+        }
+    }
+    *r = acc;
+}
+#endif
+
+void CGF(_mul_aff)(CJ *r, const CA *p, const CG_SCALAR *k_std) { CGF(_mul_aff_ct)(r, p, k_std); }
 
 /* ---- fixed-base tables ----
  * A built table is read-only: any number of threads may call _fb_mul on it.
@@ -393,7 +436,7 @@ int CGF(_fb_new)(CG_CAT(CG, _fb) **out, const CA *base, unsigned window_bits)
     return 0;
 }
 
-static inline uint64_t CGF(_fb_bits_)(const czk_fr *k, unsigned pos, unsigned w)
+static inline uint64_t CGF(_fb_bits_)(const CG_SCALAR *k, unsigned pos, unsigned w)
 {
     if (pos >= 256)
         return 0;
@@ -404,7 +447,7 @@ static inline uint64_t CGF(_fb_bits_)(const czk_fr *k, unsigned pos, unsigned w)
     return v & (((uint64_t)1 << w) - 1);
 }
 
-void CGF(_fb_mul)(CJ *r, const CG_CAT(CG, _fb) *t, const czk_fr *k_std)
+void CGF(_fb_mul)(CJ *r, const CG_CAT(CG, _fb) *t, const CG_SCALAR *k_std)
 {
     CJ acc;
     CA neg;
@@ -436,3 +479,7 @@ void CGF(_fb_mul)(CJ *r, const CG_CAT(CG, _fb) *t, const czk_fr *k_std)
 void CGF(_fb_free)(CG_CAT(CG, _fb) *t) { free(t); }
 
 #undef CGF
+#ifdef CG_SCALAR_DEFAULT_
+#undef CG_SCALAR
+#undef CG_SCALAR_DEFAULT_
+#endif

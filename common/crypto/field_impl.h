@@ -479,8 +479,13 @@ CZK_INLINE void czk_fp_mont_mul_asm_(uint64_t *out, const uint64_t *a, const uin
     out[5] = v_t5;
 }
 
-/* out[0..3] = a*b/2^256 mod m, not yet reduced below m (out < 2m) */
-CZK_INLINE void czk_fr_mont_mul_asm_(uint64_t *out, const uint64_t *a, const uint64_t *b)
+/* out[0..3] = a*b/2^256 mod m, not yet reduced below m (out < 2m), for any
+ * 4-limb modulus m with top limb below 2^63 - 1 and minv = -m^-1 mod 2^64
+ * (BLS12-381's Fr here; BN254's Fp and Fr in bn254_field_impl.h).  m and
+ * minv are memory operands: with the static constant tables of the callers
+ * they become the same RIP-relative operands a fixed modulus would. */
+CZK_INLINE void czk_mont4_mul_asm_(uint64_t *out, const uint64_t *a, const uint64_t *b,
+                                   const uint64_t *m, const uint64_t *minv)
 {
     uint64_t v_t0, v_t1, v_t2, v_t3, v_h, v_A, v_lo;
     __asm__(
@@ -612,7 +617,7 @@ CZK_INLINE void czk_fr_mont_mul_asm_(uint64_t *out, const uint64_t *a, const uin
         "adcx %[lo], %[t3]\n\t"
         "adox %[A], %[t3]\n\t"
         : [t0] "=&r"(v_t0), [t1] "=&r"(v_t1), [t2] "=&r"(v_t2), [t3] "=&r"(v_t3), [h] "=&r"(v_h), [A] "=&r"(v_A), [lo] "=&r"(v_lo)
-        : [a] "r"(a), [b] "r"(b), "m"(*(const uint64_t(*)[4])a), "m"(*(const uint64_t(*)[4])b), [q0] "m"(czk_fr_r_[0]), [q1] "m"(czk_fr_r_[1]), [q2] "m"(czk_fr_r_[2]), [q3] "m"(czk_fr_r_[3]), [qinv] "m"(czk_fr_rinv_)
+        : [a] "r"(a), [b] "r"(b), "m"(*(const uint64_t(*)[4])a), "m"(*(const uint64_t(*)[4])b), [q0] "m"(m[0]), [q1] "m"(m[1]), [q2] "m"(m[2]), [q3] "m"(m[3]), [qinv] "m"(*minv)
         : "rdx", "cc");
     out[0] = v_t0;
     out[1] = v_t1;
@@ -665,7 +670,7 @@ CZK_INLINE void czk_fr_mul_i(czk_fr *r, const czk_fr *a, const czk_fr *b)
 {
 #ifdef CZK_FIELD_ASM
     uint64_t t[4];
-    czk_fr_mont_mul_asm_(t, a->l, b->l);
+    czk_mont4_mul_asm_(t, a->l, b->l, czk_fr_r_, &czk_fr_rinv_);
     czk_mod_reduce1_(r->l, t, czk_fr_r_, 4);
 #else
     czk_mont_mul_(r->l, a->l, b->l, czk_fr_r_, CZK_FR_RINV_, 4);

@@ -1,0 +1,124 @@
+/*
+ * bn254_fr.c — the BN254 scalar field Fr (bn254_field.h): Montgomery
+ * arithmetic on 4 little-endian 64-bit limbs, R = 2^256.  The shared
+ * functions come from bn254_field_tmpl.h; this file holds the constants,
+ * the 2^28-th root of unity, Tonelli-Shanks square roots (r - 1 = 2^28 t)
+ * and uniform random elements from getrandom(2).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "common/crypto/bn254_field_impl.h"
+#include "common/base/log.h"
+
+const czk_bn254_fr CZK_BN254_FR_MOD = {{0x43e1f593f0000001ULL, 0x2833e84879b97091ULL,
+                                        0xb85045b68181585dULL, 0x30644e72e131a029ULL}};
+const czk_bn254_fr CZK_BN254_FR_ZERO = {{0, 0, 0, 0}};
+const czk_bn254_fr CZK_BN254_FR_ONE = {{0xac96341c4ffffffbULL, 0x36fc76959f60cd29ULL,
+                                        0x666ea36f7879462eULL, 0x0e0a77c19a07df2fULL}};
+const czk_bn254_fr CZK_BN254_FR_ROOT_2_28 = {{0x636e735580d13d9cULL, 0xa22bf3742445ffd6ULL,
+                                              0x56452ac01eb203d8ULL, 0x1860ef942963f9e7ULL}};
+static const czk_bn254_fr FR_R2 = {{0x1bb8e645ae216da7ULL, 0x53fe3ab1e35c59e3ULL,
+                                    0x8c49833d53bb8085ULL, 0x0216d0b17f4e44a5ULL}};
+static const czk_bn254_fr FR_R3 = {{0x5e94d8e1b4bf0040ULL, 0x2a489cbe1cfbb6b8ULL,
+                                    0x893cc664a19fcfedULL, 0x0cf8594b7fcc657cULL}};
+static const uint64_t FR_RM2[4] = {0x43e1f593efffffffULL, 0x2833e84879b97091ULL,
+                                   0xb85045b68181585dULL, 0x30644e72e131a029ULL};
+/* (t - 1) / 2 with r - 1 = 2^28 t, t odd */
+static const uint64_t FR_TM1_HALF[4] = {0xcdcb848a1f0fac9fULL, 0x0c0ac2e9419f4243ULL,
+                                        0x098d014dc2822db4ULL, 0x0000000183227397ULL};
+
+#define BF czk_bn254_fr
+#define BF_PFX czk_bn254_fr
+#define BF_M czk_bn254_r_
+#define BF_MINV czk_bn254_rinv_
+#define BF_ONE CZK_BN254_FR_ONE
+#define BF_R2 FR_R2
+#define BF_R3 FR_R3
+#define BF_MM2 FR_RM2
+#define BF_ADD_I czk_bn254_fr_add_i
+#define BF_SUB_I czk_bn254_fr_sub_i
+#define BF_DBL_I czk_bn254_fr_dbl_i
+#define BF_NEG_I czk_bn254_fr_neg_i
+#define BF_MUL_I czk_bn254_fr_mul_i
+#define BF_ISZERO_I czk_bn254_fr_is_zero_i
+#define BF_EQ_I czk_bn254_fr_eq_i
+#include "common/crypto/bn254_field_tmpl.h"
+
+/*
+ * Tonelli-Shanks in the form of the "constant-exponent" variant (as in
+ * arkworks / ffjavascript's fsqrt): w = a^((t-1)/2), x = a w, b = x w = a^t;
+ * while b != 1 find the least i with b^(2^i) = 1, then with
+ * g = z^(2^(m-i-1)) (z the root of unity of order 2^m): x *= g, b *= g^2,
+ * z = g^2, m = i.  The result is checked by squaring.
+ */
+int czk_bn254_fr_sqrt(czk_bn254_fr *r, const czk_bn254_fr *a)
+{
+    czk_bn254_fr w, x, b, z = CZK_BN254_FR_ROOT_2_28, t, g;
+    int m = CZK_BN254_FR_TWO_ADICITY;
+
+    if (czk_bn254_fr_is_zero_i(a)) {
+        *r = CZK_BN254_FR_ZERO;
+        return 0;
+    }
+    czk_bn254_fr_pow(&w, a, FR_TM1_HALF, 4);
+    czk_bn254_fr_mul_i(&x, a, &w);
+    czk_bn254_fr_mul_i(&b, &x, &w);
+    while (!czk_bn254_fr_eq_i(&b, &CZK_BN254_FR_ONE)) {
+        int i = 0;
+        t = b;
+        while (!czk_bn254_fr_eq_i(&t, &CZK_BN254_FR_ONE)) {
+            czk_bn254_fr_sqr_i(&t, &t);
+            if (++i == m)
+                return -EDOM; /* b's order is 2^m: a is a non-residue */
+        }
+        g = z;
+        for (int j = 0; j < m - i - 1; j++)
+            czk_bn254_fr_sqr_i(&g, &g);
+        czk_bn254_fr_mul_i(&x, &x, &g);
+        czk_bn254_fr_sqr_i(&z, &g);
+        czk_bn254_fr_mul_i(&b, &b, &z);
+        m = i;
+    }
+    czk_bn254_fr_sqr_i(&t, &x);
+    if (!czk_bn254_fr_eq_i(&t, a))
+        return -EDOM;
+    *r = x;
+    return 0;
+}
+
+/* Rejection sampling on 254-bit strings: r > 2^253, so each draw is
+ * accepted with probability r / 2^254 > 1/2 and the result is uniform. */
+int czk_bn254_fr_random(czk_bn254_fr *r)
+{
+    for (;;) {
+        uint8_t buf[CZK_BN254_BYTES];
+        size_t got = 0;
+        while (got < sizeof(buf)) {
+            ssize_t n = getrandom(buf + got, sizeof(buf) - got, 0);
+            if (n < 0) {
+                if (errno == EINTR)
+                    continue;
+                int rc = -errno;
+                czk_err("could not draw a random bn254 scalar: getrandom: %s", strerror(errno));
+                return rc;
+            }
+            got += (size_t)n;
+        }
+        buf[31] &= 0x3f;
+        czk_bn254_fr t;
+        for (int i = 0; i < 4; i++) {
+            uint64_t v = 0;
+            for (int j = 7; j >= 0; j--)
+                v = (v << 8) | buf[8 * i + j];
+            t.l[i] = v;
+        }
+        explicit_bzero(buf, sizeof(buf));
+        if (czk_bn254_fr_is_canonical(&t)) {
+            czk_bn254_fr_to_mont(r, &t);
+            explicit_bzero(&t, sizeof(t));
+            return 0;
+        }
+    }
+}
