@@ -50,7 +50,7 @@ int czk_backend_open(const char *name, int fallback, const czk_backend_config *c
         *ops = o;
         return 0;
     }
-    if (!fallback || o == &czk_backend_cpu_ops || (r != -ENODEV && r != -ENOMEM))
+    if (!fallback || o == &czk_backend_cpu_ops || (r != -ENODEV && (r != -ENOMEM || cfg->defer_keys)))
         return r;
     czk_warn("%s backend unavailable (%s): falling back to the cpu backend", o->name, e && e->msg[0] ? e->msg : strerror(-r));
     if (e)

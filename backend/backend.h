@@ -2,7 +2,10 @@
  * backend.h — the compute backend behind czk-gpud: h (NTTs) and the MSMs of
  * one partition, given the a, b, c, w vectors a synth wrote into a pool slot.
  *
- * A backend owns `contexts` independent sets of buffers (host or device).
+ * A backend owns `contexts` independent sets of buffers (host or device),
+ * sized at create from the circuits' sizes; each circuit's key points come
+ * with add_key (at create for the single-process tools), which gpud calls
+ * from a loader thread per circuit while other circuits compute.
  * gpud runs one worker thread per context; a context is used by one thread at
  * a time, so backends need no locks.  For each partition the worker calls
  *   copy_in(ctx, circuit, slot payload)   -> the slot may be released after this
@@ -38,7 +41,15 @@ typedef struct czk_backend_region {
 
 typedef struct czk_backend_config {
     unsigned n_circuits;
-    const czk_zkey *const *zkeys; /* [n_circuits], mapped by gpud for the backend's lifetime */
+    /* [n_circuits], valid until destroy.  defer_keys 0 (czk prove, tests):
+     * each holds its points (czk_zkey_open, or czk_zkey_load with
+     * CZK_ZKEY_POINTS) and create adds every one of them as add_key would,
+     * failing as add_key would.  defer_keys 1 (czk-gpud): create reads only
+     * their sizes (n_vars, n_public, domain_size: a header-only load is
+     * enough), an entry may be NULL for a circuit that is never added, and
+     * each circuit gets its points later through add_key. */
+    const czk_zkey *const *zkeys;
+    int defer_keys;
     int threads;                  /* CPU threads for compute (0: all online CPUs) */
     unsigned contexts;            /* requested contexts (0: the backend's default) */
     const czk_backend_region *regions; /* [n_regions], may be NULL; valid until destroy */
@@ -68,16 +79,41 @@ typedef struct czk_backend_ops {
      * one device take turns to compute (gpud/worker.c) while the others copy.
      * NULL: all contexts share one device (the CPU backend's cores). */
     unsigned (*device_of)(const czk_backend *b, unsigned ctx);
+    /*
+     * Gives circuit its key points: z was loaded with CZK_ZKEY_POINTS and
+     * has the sizes of cfg->zkeys[circuit].  Until it returned 0, copy_in
+     * and compute of that circuit fail with -EINVAL.
+     *
+     * Threading: callable from any thread (gpud: the circuit's loader
+     * thread), while worker threads copy_in and compute partitions of other
+     * circuits on any context; calls for different circuits may overlap (the
+     * backend serialises what must be).  Never called twice for a circuit,
+     * nor for a circuit while a context holds one of its partitions; the
+     * caller publishes the circuit to its workers after the return (gpud:
+     * through its loop), which orders what add_key wrote before their use.
+     *
+     * Ownership: the caller owns z.  With keeps_host_points set the backend
+     * reads z's points until destroy (z must outlive the backend); without
+     * it nothing of z is used after the return (the cuda backend copies the
+     * points to device memory) and the caller may close z at once.
+     *
+     * -ENOMEM when the points do not fit (the cuda backend: e gives the bytes
+     * needed and free on the device), -EINVAL for sizes other than the
+     * config's; the backend stays usable for the other circuits.
+     */
+    int (*add_key)(czk_backend *b, unsigned circuit, const czk_zkey *z, czk_error *e);
+    int keeps_host_points;
 } czk_backend_ops;
 
 /* "cpu", "cuda" or "auto" (the best one built in); NULL with e set when unknown */
 const czk_backend_ops *czk_backend_find(const char *name, czk_error *e);
 
 /* Finds name (as czk_backend_find) and creates it into *ops / *out.  When the
- * chosen backend is not "cpu" and its create fails with -ENODEV (no GPU) or
- * -ENOMEM (a proving key does not fit in device memory), and fallback is set
- * (always for "auto"), logs a warning naming the reason and creates "cpu"
- * instead; *ops says which one runs. */
+ * chosen backend is not "cpu" and its create fails with -ENODEV (no GPU) or,
+ * with the keys given at create (defer_keys 0), -ENOMEM (a proving key does
+ * not fit in device memory), and fallback is set (always for "auto"), logs a
+ * warning naming the reason and creates "cpu" instead; *ops says which one
+ * runs.  With defer_keys a key that does not fit fails only its add_key. */
 int czk_backend_open(const char *name, int fallback, const czk_backend_config *cfg, const czk_backend_ops **ops,
                      czk_backend **out, czk_error *e);
 

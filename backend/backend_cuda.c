@@ -3,12 +3,23 @@
  * --backend cuda` (backend.h), on top of the C interface backend/cuda/czk_cuda.h
  * only (no CUDA header here).
  *
- * At create, once:
- *  - every GPU gets the proving keys' point sections A, B1, B2, C, H of every
- *    configured circuit uploaded (czk_cuda_bases_*), shared by the contexts
- *    of that GPU; -ENOMEM with a message giving the sizes when they do not
- *    fit next to the contexts' buffers (czk_backend_open then falls back to
- *    the cpu backend), -ENODEV when there is no GPU;
+ * At create, once: the contexts and the page-locked pools (below), sized from
+ * the circuits' sizes; with the keys given at create (defer_keys 0) their
+ * points are added then, as add_key does.
+ *
+ * add_key (gpud: from the circuit's loader thread, while other contexts
+ * compute): every GPU gets the circuit's point sections A, B1, B2, C, H
+ * (czk_cuda_bases_*), shared by the contexts of that GPU, uploaded through a
+ * small loader context of that GPU (its own copy stream: the upload never
+ * waits for, nor delays, the streams of the computing contexts).  When they
+ * do not fit in the device memory free at that moment (less a margin) the
+ * circuit fails with -ENOMEM and a message giving the bytes needed and free;
+ * the others are not affected.  add_key calls are serialised by a mutex
+ * (the DMA engine is the limit, and the free-memory check must see the
+ * previous upload).  Nothing of the host copy is kept (keeps_host_points 0).
+ * -ENODEV at create when there is no GPU (czk_backend_open falls back to
+ * the cpu backend).
+ *
  *  - `contexts` czk_cuda contexts (default two per GPU), each with its own
  *    preallocated device vectors A, B, C, W and MSM workspace.  gpud runs one
  *    worker per context, so with two per GPU the copy of partition k+1 into
@@ -33,10 +44,12 @@
  * gpud's worker records the copy and the whole compute around them.
  *
  * Each context (device buffers, semaphore, host copy of the public signals)
- * is used by the one worker thread gpud gives it to; the key points are
- * read-only after create.  No locks.
+ * is used by the one worker thread gpud gives it to.  A circuit's device
+ * points are written once by add_key before gpud dispatches any partition of
+ * it (backend.h) and read-only after; the mutex only orders add_key calls.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,9 +75,16 @@ typedef struct cuda_keys {
 
 typedef struct cuda_gpu {
     int device;
-    czk_cuda_ctx *owner; /* the context the bases were uploaded with (freed last) */
-    cuda_keys *keys;     /* [n_circuits] */
+    czk_cuda_ctx *loader; /* small context whose copy stream uploads the bases (freed after them) */
+    cuda_keys *keys;      /* [n_circuits] */
 } cuda_gpu;
+
+/* a circuit's sizes, from cfg->zkeys at create */
+typedef struct cuda_circuit {
+    uint32_t n_vars, n_public, domain_size, log_domain;
+    int configured; /* cfg->zkeys[i] was not NULL */
+    int has_key;    /* add_key succeeded: written before gpud publishes the circuit */
+} cuda_circuit;
 
 typedef struct cuda_ctx {
     czk_cuda_ctx *cc;
@@ -80,7 +100,8 @@ typedef struct cuda_ctx {
 
 struct czk_backend {
     czk_backend_config cfg;
-    const czk_zkey **zkeys;
+    cuda_circuit *circ; /* [n_circuits] */
+    pthread_mutex_t add_mu; /* serialises add_key */
     cuda_gpu *gpus;
     unsigned n_gpus;
     cuda_ctx *ctx;
@@ -95,11 +116,21 @@ static const char *cuda_err(void)
     return s && s[0] ? s : "cuda failure";
 }
 
-static size_t key_bytes(const czk_zkey *z)
+static size_t key_bytes(const cuda_circuit *z)
 {
     size_t nv = z->n_vars, npriv = (size_t)z->n_vars - z->n_public - 1;
     return nv * sizeof(czk_g1_aff) * 2 + nv * sizeof(czk_g2_aff) + npriv * sizeof(czk_g1_aff) +
            (size_t)z->domain_size * sizeof(czk_g1_aff);
+}
+
+static void keys_free(cuda_keys *k)
+{
+    czk_cuda_bases_free(k->a);
+    czk_cuda_bases_free(k->b1);
+    czk_cuda_bases_free(k->b2);
+    czk_cuda_bases_free(k->c);
+    czk_cuda_bases_free(k->h);
+    memset(k, 0, sizeof(*k));
 }
 
 static void cuda_destroy(czk_backend *b)
@@ -107,54 +138,90 @@ static void cuda_destroy(czk_backend *b)
     if (!b)
         return;
     for (unsigned g = 0; b->gpus && g < b->n_gpus; g++)
-        for (unsigned c = 0; b->gpus[g].keys && c < b->cfg.n_circuits; c++) {
-            cuda_keys *k = &b->gpus[g].keys[c];
-            czk_cuda_bases_free(k->a);
-            czk_cuda_bases_free(k->b1);
-            czk_cuda_bases_free(k->b2);
-            czk_cuda_bases_free(k->c);
-            czk_cuda_bases_free(k->h);
-        }
+        for (unsigned c = 0; b->gpus[g].keys && c < b->cfg.n_circuits; c++)
+            keys_free(&b->gpus[g].keys[c]);
     for (unsigned i = 0; b->ctx && i < b->n; i++) {
         czk_cuda_ctx_free(b->ctx[i].cc);
         if (b->ctx[i].sem_ok)
             sem_destroy(&b->ctx[i].copied);
         free(b->ctx[i].pub);
     }
+    for (unsigned g = 0; b->gpus && g < b->n_gpus; g++)
+        czk_cuda_ctx_free(b->gpus[g].loader);
     for (unsigned i = 0; i < b->n_regs; i++)
         czk_cuda_host_unregister(b->regs[i].base, b->regs[i].len, HOST_REGISTER_STEP(b->regs[i].len));
     for (unsigned g = 0; b->gpus && g < b->n_gpus; g++)
         free(b->gpus[g].keys);
+    pthread_mutex_destroy(&b->add_mu);
     free(b->regs);
     free(b->gpus);
     free(b->ctx);
-    free(b->zkeys);
+    free(b->circ);
     free(b);
 }
 
-static int upload_keys(czk_backend *b, cuda_gpu *gpu, czk_error *e)
+static int cuda_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk_error *e)
 {
-    for (unsigned c = 0; c < b->cfg.n_circuits; c++) {
-        const czk_zkey *z = b->zkeys[c];
-        cuda_keys *k = &gpu->keys[c];
-        size_t npriv = (size_t)z->n_vars - z->n_public - 1;
-        int r;
-        if ((r = czk_cuda_bases_upload_g1(gpu->owner, &k->a, z->a, z->n_vars)) < 0 ||
-            (r = czk_cuda_bases_upload_g1(gpu->owner, &k->b1, z->b1, z->n_vars)) < 0 ||
-            (r = czk_cuda_bases_upload_g2(gpu->owner, &k->b2, z->b2, z->n_vars)) < 0 ||
-            (r = czk_cuda_bases_upload_g1(gpu->owner, &k->c, z->c, npriv)) < 0 ||
-            (r = czk_cuda_bases_upload_g1(gpu->owner, &k->h, z->h, z->domain_size)) < 0)
-            return czk_errorf(e, r, "cuda backend: uploading the points of circuit %u (%zu MiB) to GPU %d failed: %s",
-                              c, key_bytes(z) >> 20, gpu->device, cuda_err());
+    cuda_circuit *ci;
+    size_t need, npriv;
+    int r = 0;
+    unsigned g;
+
+    if (circuit >= b->cfg.n_circuits || !b->circ[circuit].configured)
+        return czk_errorf(e, -EINVAL, "cuda backend: circuit %u was not configured at create", circuit);
+    ci = &b->circ[circuit];
+    if (!(z->loaded & CZK_ZKEY_POINTS) || z->n_vars != ci->n_vars || z->n_public != ci->n_public ||
+        z->domain_size != ci->domain_size)
+        return czk_errorf(e, -EINVAL, "cuda backend: the key of circuit %u has other sizes than at create, or no points",
+                          circuit);
+    if (ci->has_key)
+        return czk_errorf(e, -EEXIST, "cuda backend: circuit %u has its key already", circuit);
+    need = key_bytes(ci);
+    npriv = (size_t)z->n_vars - z->n_public - 1;
+    pthread_mutex_lock(&b->add_mu);
+    for (g = 0; g < b->n_gpus && !r; g++) {
+        cuda_gpu *gpu = &b->gpus[g];
+        cuda_keys *k = &gpu->keys[circuit];
+        czk_cuda_dev_info info;
+        if ((r = czk_cuda_device_info(gpu->device, &info)) < 0) {
+            r = czk_errorf(e, r, "cuda backend: querying GPU %d: %s", gpu->device, cuda_err());
+            break;
+        }
+        if (need + DEVICE_MEM_MARGIN > info.mem_free) {
+            r = czk_errorf(e, -ENOMEM,
+                           "cuda backend: the key points of circuit %u need %zu MiB on GPU %d (%s), which has %zu "
+                           "MiB free of %zu MiB (+%zu MiB margin): configure fewer or smaller circuits or fewer "
+                           "gpud contexts",
+                           circuit, need >> 20, gpu->device, info.name, info.mem_free >> 20, info.mem_total >> 20,
+                           DEVICE_MEM_MARGIN >> 20);
+            break;
+        }
+        if ((r = czk_cuda_bases_upload_g1(gpu->loader, &k->a, z->a, z->n_vars)) < 0 ||
+            (r = czk_cuda_bases_upload_g1(gpu->loader, &k->b1, z->b1, z->n_vars)) < 0 ||
+            (r = czk_cuda_bases_upload_g2(gpu->loader, &k->b2, z->b2, z->n_vars)) < 0 ||
+            (r = czk_cuda_bases_upload_g1(gpu->loader, &k->c, z->c, npriv)) < 0 ||
+            (r = czk_cuda_bases_upload_g1(gpu->loader, &k->h, z->h, z->domain_size)) < 0) {
+            r = czk_errorf(e, r, "cuda backend: uploading the points of circuit %u (%zu MiB) to GPU %d failed: %s",
+                           circuit, need >> 20, gpu->device, cuda_err());
+            break;
+        }
     }
-    return 0;
+    if (r < 0) /* nothing half-done stays behind */
+        for (unsigned k = 0; k < b->n_gpus; k++)
+            keys_free(&b->gpus[k].keys[circuit]);
+    else
+        ci->has_key = 1;
+    pthread_mutex_unlock(&b->add_mu);
+    if (!r)
+        czk_info("cuda backend: circuit %u: %zu MiB of key points resident on %u GPU(s)", circuit, need >> 20,
+                 b->n_gpus);
+    return r;
 }
 
 static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_error *e)
 {
     czk_backend *b;
-    czk_cuda_cfg cc;
-    size_t keys_total = 0;
+    czk_cuda_cfg cc, lc;
     uint64_t max_domain = 0, max_vars = 0;
     uint32_t max_public = 0;
     unsigned max_log = 1;
@@ -168,21 +235,29 @@ static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_err
     b = calloc(1, sizeof(*b));
     if (!b)
         return czk_errorf(e, -ENOMEM, "cuda backend: out of memory");
+    pthread_mutex_init(&b->add_mu, NULL);
     b->cfg = *cfg;
     b->n_gpus = (unsigned)ndev;
     b->n = cfg->contexts ? cfg->contexts : CUDA_CONTEXTS_PER_GPU * b->n_gpus;
     if (b->n < b->n_gpus)
         b->n_gpus = b->n; /* fewer contexts than GPUs: use the first ones */
-    b->zkeys = calloc(cfg->n_circuits, sizeof(*b->zkeys));
+    b->circ = calloc(cfg->n_circuits, sizeof(*b->circ));
     b->gpus = calloc(b->n_gpus, sizeof(*b->gpus));
     b->ctx = calloc(b->n, sizeof(*b->ctx));
-    if (!b->zkeys || !b->gpus || !b->ctx) {
+    if (!b->circ || !b->gpus || !b->ctx) {
         cuda_destroy(b);
         return czk_errorf(e, -ENOMEM, "cuda backend: out of memory");
     }
     for (unsigned i = 0; i < cfg->n_circuits; i++) {
         const czk_zkey *z = cfg->zkeys[i];
-        b->zkeys[i] = z;
+        cuda_circuit *ci = &b->circ[i];
+        if (!z)
+            continue; /* never added (defer_keys) */
+        ci->configured = 1;
+        ci->n_vars = z->n_vars;
+        ci->n_public = z->n_public;
+        ci->domain_size = z->domain_size;
+        ci->log_domain = z->log_domain;
         if (z->domain_size > max_domain)
             max_domain = z->domain_size;
         if (z->n_vars > max_vars)
@@ -191,7 +266,6 @@ static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_err
             max_public = z->n_public;
         if (z->log_domain > max_log)
             max_log = z->log_domain;
-        keys_total += key_bytes(z);
     }
     if (max_log > CZK_CUDA_MAX_LOG_N) {
         r = czk_errorf(e, -EINVAL, "cuda backend: a circuit has domain 2^%u, the GPU code supports up to 2^%d", max_log,
@@ -204,8 +278,8 @@ static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_err
     cc.max_msm_n = max_vars > max_domain ? max_vars : max_domain;
     cc.enable_g2 = 1;
 
-    /* contexts first (their buffers and MSM workspace are needed anyway),
-     * then check that the key points fit in what is left */
+    /* contexts first (their buffers and MSM workspace are needed anyway);
+     * the key points go into what is left, circuit by circuit (add_key) */
     for (unsigned i = 0; i < b->n; i++) {
         cuda_ctx *c = &b->ctx[i];
         c->gpu = i % b->n_gpus;
@@ -228,24 +302,18 @@ static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_err
             cuda_destroy(b);
             return czk_errorf(e, -ENOMEM, "cuda backend: out of memory");
         }
-        if (!b->gpus[c->gpu].owner)
-            b->gpus[c->gpu].owner = c->cc;
     }
+    /* one loader context per GPU, with the smallest buffers: only its copy
+     * stream is used (add_key) */
+    memset(&lc, 0, sizeof(lc));
+    lc.max_log_n = 1;
+    lc.max_msm_n = 2;
     for (unsigned g = 0; g < b->n_gpus; g++) {
         cuda_gpu *gpu = &b->gpus[g];
         czk_cuda_dev_info info;
-        if ((r = czk_cuda_device_info(gpu->device, &info)) < 0) {
-            r = czk_errorf(e, r, "cuda backend: querying GPU %d: %s", gpu->device, cuda_err());
-            cuda_destroy(b);
-            return r;
-        }
-        if (keys_total + DEVICE_MEM_MARGIN > info.mem_free) {
-            r = czk_errorf(e, -ENOMEM,
-                           "cuda backend: the proving keys' points need %zu MiB on GPU %d (%s), which has %zu MiB "
-                           "free of %zu MiB after %u context(s) (+%zu MiB margin): configure fewer or smaller circuits "
-                           "or fewer gpud contexts",
-                           keys_total >> 20, gpu->device, info.name, info.mem_free >> 20, info.mem_total >> 20,
-                           b->n, DEVICE_MEM_MARGIN >> 20);
+        lc.device = gpu->device;
+        if ((r = czk_cuda_ctx_new(&gpu->loader, &lc)) < 0) {
+            r = czk_errorf(e, r, "cuda backend: the key loader context on GPU %d: %s", gpu->device, cuda_err());
             cuda_destroy(b);
             return r;
         }
@@ -254,13 +322,16 @@ static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_err
             cuda_destroy(b);
             return czk_errorf(e, -ENOMEM, "cuda backend: out of memory");
         }
-        if ((r = upload_keys(b, gpu, e)) < 0) {
-            cuda_destroy(b);
-            return r;
-        }
-        czk_info("cuda backend: GPU %d %s (sm %d.%d, %d SMs): %zu MiB of key points resident, %zu MiB free before", gpu->device,
-                 info.name, info.cc_major, info.cc_minor, info.sm_count, keys_total >> 20, info.mem_free >> 20);
+        if (czk_cuda_device_info(gpu->device, &info) == 0)
+            czk_info("cuda backend: GPU %d %s (sm %d.%d, %d SMs): %zu MiB free for key points", gpu->device,
+                     info.name, info.cc_major, info.cc_minor, info.sm_count, info.mem_free >> 20);
     }
+    if (!cfg->defer_keys)
+        for (unsigned i = 0; i < cfg->n_circuits; i++)
+            if (b->circ[i].configured && (r = cuda_add_key(b, i, cfg->zkeys[i], e)) < 0) {
+                cuda_destroy(b);
+                return r;
+            }
     /* page-lock the pools once: DMA straight from the slots */
     if (cfg->n_regions) {
         b->regs = calloc(cfg->n_regions, sizeof(*b->regs));
@@ -304,13 +375,14 @@ static void copy_done(void *arg)
 static int cuda_copy_in(czk_backend *b, unsigned ctx, unsigned circuit, const czk_backend_input *in, czk_error *e)
 {
     cuda_ctx *c;
-    const czk_zkey *z;
+    const cuda_circuit *z;
     int r;
 
-    if (ctx >= b->n || circuit >= b->cfg.n_circuits)
-        return czk_errorf(e, -EINVAL, "cuda backend: context %u / circuit %u out of range", ctx, circuit);
+    if (ctx >= b->n || circuit >= b->cfg.n_circuits || !b->circ[circuit].has_key)
+        return czk_errorf(e, -EINVAL, "cuda backend: context %u / circuit %u out of range, or the circuit has no key",
+                          ctx, circuit);
     c = &b->ctx[ctx];
-    z = b->zkeys[circuit];
+    z = &b->circ[circuit];
     c->loaded = 0;
     if (in->domain_size != z->domain_size || in->n_vars != z->n_vars)
         return czk_errorf(e, -EINVAL, "slot holds domain %llu and %llu variables, the circuit has %u and %u",
@@ -358,7 +430,7 @@ static int cuda_compute(czk_backend *b, unsigned ctx, unsigned circuit, czk_grot
                         czk_error *e)
 {
     cuda_ctx *c;
-    const czk_zkey *z;
+    const cuda_circuit *z;
     const cuda_keys *k;
     czk_g1 pa, pb1, pc, ph;
     czk_g2 pb2;
@@ -372,7 +444,7 @@ static int cuda_compute(czk_backend *b, unsigned ctx, unsigned circuit, czk_grot
     if (!c->loaded || c->circuit != circuit)
         return czk_errorf(e, -EINVAL, "cuda backend: context %u does not hold a partition of circuit %u", ctx, circuit);
     c->loaded = 0; /* h overwrites A: the partition can be computed once */
-    z = b->zkeys[circuit];
+    z = &b->circ[circuit];
     k = &b->gpus[c->gpu].keys[circuit];
     npriv = (size_t)z->n_vars - z->n_public - 1;
 
@@ -410,4 +482,6 @@ const czk_backend_ops czk_backend_cuda_ops = {
     .copy_in = cuda_copy_in,
     .compute = cuda_compute,
     .device_of = cuda_device_of,
+    .add_key = cuda_add_key,
+    .keeps_host_points = 0,
 };

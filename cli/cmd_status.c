@@ -143,6 +143,31 @@ static void job_reason(const czk_status_job *j)
         printf("%-8llu %s\n", (unsigned long long)j->id, czk_esc(j->reason, why, sizeof(why)));
 }
 
+/* one line per configured circuit: its key's state (loading with its
+ * progress, ready, failed with the reason), key id and load time */
+static void circuit_rows(const czk_status_reply *st)
+{
+    for (uint32_t i = 0; i < st->n_circuits; i++) {
+        const czk_status_circuit *c = &st->circuits[i];
+        char name[4 * CZK_STATUS_TEXT], state[4 * sizeof(c->state)], id[4 * sizeof(c->key_id)],
+            why[4 * CZK_STATUS_KEY_REASON], what[64];
+        str(c->state, state, sizeof(state));
+        if (!strcmp(c->state, "loading"))
+            snprintf(what, sizeof(what), "loading (%u%%)", c->progress);
+        else
+            snprintf(what, sizeof(what), "%s", state);
+        if (c->key_id[0])
+            printf("%-11s %-16s %-14s key %.16s  %s %.3f s", i ? "" : "circuits", str(c->name, name, sizeof(name)),
+                   what, str(c->key_id, id, sizeof(id)), !strcmp(c->state, "loading") ? "loading for" : "took",
+                   c->load_s);
+        else /* its header could not be read: no key id, nothing loaded */
+            printf("%-11s %-16s %-14s", i ? "" : "circuits", str(c->name, name, sizeof(name)), what);
+        if (c->reason[0])
+            printf("\n%-11s   failed: %s", "", czk_esc(c->reason, why, sizeof(why)));
+        printf("\n");
+    }
+}
+
 static void print_table(const czk_status_reply *st)
 {
     char name[4 * CZK_MSG_STR_SHORT], backend[4 * CZK_MSG_STR_SHORT];
@@ -151,6 +176,9 @@ static void print_table(const czk_status_reply *st)
     printf("%s (backend %s): %u synth%s connected, finalizer %s\n", str(st->daemon, name, sizeof(name)),
            str(st->backend, backend, sizeof(backend)), st->synths, st->synths == 1 ? "" : "s",
            st->finalizer ? "connected" : "NOT connected");
+    if (!strcmp(st->state, "starting"))
+        printf("state       starting: the compute backend is being created\n");
+    circuit_rows(st);
     printf("jobs        active %llu, complete %llu, failed %llu, cancelled %llu\n",
            (unsigned long long)st->jobs.active, (unsigned long long)st->jobs.complete,
            (unsigned long long)st->jobs.failed, (unsigned long long)st->jobs.cancelled);

@@ -1,8 +1,9 @@
 /*
- * circuits.c — czk-gpud's circuits (circuits.h): the zkeys loaded once into
- * private memory, their key ids, the per-peer circuit maps built from HELLO,
- * and the re-validation of the files on disk.  Loop thread only, except
- * gpud_circuits_open, which main.c calls before any thread starts.
+ * circuits.c — czk-gpud's circuits (circuits.h): the zkeys' headers read at
+ * start (sizes and key ids; keys.c loads the points afterwards), the
+ * per-peer circuit maps built from HELLO, and the re-validation of the files
+ * on disk.  Loop thread only, except gpud_circuits_open, which main.c calls
+ * before any thread starts.
  */
 #include <errno.h>
 #include <signal.h>
@@ -36,11 +37,22 @@ int gpud_circuits_open(gpud *g, czk_error *e)
         gpud_circuit *c = &g->circuits[i];
         char id[CZK_ZKEY_ID_HEX];
         czk_slot_layout l;
-        int r = czk_zkey_load(&c->zkey, g->cfg.circuits[i].zkey, CZK_ZKEY_POINTS, e);
-        if (r < 0)
-            return r;
+        czk_error he = {0};
+
         g->n_circuits++;
         snprintf(c->name, sizeof(c->name), "%s", g->cfg.circuits[i].name);
+        c->key_state = GPUD_KEY_LOADING;
+        /* the header and IC only: what the pools, HELLO and SUBMIT's checks
+         * need; the points come on the circuit's loader thread (keys.c) */
+        if (czk_zkey_load(&c->zkey, g->cfg.circuits[i].zkey, 0, &he) < 0) {
+            c->key_state = GPUD_KEY_FAILED;
+            snprintf(c->key_why, sizeof(c->key_why), "%.*s", (int)sizeof(c->key_why) - 1, he.msg);
+            czk_err("circuit %s: the key's header cannot be read: %s; the circuit is not served (its pool "
+                    "share is not reserved) until the zkey is fixed and czk-gpud restarted",
+                    c->name, he.msg);
+            continue;
+        }
+        c->header_ok = 1;
         czk_slot_payload_layout(c->zkey.domain_size, c->zkey.n_vars, &l);
         c->slot_bytes = l.total;
         if (c->zkey.n_public > g->max_public)
@@ -56,8 +68,13 @@ int gpud_circuits_open(gpud *g, czk_error *e)
 
 void gpud_circuits_close(gpud *g)
 {
-    for (unsigned i = 0; i < g->n_circuits; i++)
+    for (unsigned i = 0; i < g->n_circuits; i++) {
+        if (g->circuits[i].points) {
+            czk_zkey_close(g->circuits[i].points);
+            free(g->circuits[i].points);
+        }
         czk_zkey_close(&g->circuits[i].zkey);
+    }
     free(g->circuits);
     g->circuits = NULL;
     g->n_circuits = 0;
@@ -67,7 +84,10 @@ void gpud_circuits_hello(const gpud *g, czk_msg_hello *h)
 {
     h->n_circuits = 0;
     for (unsigned i = 0; i < g->n_circuits && i < CZK_MSG_MAX_CIRCUITS; i++) {
-        czk_msg_circuit *c = &h->circuits[h->n_circuits++];
+        czk_msg_circuit *c;
+        if (!g->circuits[i].header_ok)
+            continue; /* no key id: not offered to the peers */
+        c = &h->circuits[h->n_circuits++];
         snprintf(c->name, sizeof(c->name), "%s", g->circuits[i].name);
         czk_zkey_id(&g->circuits[i].zkey, c->key_id);
     }
@@ -99,6 +119,8 @@ unsigned gpud_circuits_map(const gpud *g, const czk_msg_hello *peer, const char 
         char ours[CZK_ZKEY_ID_HEX], theirs[CZK_ZKEY_ID_HEX];
         uint32_t k;
 
+        if (!c->header_ok)
+            continue; /* never scheduled: nothing to agree on */
         czk_zkey_id_hex(&c->zkey, ours);
         for (k = 0; k < peer->n_circuits; k++)
             if (!strcmp(peer->circuits[k].name, c->name))
@@ -149,11 +171,20 @@ int gpud_circuits_why_waiting(const gpud *g, uint32_t c, const gpud_peer_map *co
     return 1;
 }
 
-int gpud_circuits_job_reason(const gpud *g, uint32_t c, unsigned queued, unsigned finalizing, char *why,
-                             size_t why_size)
+int gpud_circuits_job_reason(const gpud *g, uint32_t c, unsigned queued, unsigned waiting_key, unsigned finalizing,
+                             char *why, size_t why_size)
 {
     char syn[CZK_STATUS_REASON] = "", fin[CZK_STATUS_REASON] = "";
 
+    if (waiting_key && c < g->n_circuits && g->circuits[c].key_state != GPUD_KEY_READY) {
+        const gpud_circuit *ci = &g->circuits[c];
+        if (ci->key_state == GPUD_KEY_FAILED)
+            snprintf(why, why_size, "key for circuit \"%s\" failed to load: %s; the job waits until the zkey is "
+                     "fixed and czk-gpud restarted", ci->name, ci->key_why);
+        else
+            snprintf(why, why_size, "key for circuit \"%s\" is loading (%u%%)", ci->name, gpud_key_progress(ci));
+        return 1;
+    }
     if (queued) {
         const gpud_peer_map *maps[64];
         unsigned n = 0, total = 0;
@@ -186,7 +217,7 @@ unsigned gpud_circuits_recheck(gpud *g, int verbose)
         czk_info("SIGHUP: re-checking the zkeys");
     }
     for (unsigned i = 0; i < g->n_circuits && i < CZK_CONFIG_MAX_CIRCUITS; i++)
-        if (czk_zkey_recheck_log(&g->circuits[i].zkey.ident, &reported[i], "czk-gpud", g->circuits[i].name,
+        if (g->circuits[i].header_ok && czk_zkey_recheck_log(&g->circuits[i].zkey.ident, &reported[i], "czk-gpud", g->circuits[i].name,
                                  g->cfg.circuits[i].zkey, verbose) == CZK_ZKEY_CHANGED)
             differ++;
     return differ;

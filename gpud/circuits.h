@@ -15,7 +15,8 @@
  * A peer that announces nothing (an older build) is mapped by index, as
  * before, with a warning.
  *
- * Loop thread only, except gpud_circuits_open (start-up).
+ * Loop thread only, except gpud_circuits_open (start-up) and the loader
+ * threads' progress counters (keys.c).
  */
 #ifndef CZK_GPUD_CIRCUITS_H
 #define CZK_GPUD_CIRCUITS_H
@@ -36,9 +37,11 @@ typedef struct gpud_peer_map {
     unsigned n_agreed;
 } gpud_peer_map;
 
-/* Loads every [circuit.NAME] zkey (points into private memory: czk_zkey_load
- * with CZK_ZKEY_POINTS; gpud needs no coefficients), fills g->circuits,
- * g->n_circuits and g->max_public, and logs each circuit with its key id. */
+/* Reads every [circuit.NAME] zkey's header and IC (czk_zkey_load without
+ * sections: sizes and key id, no points), fills g->circuits, g->n_circuits
+ * and g->max_public, and logs each circuit with its key id.  A circuit whose
+ * header cannot be read is GPUD_KEY_FAILED at once (header_ok 0: it sizes no
+ * pool and is not announced); keys.c loads the points of the others. */
 int gpud_circuits_open(gpud *g, czk_error *e);
 
 /* Puts our circuits (names and key ids, config order) into the HELLO we send. */
@@ -73,14 +76,16 @@ int gpud_circuits_why_waiting(const gpud *g, uint32_t c, const gpud_peer_map *co
 
 /*
  * Why a job of circuit c is not moving, for its STATUS "reason": with
- * queued partitions (queued > 0), no synth connected, or none that agrees
+ * partitions waiting for the key (queued or READY: waiting_key > 0) while
+ * c's key is loading or failed, `key for circuit "X" is loading (n%)` or
+ * its failure (that alone); with queued partitions (queued > 0), no synth connected, or none that agrees
  * on c (gpud_circuits_why_waiting); with partitions awaiting the finalizer
  * (finalizing > 0), no finalizer connected, or one that does not agree on c.
  * Both, joined by "; ", when both hold.  Returns 1 with why filled, 0 (why
  * empty) when nothing stops the job.
  */
-int gpud_circuits_job_reason(const gpud *g, uint32_t c, unsigned queued, unsigned finalizing, char *why,
-                             size_t why_size);
+int gpud_circuits_job_reason(const gpud *g, uint32_t c, unsigned queued, unsigned waiting_key, unsigned finalizing,
+                             char *why, size_t why_size);
 
 /*
  * Re-validation: compares each circuit's zkey file with what was loaded

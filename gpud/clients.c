@@ -129,7 +129,8 @@ static void fill_job(const gpud *g, const gpud_job *j, czk_status_job *o)
     o->gpu = per[P_GPU];
     o->finalize = per[P_FINALIZE];
     if (j->state == J_ACTIVE && j->circuit != UINT32_MAX)
-        gpud_circuits_job_reason(g, j->circuit, per[P_QUEUED], per[P_FINALIZE], o->reason, sizeof(o->reason));
+        gpud_circuits_job_reason(g, j->circuit, per[P_QUEUED], per[P_QUEUED] + per[P_READY], per[P_FINALIZE],
+                                 o->reason, sizeof(o->reason));
 }
 
 /* gpu_busy_pct / gpu_max_gap_ms over the last minute, from the compute spans
@@ -175,7 +176,9 @@ static void on_status(gpud *g, czk_conn *c, const czk_msg_status *req)
     memset(&sr, 0, sizeof(sr));
     snprintf(sr.daemon, sizeof(sr.daemon), "czk-gpud");
     snprintf(sr.state_dir, sizeof(sr.state_dir), "%s", g->cfg.state_dir); /* where `czk trace` finds the traces */
-    snprintf(sr.backend, sizeof(sr.backend), "%s", g->bops->name);
+    /* the backend's name once it exists; before, the configured one */
+    snprintf(sr.backend, sizeof(sr.backend), "%s", g->bops ? g->bops->name : g->cfg.backend);
+    gpud_keys_status(g, &sr); /* "state" and "circuits" */
     for (gpud_job *j = g->jobs_head; j; j = j->next) {
         switch (j->state) {
         case J_ACTIVE: sr.jobs.active++; break;

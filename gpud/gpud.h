@@ -25,13 +25,17 @@
  *   events.c   leaf: EVENTs to watching clients, stage observations, ERROR replies
  *   io.c       leaf: the seam to the outside (send, connection state, the
  *              worker kick, the clock) and the scheduler's dirty flag
- *   circuits.c leaf: loading the zkeys, each daemon's circuits by name and
- *              key id (HELLO), the per-peer maps, the zkey re-checks
+ *   circuits.c leaf: reading the zkeys' headers, each daemon's circuits by
+ *              name and key id (HELLO), the per-peer maps, the zkey
+ *              re-checks, the circuits in STATUS
+ *   keys.c     the backend's start-up thread and one loader thread per
+ *              circuit (read, check or verified-key record, add_key)
  *
  * Call graph (an arrow is "calls"; there is no cycle, and
  * tests/layering/gpud_calls.py checks it on the sources):
- *   main    -> circuits, intake, io, jobs, results, sched, table, worker
- *   clients -> circuits, events, io, jobs, part, results, sched, table
+ *   main    -> circuits, intake, io, jobs, keys, results, sched, table, worker
+ *   keys    -> io, worker
+ *   clients -> circuits, events, io, jobs, keys, part, results, sched, table
  *   jobs    -> events, intake, io, part, queue, results, table
  *   sched   -> circuits, events, io, part, table, worker
  *   worker  -> io, part, results
@@ -133,11 +137,47 @@ struct gpud_job {
     gpud_job *next, *hnext;
 };
 
+/* a circuit's proving key (keys.c): LOADING until its loader thread is done */
+enum { GPUD_KEY_LOADING = 0, GPUD_KEY_READY, GPUD_KEY_FAILED };
+
+typedef struct gpud_keyload gpud_keyload;
+
 typedef struct gpud_circuit {
     char name[64];
-    czk_zkey zkey;
-    uint64_t slot_bytes; /* payload a, b, c, w (czk_slot_payload_layout) */
+    czk_zkey zkey;       /* header and IC only (sizes, key id); the points are the backend's (keys.c) */
+    int header_ok;       /* zkey was read: the circuit sizes the pools and is announced in HELLO */
+    uint64_t slot_bytes; /* payload a, b, c, w (czk_slot_payload_layout); 0 without a header */
+    /* the key's state: moved by keys.c on the loop thread only */
+    int key_state;                 /* GPUD_KEY_* */
+    char key_why[CZK_STATUS_KEY_REASON]; /* GPUD_KEY_FAILED: why (configuration and file data only) */
+    uint64_t key_t0;               /* gpud_now when the load began */
+    double key_load_s;             /* how long the load took (ready or failed) */
+    /* progress, written by the loader thread, read by the loop (STATUS, metrics) */
+    _Atomic uint64_t key_done, key_total;
+    czk_zkey *points;              /* the points, when the backend keeps host points (cpu): the backend
+                                      holds this address until it is destroyed */
+    gpud_keyload *load;            /* keys.c: the loader thread's state while it exists */
+    czk_metric *m_ready, *m_load_s; /* czk_gpud_circuit_ready, czk_gpud_key_load_seconds {circuit} */
 } gpud_circuit;
+
+/* how far a circuit's key load is, 0..100 (100 only once ready) */
+static inline unsigned gpud_key_progress(const gpud_circuit *c)
+{
+    uint64_t done = atomic_load(&c->key_done), total = atomic_load(&c->key_total);
+    unsigned pct;
+    if (c->key_state == GPUD_KEY_READY)
+        return 100;
+    if (!total)
+        return 0;
+    pct = (unsigned)(done >= total ? 100 : done * 100 / total);
+    return pct > 99 ? 99 : pct;
+}
+
+/* partitions of circuit c may go to synths and backend contexts */
+static inline int gpud_key_ready(const gpud_circuit *circuits, unsigned n, uint32_t c)
+{
+    return c < n && circuits[c].key_state == GPUD_KEY_READY;
+}
 
 typedef struct gpud_slot {
     gpud_part *part;    /* partition using the slot, NULL when free */
@@ -261,6 +301,7 @@ enum {
     GPUD_REJ_JOURNAL_FULL,
     GPUD_REJ_OUT_OF_MEMORY,
     GPUD_REJ_IO_ERROR,
+    GPUD_REJ_KEY_FAILED,
     GPUD_REJ_COUNT
 };
 
@@ -291,8 +332,9 @@ struct gpud {
     uint32_t max_public;
     gpud_pool *pools;
     unsigned n_pools;
-    const czk_backend_ops *bops;
+    const czk_backend_ops *bops; /* NULL while starting: the backend is created on a thread (keys.c) */
     czk_backend *backend;
+    struct gpud_keys *keys;      /* keys.c: the start-up thread and the key loaders */
     gpud_work *workers;
     unsigned n_workers;
     gpud_turn *turns; /* one per compute device */
@@ -349,6 +391,7 @@ static inline int gpud_reject_class(int code)
     case -EAGAIN: return GPUD_REJ_IN_PROGRESS;        /* the same request id is still being spooled */
     case -ENOSPC: case -EDQUOT: return GPUD_REJ_JOURNAL_FULL; /* state_dir full: journal, id mark or spool */
     case -ENOMEM: return GPUD_REJ_OUT_OF_MEMORY;
+    case -EKEYREJECTED: return GPUD_REJ_KEY_FAILED;   /* the circuit's proving key failed to load */
     default: return GPUD_REJ_IO_ERROR;                /* the journal or the spool could not be written */
     }
 }
@@ -447,6 +490,16 @@ void gpud_work_start(gpud *g, gpud_work *w, gpud_part *p); /* p is P_READY */
 /* loop thread, after the worker's copied/computed posts (unit tests call them directly) */
 void gpud_work_copied(gpud *g, gpud_work *w);
 void gpud_work_computed(gpud *g, gpud_work *w);
+
+/* keys.c: the backend is created on a start-up thread and every circuit's
+ * key points are loaded on a thread of their own, after the sockets answer;
+ * the loop hears of each through a posted task */
+int gpud_keys_start(gpud *g, czk_error *e); /* after the pools: the threads start */
+void gpud_keys_stop(gpud *g);               /* stop and join the threads (shutdown, before czk_loop_destroy) */
+void gpud_keys_close(gpud *g);              /* free what is left (after the backend was destroyed) */
+const char *gpud_keys_state(const gpud *g); /* "starting" until the backend exists, then "running" */
+void gpud_keys_status(const gpud *g, czk_status_reply *sr); /* STATUS: state and the circuits */
+void gpud_keys_metrics(gpud *g);            /* register the per-circuit gauges (main.c's open_metrics) */
 
 /* results.c */
 int gpud_result_fits(const gpud *g, uint32_t circuit); /* its public signals fit one RESULT record */

@@ -412,6 +412,11 @@ void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, int *fds, int nf
             circ = i;
     if (circ == UINT32_MAX)
         return reject(g, c, s->request_id, -ENOENT, "unknown circuit \"%s\"", czk_esc(s->circuit, esc, sizeof(esc)));
+    if (g->circuits[circ].key_state == GPUD_KEY_FAILED)
+        /* a loading key is fine: the job waits in its lane */
+        return reject(g, c, s->request_id, -EKEYREJECTED, "circuit \"%s\" is not available: its key failed to "
+                      "load: %s (fix the zkey and restart czk-gpud)", czk_esc(s->circuit, esc, sizeof(esc)),
+                      g->circuits[circ].key_why);
     if (!gpud_result_fits(g, circ)) /* refused now rather than failed after the GPU's work */
         return reject(g, c, s->request_id, -EMSGSIZE, "circuit \"%s\" has %u public signals, more than one RESULT "
                       "record carries", g->circuits[circ].name, g->circuits[circ].zkey.n_public);

@@ -1,9 +1,13 @@
 /*
  * main.c — czk-gpud: wires the modules of gpud.h together.  Start-up order
- * matters: the journal is replayed before the pools are opened (so adopted
- * READY slots find their partitions), the pools before the backend (the
- * backend may register them), and the sockets are bound last, after which
- * systemd hears READY=1.
+ * matters: the circuits' headers are read (sizes, key ids), the journal is
+ * replayed before the pools are opened (so adopted READY slots find their
+ * partitions), then the sockets are bound and systemd hears READY=1: gpud
+ * answers STATUS and accepts SUBMITs from then on.  Only then do the slow
+ * parts start, on threads of their own (keys.c): the backend is created
+ * (it may register the pools) and every circuit's key points are loaded;
+ * the workers start when the backend exists, and a circuit's partitions are
+ * scheduled once its key is ready.
  */
 #include <errno.h>
 #include <grp.h>
@@ -95,7 +99,8 @@ static int open_metrics(gpud *g)
     static const char *pstages[P_STATE_COUNT] = {"queued", "synth", "ready", "gpu", "finalize"};
     static const char *rejects[GPUD_REJ_COUNT] = {"queue_full", "bad_witness", "unknown_circuit",
                                                   "duplicate_mismatch", "too_many_partitions", "too_many_publics",
-                                                  "in_progress", "journal_full", "out_of_memory", "io_error"};
+                                                  "in_progress", "journal_full", "out_of_memory", "io_error",
+                                                  "key_failed"};
     char label[64];
     int r;
 
@@ -164,6 +169,7 @@ static int open_metrics(gpud *g)
     g->m_synths = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_synths", NULL, "synths connected");
     g->m_finalizer = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_finalizer_connected", NULL,
                                      "1 while a finalizer is connected");
+    gpud_keys_metrics(g); /* czk_gpud_circuit_ready, czk_gpud_key_load_seconds per circuit */
     metrics_tick(NULL, g);
     if (g->loop && !czk_loop_timer(g->loop, 1000, 1000, metrics_tick, g))
         czk_warn("could not start the metrics timer: stage, slot and busy gauges stay as they are now");
@@ -307,10 +313,6 @@ int main(int argc, char **argv)
     static gpud G;
     gpud *g = &G;
     czk_daemon_args args;
-    czk_backend_config bc;
-    const czk_zkey **zkeys = NULL;
-    czk_backend_region *regions = NULL;
-    unsigned n_regions;
     czk_loop_config lc;
     czk_error e = {0};
     int r;
@@ -333,66 +335,37 @@ int main(int argc, char **argv)
         goto fail;
     if ((r = gpud_pools_open(g, &e)) < 0)
         goto fail;
-    zkeys = calloc(g->n_circuits, sizeof(*zkeys));
-    n_regions = 0;
-    for (unsigned i = 0; i < g->n_pools; i++)
-        n_regions += g->pools[i].pool.hdr->slot_count;
-    regions = calloc(n_regions ? n_regions : 1, sizeof(*regions));
-    if (!zkeys || !regions) {
-        r = czk_errorf(&e, -ENOMEM, "out of memory");
-        goto fail;
-    }
-    for (unsigned i = 0; i < g->n_circuits; i++)
-        zkeys[i] = &g->circuits[i].zkey;
-    memset(&bc, 0, sizeof(bc));
-    bc.n_circuits = g->n_circuits;
-    bc.zkeys = zkeys;
-    bc.threads = g->cfg.gpud_threads;
-    bc.contexts = (unsigned)g->cfg.gpud_contexts;
-    /* The backend may page-lock the pools for DMA.  One region per slot: CUDA
-     * refuses (cudaErrorInvalidValue) an async copy whose source straddles two
-     * separately registered ranges, and a copy never leaves its slot. */
-    n_regions = 0;
-    for (unsigned i = 0; i < g->n_pools; i++)
-        for (uint32_t s = 0; s < g->pools[i].pool.hdr->slot_count; s++) {
-            regions[n_regions].base = czk_slot_data(&g->pools[i].pool, s);
-            regions[n_regions].len = g->pools[i].pool.hdr->slot_stride;
-            n_regions++;
-        }
-    bc.regions = regions;
-    bc.n_regions = n_regions;
-    /* a configured cuda backend without a GPU (or too little device memory) falls back to cpu */
-    if ((r = czk_backend_open(g->cfg.backend, 1, &bc, &g->bops, &g->backend, &e)) < 0)
-        goto fail;
-    if ((r = gpud_workers_start(g, &e)) < 0 || (r = gpud_intake_start(g, &e)) < 0)
+    if ((r = gpud_intake_start(g, &e)) < 0)
         goto fail;
     open_metrics(g);
     gpud_jobs_requeue_all(g);
     if ((r = open_sockets(g, &e)) < 0)
         goto fail;
+    if ((r = gpud_keys_start(g, &e)) < 0)
+        goto fail;
     czk_daemon_attach_loop(&g->loop, &g->stopping, g->cfg.watchdog_ms);
     czk_loop_timer(g->loop, 1000, 2000, status_tick, g);
-    czk_info("ready: %u circuits, %u pools of %d slots, backend %s, sockets in %s", g->n_circuits, g->n_pools,
-             g->cfg.slots_per_pool, g->bops->name, g->cfg.runtime_dir);
-    czk_daemon_ready("accepting jobs");
+    czk_info("listening: %u circuits, %u pools of %d slots, sockets in %s; the %s backend and the keys are "
+             "loading",
+             g->n_circuits, g->n_pools, g->cfg.slots_per_pool, g->cfg.runtime_dir, g->cfg.backend);
+    czk_daemon_ready("accepting jobs; loading the keys");
     gpud_sched_dirty(g);
     r = czk_loop_run(g->loop);
     g->stopping = 1;
     czk_daemon_stopping();
     gpud_intake_stop(g);
+    gpud_keys_stop(g);
     gpud_workers_stop(g);
     czk_loop_destroy(g->loop);
     g->loop = NULL;
-    g->bops->destroy(g->backend);
+    if (g->bops)
+        g->bops->destroy(g->backend);
+    gpud_keys_close(g);
     gpud_pools_close(g);
     gpud_jobs_free(g);
-    for (unsigned i = 0; i < g->n_circuits; i++)
-        czk_zkey_close(&g->circuits[i].zkey);
+    gpud_circuits_close(g);
     if (g->metrics)
         czk_metrics_free(g->metrics);
-    free(zkeys);
-    free(regions);
-    free(g->circuits);
     czk_trace_close();
     czk_info("stopped");
     return r < 0 ? 1 : g->exit_status; /* exit_status 1: the journal failed, systemd restarts gpud */

@@ -15,7 +15,11 @@
  * partitions' states and the slot accounting change only in part.c.
  *
  * Scheduling rule: whenever a slot or a worker frees up, the highest
- * non-empty lane goes first (FIFO inside a lane); a queued partition goes to
+ * non-empty lane goes first (FIFO inside a lane); partitions of a circuit
+ * whose key is not ready (loading, or failed) are passed over: they wait in
+ * their lane, and READY slots of it (adopted after a restart) wait in the
+ * ready queue, without blocking the others (keys.c readies the circuit and
+ * marks the scheduler dirty); a queued partition goes to
  * the pool with the most free slots, to its least-loaded synth (fewest slots
  * in flight).  The pass runs once per loop turn when something marked the
  * scheduler dirty (gpud_sched_dirty), never from inside another module's
@@ -105,7 +109,8 @@ static void schedule(gpud *g)
          * slot agrees on: a circuit no synth takes waits without blocking its lane */
         for (int l = 0; l < GPUD_LANES && best_pool < 0; l++)
             for (p = g->lane_head[l]; p && best_pool < 0; p = best_pool < 0 ? p->next : p)
-                for (unsigned i = 0; i < g->n_pools; i++) {
+                for (unsigned i = 0; i < g->n_pools && gpud_key_ready(g->circuits, g->n_circuits, p->job->circuit);
+                     i++) {
                     gpud_synth *cand = pool_synth(g, i, p->job->circuit);
                     int nfree = (int)(g->pools[i].pool.hdr->slot_count - g->pools[i].in_use);
                     int fs;
@@ -125,8 +130,10 @@ static void schedule(gpud *g)
         if (!w)
             break;
         for (gpud_part *p = g->ready_head; p; p = p->next)
-            if (!best || p->job->lane < best->job->lane)
+            if ((!best || p->job->lane < best->job->lane) && gpud_key_ready(g->circuits, g->n_circuits, p->job->circuit))
                 best = p;
+        if (!best)
+            break; /* what is READY waits for its circuit's key */
         gpud_work_start(g, w, best);
     }
 }
@@ -283,6 +290,14 @@ int gpud_pools_open(gpud *g, czk_error *e)
     for (unsigned i = 0; i < g->n_circuits; i++)
         if (g->circuits[i].slot_bytes > slot_size)
             slot_size = g->circuits[i].slot_bytes;
+    if (slot_size == 0) {
+        /* every circuit failed at its header (circuits.c): gpud still answers
+         * STATUS, which says why; the smallest pool stands in */
+        slot_size = 4096;
+        czk_warn("no circuit's zkey header could be read: pools of %llu-byte slots, nothing can be proved until a "
+                 "zkey is fixed and czk-gpud restarted",
+                 (unsigned long long)slot_size);
+    }
     if (numa_available() >= 0) {
         for (int node = 0; node <= numa_max_node() && n < 64; node++)
             if (numa_bitmask_isbitset(numa_all_nodes_ptr, (unsigned)node))

@@ -264,6 +264,19 @@ static const czk_schema s_status_pool = {.name = "pool", .fields = f_status_pool
                                          .max_bytes = CZK_MSG_MAX_RECORD, .open = 1, .lenient = 1};
 #undef SP
 
+#define SC czk_status_circuit
+static const field f_status_circuit[] = {
+    TSTR(SC, "name", name),
+    {.key = "key_id", .kind = F_STR, .optional = 1, .off = TOFF(SC, key_id), .max = sizeof(((SC *)0)->key_id)},
+    TSTR(SC, "state", state),
+    TU32(SC, "progress", progress, 0, 100),
+    TDBL(SC, "load_s", load_s),
+    {.key = "reason", .kind = F_STR, .optional = 1, .off = TOFF(SC, reason), .max = sizeof(((SC *)0)->reason)},
+    END};
+static const czk_schema s_status_circuit = {.name = "circuit", .fields = f_status_circuit, .size = sizeof(SC),
+                                            .max_bytes = CZK_MSG_MAX_RECORD, .open = 1, .lenient = 1};
+#undef SC
+
 #define SR czk_status_reply
 static const field f_status_jobs[] = {
     TU64(SR, "active", jobs.active, 0, U64MAX),
@@ -297,6 +310,7 @@ static const czk_schema s_status_others = SUBMAP("others", f_status_others);
 #define HAS(m) (1u + TOFF(SR, m))
 static const field f_status_reply[] = {
     TSTR(SR, "daemon", daemon),
+    {.key = "state", .kind = F_STR, .optional = 1, .off = TOFF(SR, state), .max = sizeof(((SR *)0)->state)},
     {.key = "state_dir", .kind = F_STR, .off = TOFF(SR, state_dir), .max = sizeof(((SR *)0)->state_dir),
      .has = HAS(has_state_dir)},
     TSTR(SR, "backend", backend),
@@ -318,6 +332,8 @@ static const field f_status_reply[] = {
      .max = CZK_STATUS_MAX_JOBS, .sub = &s_status_job, .esize = sizeof(czk_status_job)},
     {.key = "others", .kind = F_STRUCT, .optional = 1, .off = 0, .sub = &s_status_others, .has = HAS(has_others)},
     {.key = "job", .kind = F_STRUCT, .optional = 1, .off = TOFF(SR, job), .sub = &s_status_job, .has = HAS(has_job)},
+    {.key = "circuits", .kind = F_ARRAY, .optional = 1, .off = TOFF(SR, circuits), .aux = TOFF(SR, n_circuits),
+     .max = CZK_STATUS_MAX_CIRCUITS, .sub = &s_status_circuit, .esize = sizeof(czk_status_circuit)},
     END};
 #undef HAS
 #undef SR

@@ -359,8 +359,23 @@ typedef struct czk_status_pool {
     uint32_t slots, in_use, quarantined, hugetlb;
 } czk_status_pool;
 
+#define CZK_STATUS_MAX_CIRCUITS CZK_MSG_MAX_CIRCUITS /* "circuits": every configured circuit */
+#define CZK_STATUS_KEY_REASON 256 /* a circuit's "reason" */
+
+/* one configured circuit and its proving key (czk-gpud loads keys after it
+ * answers: docs/daemons.md, "Start-up") */
+typedef struct czk_status_circuit {
+    char name[CZK_STATUS_TEXT];   /* escaped by gpud (czk_esc) */
+    char key_id[72];              /* 64 hex digits; "" when the header could not be read */
+    char state[16];               /* "loading", "ready", "failed" */
+    uint32_t progress;            /* 0..100: bytes read, checked and uploaded of the total */
+    double load_s;                /* seconds the load took (ready or failed), or has taken so far */
+    char reason[CZK_STATUS_KEY_REASON]; /* optional: why it failed */
+} czk_status_circuit;
+
 typedef struct czk_status_reply {
     char daemon[CZK_MSG_STR_SHORT];
+    char state[16];   /* "starting" (the backend is being created) or "running"; "" from an older gpud */
     char state_dir[CZK_CONFIG_PATH_MAX];
     char backend[CZK_MSG_STR_SHORT];
     struct { uint64_t active, complete, failed, cancelled; } jobs;
@@ -377,6 +392,8 @@ typedef struct czk_status_reply {
     czk_status_job active[CZK_STATUS_MAX_JOBS];
     struct { uint64_t jobs, partitions; } others; /* other users' active jobs, counts only */
     czk_status_job job;                           /* the job asked for */
+    uint32_t n_circuits;
+    czk_status_circuit circuits[CZK_STATUS_MAX_CIRCUITS];
     /* decode: 1 when the key was present; encode: has_others and has_job say
      * whether to write "others" and "job" (the other has_* are not read) */
     uint8_t has_gpu_busy, has_synths, has_finalizer, has_state_dir, has_others, has_job;

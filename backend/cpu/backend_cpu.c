@@ -5,6 +5,10 @@
  * czk_groth16_msms with the configured thread count.  Same results as the
  * CUDA backend; used in CI and on hosts without a GPU.
  *
+ * The key points stay in the caller's czk_zkey (keeps_host_points): add_key
+ * only records the pointer, in the slot of its circuit, which no context
+ * reads before gpud publishes the circuit (backend.h); slots of different
+ * circuits are different words, so add_key needs no lock.
  * Each context is touched only by the worker thread gpud gives it to.
  */
 #include <errno.h>
@@ -22,7 +26,8 @@ typedef struct cpu_ctx {
 
 struct czk_backend {
     czk_backend_config cfg;
-    const czk_zkey **zkeys;
+    const czk_zkey **zkeys; /* [n_circuits] the sizes (cfg->zkeys) */
+    const czk_zkey **keys;  /* [n_circuits] the points, from add_key; NULL before */
     unsigned n;
     cpu_ctx *ctx;
     uint64_t max_domain, max_vars;
@@ -40,6 +45,7 @@ static void cpu_destroy(czk_backend *b)
     }
     free(b->ctx);
     free(b->zkeys);
+    free(b->keys);
     free(b);
 }
 
@@ -61,13 +67,18 @@ static int cpu_create(czk_backend **out, const czk_backend_config *cfg, czk_erro
     b->cfg = *cfg;
     b->n = cfg->contexts ? cfg->contexts : 1;
     b->zkeys = calloc(cfg->n_circuits ? cfg->n_circuits : 1, sizeof(*b->zkeys));
+    b->keys = calloc(cfg->n_circuits ? cfg->n_circuits : 1, sizeof(*b->keys));
     b->ctx = calloc(b->n, sizeof(*b->ctx));
-    if (!b->zkeys || !b->ctx) {
+    if (!b->zkeys || !b->keys || !b->ctx) {
         cpu_destroy(b);
         return czk_errorf(e, -ENOMEM, "cpu backend: out of memory");
     }
     for (unsigned i = 0; i < cfg->n_circuits; i++) {
         b->zkeys[i] = cfg->zkeys[i];
+        if (!cfg->zkeys[i])
+            continue; /* never added (defer_keys) */
+        if (!cfg->defer_keys)
+            b->keys[i] = cfg->zkeys[i];
         if (cfg->zkeys[i]->domain_size > b->max_domain)
             b->max_domain = cfg->zkeys[i]->domain_size;
         if (cfg->zkeys[i]->n_vars > b->max_vars)
@@ -94,6 +105,20 @@ static int cpu_create(czk_backend **out, const czk_backend_config *cfg, czk_erro
 
 static unsigned cpu_contexts(const czk_backend *b) { return b->n; }
 
+static int cpu_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk_error *e)
+{
+    const czk_zkey *s;
+
+    if (circuit >= b->cfg.n_circuits || !(s = b->zkeys[circuit]))
+        return czk_errorf(e, -EINVAL, "cpu backend: circuit %u was not configured at create", circuit);
+    if (!(z->loaded & CZK_ZKEY_POINTS) || z->n_vars != s->n_vars || z->n_public != s->n_public ||
+        z->domain_size != s->domain_size)
+        return czk_errorf(e, -EINVAL, "cpu backend: the key of circuit %u has other sizes than at create, or no points",
+                          circuit);
+    b->keys[circuit] = z;
+    return 0;
+}
+
 static int cpu_copy_in(czk_backend *b, unsigned ctx, unsigned circuit, const czk_backend_input *in, czk_error *e)
 {
     cpu_ctx *c;
@@ -102,7 +127,9 @@ static int cpu_copy_in(czk_backend *b, unsigned ctx, unsigned circuit, const czk
     if (ctx >= b->n || circuit >= b->cfg.n_circuits)
         return czk_errorf(e, -EINVAL, "cpu backend: context %u / circuit %u out of range", ctx, circuit);
     c = &b->ctx[ctx];
-    z = b->zkeys[circuit];
+    z = b->keys[circuit];
+    if (!z)
+        return czk_errorf(e, -EINVAL, "cpu backend: circuit %u has no key yet", circuit);
     if (in->domain_size != z->domain_size || in->n_vars != z->n_vars)
         return czk_errorf(e, -EINVAL, "slot holds domain %llu and %llu variables, the circuit has %u and %u",
                           (unsigned long long)in->domain_size, (unsigned long long)in->n_vars, z->domain_size,
@@ -126,7 +153,9 @@ static int cpu_compute(czk_backend *b, unsigned ctx, unsigned circuit, czk_groth
     if (ctx >= b->n || circuit >= b->cfg.n_circuits)
         return czk_errorf(e, -EINVAL, "cpu backend: context %u / circuit %u out of range", ctx, circuit);
     c = &b->ctx[ctx];
-    z = b->zkeys[circuit];
+    z = b->keys[circuit];
+    if (!z)
+        return czk_errorf(e, -EINVAL, "cpu backend: circuit %u has no key yet", circuit);
     if (c->domain_size != z->domain_size || c->n_vars != z->n_vars)
         return czk_errorf(e, -EINVAL, "cpu backend: context %u does not hold a partition of this circuit", ctx);
     r = czk_groth16_compute_h(c->a, c->b, c->c, c->a, z->log_domain, b->cfg.threads);
@@ -144,6 +173,8 @@ const czk_backend_ops czk_backend_cpu_ops = {
     .create = cpu_create,
     .destroy = cpu_destroy,
     .contexts = cpu_contexts,
+    .add_key = cpu_add_key,
+    .keeps_host_points = 1,
     .copy_in = cpu_copy_in,
     .compute = cpu_compute,
 };

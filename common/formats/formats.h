@@ -115,6 +115,41 @@ void czk_zkey_close(czk_zkey *z);
 #define CZK_ZKEY_ALL (CZK_ZKEY_COEFS | CZK_ZKEY_POINTS)
 int czk_zkey_load(czk_zkey *z, const char *path, unsigned what, czk_error *e);
 
+/*
+ * czk_zkey_load_fd: czk_zkey_load from an open file (the caller keeps fd and
+ * may fstat it for the identity of exactly what was read), with the hooks a
+ * long-running loader needs (czk-gpud loads each key on a thread of its own):
+ *  - skip_point_checks: the point sections 5-9 are not checked on their
+ *    curves (the caller vouches for them, e.g. from its record of an earlier
+ *    check of the same bytes: it must then compare the digest before it
+ *    trusts them, and run czk_zkey_check_points when it differs).  Every
+ *    other check (container, header, sizes, IC) runs as always;
+ *  - digest: every byte of the file, from the first to the last, in file
+ *    order, is passed to it as it is read (the sections that are not loaded
+ *    are read through a scratch buffer for it): a digest of the whole file in
+ *    the same pass;
+ *  - progress: called after each read (at most 64 MiB) and each checked piece
+ *    (about 1 Mi points) with the bytes read and the point bytes checked so
+ *    far; a non-zero return stops the load with -ECANCELED.
+ * The callbacks run on the calling thread.
+ */
+typedef struct czk_zkey_load_opts {
+    unsigned what; /* CZK_ZKEY_COEFS / CZK_ZKEY_POINTS, as czk_zkey_load's `what` */
+    int skip_point_checks;
+    void (*digest)(void *ctx, const void *p, size_t n);
+    int (*progress)(void *ctx, uint64_t read, uint64_t checked);
+    void *ctx;
+} czk_zkey_load_opts;
+int czk_zkey_load_fd(czk_zkey *z, int fd, const char *name, const czk_zkey_load_opts *o, czk_error *e);
+
+/* The point checks of sections 5-9 (on their curves, coordinates below q)
+ * of a key loaded with CZK_ZKEY_POINTS, e.g. after skip_point_checks: the
+ * load's errors, and o's progress hook (checked bytes; o may be NULL). */
+int czk_zkey_check_points(const czk_zkey *z, const char *name, const czk_zkey_load_opts *o, czk_error *e);
+
+/* bytes of the point sections 5-9, from the header's counts */
+uint64_t czk_zkey_points_bytes(const czk_zkey *z);
+
 /* the key id of a zkey opened or loaded above (see czk_zkey_ident) */
 void czk_zkey_id(const czk_zkey *z, uint8_t out[CZK_SHA256_LEN]);
 void czk_zkey_id_hex(const czk_zkey *z, char out[CZK_ZKEY_ID_HEX]);

@@ -38,6 +38,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -157,12 +158,16 @@ CZK_IFMA static size_t pts_first_bad_x8(const void *pts, bool g2, size_t begin, 
 struct pts_check {
     const void *pts;
     bool g2;
+    size_t base;              /* czk_par_for's [begin, end) are relative to it */
     _Atomic size_t first_bad; /* SIZE_MAX: none */
 };
 
 static void pts_check_range(void *ctx, size_t begin, size_t end, unsigned worker)
 {
     struct pts_check *c = ctx;
+
+    begin += c->base;
+    end += c->base;
 
 #ifdef CZK_HAVE_FPX8
     if (czk_fpx8_enabled()) {
@@ -187,17 +192,47 @@ static void pts_check_range(void *ctx, size_t begin, size_t end, unsigned worker
     }
 }
 
+/* What a loader asked for (czk_zkey_load_fd's options) and how far it got;
+ * NULL where the reader was called without options (open, load). */
+struct load_hooks {
+    const czk_zkey_load_opts *o;
+    uint64_t read, checked;
+};
+
+/* the hooks' progress callback; -ECANCELED (with e set) when it asks to stop */
+static int hooks_progress(struct load_hooks *h, const char *name, czk_error *e)
+{
+    if (!h || !h->o || !h->o->progress || h->o->progress(h->o->ctx, h->read, h->checked) == 0)
+        return 0;
+    return czk_errorf(e, -ECANCELED, "%s: loading stopped", name);
+}
+
+/* points per progress step of the checks: about 100 MB of G1 points */
+#define CHECK_STEP ((size_t)1 << 20)
+
 static int check_points(const char *name, uint32_t sec, const char *what, const void *pts,
-                        size_t n, bool g2, czk_error *e)
+                        size_t n, bool g2, struct load_hooks *h, czk_error *e)
 {
     struct pts_check c = {.pts = pts, .g2 = g2};
     size_t i;
 
     atomic_init(&c.first_bad, SIZE_MAX);
-    if (n >= PAR_MIN_POINTS && czk_par_for(n, 0, pts_check_range, &c) == 0)
-        ;
-    else
-        pts_check_range(&c, 0, n, 0);
+    for (size_t begin = 0; begin < n; begin += CHECK_STEP) {
+        size_t len = n - begin < CHECK_STEP ? n - begin : CHECK_STEP;
+        int rc;
+        c.base = begin;
+        if (len >= PAR_MIN_POINTS && czk_par_for(len, 0, pts_check_range, &c) == 0)
+            ;
+        else
+            pts_check_range(&c, 0, len, 0);
+        if (atomic_load(&c.first_bad) != SIZE_MAX)
+            break;
+        if (h) {
+            h->checked += (uint64_t)len * (g2 ? G2_BYTES : G1_BYTES);
+            if ((rc = hooks_progress(h, name, e)) < 0)
+                return rc;
+        }
+    }
     i = atomic_load(&c.first_bad);
     if (i == SIZE_MAX)
         return 0;
@@ -236,7 +271,7 @@ static int check_point_section_size(const czk_binfile *bf, const char *name,
 
 /* use a (size-checked) point section in place or copy it aligned, then check the points */
 static int map_points(czk_zkey *z, const czk_binfile *bf, const char *name,
-                      const struct point_section *ps, int *n_owned, czk_error *e)
+                      const struct point_section *ps, int *n_owned, struct load_hooks *h, czk_error *e)
 {
     const czk_binfile_section *s = czk_binfile_find(bf, ps->id);
     const uint8_t *p = czk_binfile_payload(bf, s);
@@ -251,7 +286,9 @@ static int map_points(czk_zkey *z, const czk_binfile *bf, const char *name,
         p = copy;
     }
     *ps->out = p;
-    return check_points(name, ps->id, ps->what, p, ps->count, ps->g2, e);
+    if (ps->id != 3 && h && h->o && h->o->skip_point_checks)
+        return 0; /* the caller vouches for them (czk_zkey_load_opts) */
+    return check_points(name, ps->id, ps->what, p, ps->count, ps->g2, h, e);
 }
 
 static int header_point(const char *name, const char *what, const uint8_t *src, void *dst,
@@ -423,7 +460,7 @@ static int zkey_id_of(const czk_binfile *bf, const char *name, uint8_t out[CZK_S
     return 0;
 }
 
-static int zkey_validate(czk_zkey *z, const char *name, unsigned what, czk_error *e)
+static int zkey_validate(czk_zkey *z, const char *name, unsigned what, struct load_hooks *h, czk_error *e)
 {
     czk_binfile bf;
     int rc, n_owned = 0;
@@ -458,7 +495,7 @@ static int zkey_validate(czk_zkey *z, const char *name, unsigned what, czk_error
         return rc;
     }
     for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
-        if ((ps[i].id == 3 || (what & CZK_ZKEY_POINTS)) && (rc = map_points(z, &bf, name, &ps[i], &n_owned, e)))
+        if ((ps[i].id == 3 || (what & CZK_ZKEY_POINTS)) && (rc = map_points(z, &bf, name, &ps[i], &n_owned, h, e)))
             return rc;
     z->loaded = what;
     return zkey_id_of(&bf, name, z->ident.id, e);
@@ -488,7 +525,7 @@ int czk_zkey_open_fd(czk_zkey *z, int fd, const char *name, czk_error *e)
     rc = czk_binfile_map_fd(&z->map, &z->map_size, fd, name, e);
     if (!rc) {
         stamp_fd(fd, &z->ident.stamp);
-        rc = zkey_validate(z, name, CZK_ZKEY_ALL, e);
+        rc = zkey_validate(z, name, CZK_ZKEY_ALL, NULL, e);
     }
     if (rc)
         czk_zkey_close(z);
@@ -597,35 +634,85 @@ static bool section_wanted(uint32_t id, unsigned what)
     return false; /* 10 (MPC parameters) and unknown ones: never used */
 }
 
-int czk_zkey_load(czk_zkey *z, const char *path, unsigned what, czk_error *e)
+/* bytes per read: the unit of progress reports and of cancellation */
+#define READ_STEP ((uint64_t)64 << 20)
+
+/* A byte range of the file that is loaded into the private copy. */
+typedef struct keep_range {
+    uint64_t begin, end;
+} keep_range;
+
+/*
+ * Reads the file into region: the ranges in keep[] (sorted, disjoint) at
+ * their offsets.  With a digest hook every byte of the file goes through it
+ * in file order, the bytes outside keep[] read through a scratch buffer;
+ * without one those bytes are not read at all.
+ */
+static int read_ranges(int fd, uint64_t fsize, const char *name, uint8_t *region, const keep_range *keep,
+                       unsigned n_keep, struct load_hooks *h, czk_error *e)
+{
+    const czk_zkey_load_opts *o = h->o;
+    int hash_all = o && o->digest;
+    uint8_t *scratch = NULL;
+    uint64_t off = 0;
+    unsigned k = 0;
+    int rc = 0;
+
+    if (hash_all && !(scratch = malloc(READ_STEP)))
+        return czk_errorf(e, -ENOMEM, "%s: out of memory for the read buffer", name);
+    while (off < fsize && !rc) {
+        uint64_t n;
+        uint8_t *dst;
+        while (k < n_keep && keep[k].end <= off)
+            k++;
+        if (k < n_keep && keep[k].begin <= off) {
+            n = keep[k].end - off;
+            dst = region + off;
+        } else {
+            uint64_t next = k < n_keep ? keep[k].begin : fsize;
+            if (!hash_all) {
+                off = next;
+                continue;
+            }
+            n = next - off;
+            dst = scratch;
+        }
+        if (n > READ_STEP)
+            n = READ_STEP;
+        if ((rc = pread_all(fd, dst, n, off, name, e)))
+            break;
+        if (hash_all)
+            o->digest(o->ctx, dst, (size_t)n);
+        off += n;
+        h->read += n;
+        rc = hooks_progress(h, name, e);
+    }
+    free(scratch);
+    return rc;
+}
+
+int czk_zkey_load_fd(czk_zkey *z, int fd, const char *name, const czk_zkey_load_opts *o, czk_error *e)
 {
     raw_section secs[CZK_BINFILE_MAX_SECTIONS + 1];
+    keep_range keep[2 * (CZK_BINFILE_MAX_SECTIONS + 1) + 1];
     uint8_t head[CZK_BINFILE_HEADER_BYTES];
+    struct load_hooks h = {.o = o};
+    unsigned what = o ? o->what & CZK_ZKEY_ALL : 0;
     struct stat st;
-    unsigned n;
+    unsigned n, n_keep = 0;
     uint8_t *region;
-    int fd, rc;
+    int rc;
 
     memset(z, 0, sizeof(*z));
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int err = errno;
-        return czk_errorf(e, -err, "%s: cannot open: %s", path, strerror(err));
-    }
     if (fstat(fd, &st) < 0) {
         int err = errno;
-        close(fd);
-        return czk_errorf(e, -err, "%s: cannot stat: %s", path, strerror(err));
+        return czk_errorf(e, -err, "%s: cannot stat: %s", name, strerror(err));
     }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return czk_errorf(e, -EINVAL, "%s: not a regular file", path);
-    }
+    if (!S_ISREG(st.st_mode))
+        return czk_errorf(e, -EINVAL, "%s: not a regular file", name);
     stamp_of(&st, &z->ident.stamp);
-    if ((rc = read_table(fd, (uint64_t)st.st_size, path, head, secs, &n, e))) {
-        close(fd);
+    if ((rc = read_table(fd, (uint64_t)st.st_size, name, head, secs, &n, e)))
         return rc;
-    }
     /* The file's layout in private memory: a reservation of the file's size
      * whose pages are touched only where a wanted section is read, so the
      * container parser and the validator work unchanged and the sections
@@ -634,32 +721,82 @@ int czk_zkey_load(czk_zkey *z, const char *path, unsigned what, czk_error *e)
                   -1, 0);
     if (region == MAP_FAILED) {
         int err = errno;
-        close(fd);
-        return czk_errorf(e, -err, "%s: cannot reserve %lld bytes: %s", path, (long long)st.st_size,
+        return czk_errorf(e, -err, "%s: cannot reserve %lld bytes: %s", name, (long long)st.st_size,
                           strerror(err));
     }
     z->map = region;
     z->map_size = (size_t)st.st_size;
-    memcpy(region, head, sizeof(head));
-    for (unsigned i = 0; i < n && !rc; i++) {
-        uint64_t hdr_len = CZK_BINFILE_SECTION_HEADER_BYTES;
-        if (secs[i].hdr_off + hdr_len + secs[i].size > (uint64_t)st.st_size)
-            hdr_len = (uint64_t)st.st_size - secs[i].hdr_off;
-        rc = pread_all(fd, region + secs[i].hdr_off, hdr_len, secs[i].hdr_off, path, e);
-        if (!rc && section_wanted(secs[i].id, what) && secs[i].size)
-            rc = pread_all(fd, region + secs[i].hdr_off + CZK_BINFILE_SECTION_HEADER_BYTES, secs[i].size,
-                           secs[i].hdr_off + CZK_BINFILE_SECTION_HEADER_BYTES, path, e);
+    /* what is kept: the container header, every section header, the wanted
+     * payloads (read_table's sections are in file order and disjoint) */
+    keep[n_keep++] = (keep_range){0, CZK_BINFILE_HEADER_BYTES};
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t hdr_end = secs[i].hdr_off + CZK_BINFILE_SECTION_HEADER_BYTES;
+        if (hdr_end > (uint64_t)st.st_size)
+            hdr_end = (uint64_t)st.st_size;
+        if (section_wanted(secs[i].id, what) && secs[i].size)
+            hdr_end += secs[i].size;
+        if (keep[n_keep - 1].end == secs[i].hdr_off)
+            keep[n_keep - 1].end = hdr_end;
+        else
+            keep[n_keep++] = (keep_range){secs[i].hdr_off, hdr_end};
     }
-    close(fd);
+    rc = read_ranges(fd, (uint64_t)st.st_size, name, region, keep, n_keep, &h, e);
     if (!rc && mprotect(region, (size_t)st.st_size, PROT_READ) < 0) {
         int err = errno;
-        rc = czk_errorf(e, -err, "%s: cannot protect the loaded key: %s", path, strerror(err));
+        rc = czk_errorf(e, -err, "%s: cannot protect the loaded key: %s", name, strerror(err));
     }
     if (!rc)
-        rc = zkey_validate(z, path, what & CZK_ZKEY_ALL, e);
+        rc = zkey_validate(z, name, what, &h, e);
     if (rc)
         czk_zkey_close(z);
     return rc;
+}
+
+int czk_zkey_load(czk_zkey *z, const char *path, unsigned what, czk_error *e)
+{
+    czk_zkey_load_opts o = {.what = what};
+    int fd, rc;
+
+    memset(z, 0, sizeof(*z));
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        return czk_errorf(e, -err, "%s: cannot open: %s", path, strerror(err));
+    }
+    rc = czk_zkey_load_fd(z, fd, path, &o, e);
+    close(fd);
+    return rc;
+}
+
+int czk_zkey_check_points(const czk_zkey *z, const char *name, const czk_zkey_load_opts *o, czk_error *e)
+{
+    struct load_hooks h = {.o = o};
+    uint64_t nv = z->n_vars, np = z->n_public;
+    const struct {
+        uint32_t id;
+        const char *what;
+        const void *pts;
+        uint64_t n;
+        bool g2;
+    } s[] = {
+        {5, "A", z->a, nv, false},        {6, "B1", z->b1, nv, false},
+        {7, "B2", z->b2, nv, true},       {8, "C", z->c, nv - np - 1, false},
+        {9, "H", z->h, z->domain_size, false},
+    };
+    int rc;
+
+    if (!(z->loaded & CZK_ZKEY_POINTS))
+        return czk_errorf(e, -EINVAL, "%s: the point sections were not loaded", name);
+    for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+        if ((rc = check_points(name, s[i].id, s[i].what, s[i].pts, (size_t)s[i].n, s[i].g2, &h, e)))
+            return rc;
+    return 0;
+}
+
+uint64_t czk_zkey_points_bytes(const czk_zkey *z)
+{
+    uint64_t nv = z->n_vars, np = z->n_public;
+    return nv * G1_BYTES * 2 + nv * G2_BYTES + (nv - np - 1) * G1_BYTES + (uint64_t)z->domain_size * G1_BYTES;
 }
 
 void czk_zkey_id(const czk_zkey *z, uint8_t out[CZK_SHA256_LEN])

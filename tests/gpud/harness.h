@@ -214,6 +214,8 @@ static inline gpud *t_gpud_open(const char *state_dir, const char *output_dir, i
     g->circuits[0].zkey.domain_size = 8;
     czk_slot_payload_layout(8, 8, &l);
     g->circuits[0].slot_bytes = l.total;
+    g->circuits[0].header_ok = 1;
+    g->circuits[0].key_state = GPUD_KEY_READY; /* no loader threads here: the key is there */
     g->max_public = T_NPUB;
     if (gpud_jobs_open(g, e) < 0 || gpud_pools_open(g, e) < 0) {
         *exit_status = g->exit_status;

@@ -3,8 +3,9 @@
  * sockets or sleeps (harness.h): lanes and priorities, the least-loaded
  * synth, assignment leases and quarantine on an injected clock, requeue
  * after a synth or finalizer crash, RESULT re-sends, cancellation at every
- * stage, illegal transitions, and replay equivalence (a journal written by a
- * live run, replayed by a fresh gpud, gives the same jobs).
+ * stage, illegal transitions, replay equivalence (a journal written by a
+ * live run, replayed by a fresh gpud, gives the same jobs), and partitions
+ * waiting for their circuit's key (loading, failed) without being failed.
  */
 #include "tests/gpud/harness.h"
 
@@ -459,6 +460,77 @@ static void test_replay(void)
     t_conn_free(fin);
 }
 
+/* a circuit whose key is not ready: its queued partitions get no slot and
+ * its READY slots no worker; they wait (with the reason) and go on once the
+ * key is ready; a failed key keeps them waiting, never fails them */
+static void test_key_wait(void)
+{
+    char *dir = t_tmpdir();
+    gpud *g = t_gpud_new(dir, 2, 1, 0);
+    t_conn *sc = t_conn_new(), *cl = t_conn_new();
+    gpud_synth *s = gpud_synth_attach(g, T_CONN(sc), 101, 0);
+    gpud_circuit *c = &g->circuits[0];
+    uint32_t np = 1 + (uint32_t)(t_rand64() % 2);
+    char why[CZK_STATUS_REASON];
+    const t_sent *a;
+    gpud_work *w;
+
+    t_nkicked = 0; /* what earlier tests left */
+    c->key_state = GPUD_KEY_LOADING;
+    atomic_store(&c->key_total, 1000);
+    atomic_store(&c->key_done, 1 + t_rand64() % 998);
+    uint64_t job = t_submit(g, cl, (uint32_t)(t_rand64() % GPUD_LANES), np);
+    t_turn(g);
+    CHECK(t_last(sc, CZK_MSG_ASSIGN) == NULL, "a partition of a loading circuit was assigned");
+    CHECK(g->part_count[P_QUEUED] == np, "%u queued, expected %u", g->part_count[P_QUEUED], np);
+    CHECK(gpud_circuits_job_reason(g, 0, np, np, 0, why, sizeof(why)) && strstr(why, "key for circuit \"tiny\" is loading ("),
+          "reason while loading: \"%s\"", why);
+    /* ready: the partitions go to the synth */
+    c->key_state = GPUD_KEY_READY;
+    gpud_sched_dirty(g);
+    t_turn(g);
+    a = t_last(sc, CZK_MSG_ASSIGN);
+    CHECK(a && a->job == job, "no ASSIGN once the key is ready");
+    if (!a) {
+        t_gpud_free(g);
+        return;
+    }
+    /* a READY slot of a circuit whose key is loading (as after a restart):
+     * no worker until the key is ready */
+    c->key_state = GPUD_KEY_LOADING;
+    t_fill(g, s, a->slot, 1);
+    t_turn(g);
+    CHECK(take_kick() == NULL, "a READY partition of a loading circuit went to a worker");
+    CHECK(t_part(g, job, a->part)->state == P_READY, "the partition is not waiting READY");
+    /* failed: still waiting, never failed for it */
+    c->key_state = GPUD_KEY_FAILED;
+    snprintf(c->key_why, sizeof(c->key_why), "section 5 (A): point %u of 8: not on the G1 curve",
+             (unsigned)(t_rand64() % 8));
+    gpud_sched_dirty(g);
+    t_turn(g);
+    CHECK(take_kick() == NULL, "a READY partition of a failed circuit went to a worker");
+    CHECK(gpud_circuits_job_reason(g, 0, 0, 1, 0, why, sizeof(why)) && strstr(why, "failed to load: section 5"),
+          "reason when failed: \"%s\"", why);
+    CHECK(g->failures_total == 0 && t_part(g, job, a->part)->state == P_READY, "a partition failed for its key");
+    c->key_state = GPUD_KEY_READY;
+    gpud_sched_dirty(g);
+    t_turn(g);
+    w = take_kick();
+    CHECK(w && w->part == t_part(g, job, a->part), "the READY partition did not go to the worker once ready");
+    if (w) {
+        t_copied(g, w, 0);
+        t_turn(g);
+        t_computed(g, w, 0);
+        t_turn(g);
+    }
+    t_check(g);
+    t_gpud_free(g);
+    t_rmtree(dir);
+    free(dir);
+    t_conn_free(sc);
+    t_conn_free(cl);
+}
+
 int main(void)
 {
     czk_log_init("test_gpud_sched", 3);
@@ -470,6 +542,7 @@ int main(void)
     test_cancel();
     test_illegal();
     test_replay();
+    test_key_wait();
     if (t_failures) {
         fprintf(stderr, "test_gpud_sched: %d checks failed\n", t_failures);
         return 1;
