@@ -3,16 +3,27 @@
  * ns per Fp/Fr mul and sqr, Fp inversion, G1/G2 mixed add, add, dbl,
  * variable-base mul and fixed-base mul, and the throughput of independent Fp
  * multiplications: scalar czk_fp_mul against the 8-lane AVX-512 IFMA code
- * (common/crypto/fpx8.h).  Usage: bench_field [fb_window_bits | --mul-only]
+ * (common/crypto/fpx8.h), the pairing, and one-thread NTT and G1 MSM at
+ * 2^16; then the same lines for BN254 (fp/fr mul, G1/G2 mul, pairing, NTT,
+ * MSM G1).  Times are the calling thread's CPU time (the build host is
+ * shared), so the NTT and MSM run on one thread.
+ * Usage: bench_field [fb_window_bits | --mul-only | --pairing-only]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "common/crypto/bn254_curve.h"
+#include "common/crypto/bn254_msm.h"
+#include "common/crypto/bn254_ntt.h"
+#include "common/crypto/bn254_pairing.h"
 #include "common/crypto/curve.h"
 #include "common/crypto/field.h"
 #include "common/crypto/fpx8.h"
+#include "common/crypto/msm.h"
+#include "common/crypto/ntt.h"
+#include "common/crypto/pairing.h"
 
 static double now_ns(void)
 {
@@ -63,10 +74,148 @@ static void bench_mul_throughput(void)
     printf("%-28s %10.2f ns  (%.2fx the scalar throughput)\n", "fpx8_mul (ifma, per elem)", tv, ts / tv);
 }
 
+#define LOG_N 16
+#define N_BIG ((size_t)1 << LOG_N)
+
+/* a scalar from a counter (below 2^253, so below both r) */
+static void mix_scalar(uint64_t l[4], uint64_t i)
+{
+    for (int j = 0; j < 4; j++) {
+        uint64_t z = (i + 1) * 0x9e3779b97f4a7c15ULL + (uint64_t)j * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 30)) * 0x94d049bb133111ebULL;
+        l[j] = z ^ (z >> 31);
+    }
+    l[3] >>= 3;
+}
+
+static void bench_pairing_bls(void)
+{
+    czk_fp12 f;
+    czk_g1_aff p = CZK_G1_GEN;
+    czk_g2_aff q = CZK_G2_GEN;
+
+    BENCH("pairing", 200, czk_pairing(&f, &p, &q));
+    BENCH("fp12_mul", 200000, czk_fp12_mul(&f, &f, &f));
+}
+
+/* BLS12-381 NTT and G1 MSM at 2^16 on one thread */
+static int bench_big_bls(void)
+{
+    czk_fr *a = malloc(N_BIG * sizeof(*a)), *sc = malloc(N_BIG * sizeof(*sc));
+    czk_g1 *jac = malloc(N_BIG * sizeof(*jac)), cur, step, r;
+    czk_g1_aff *bases = malloc(N_BIG * sizeof(*bases));
+    czk_fp *scr = malloc(N_BIG * sizeof(*scr));
+    czk_fr k = {{0x0123456789abcdefULL, 0xfedcba9876543210ULL, 0x0f1e2d3c4b5a6978ULL, 0x1122334455667788ULL}};
+    size_t i;
+    double t0;
+
+    if (!a || !sc || !jac || !bases || !scr)
+        return -1;
+    for (i = 0; i < N_BIG; i++) {
+        mix_scalar(sc[i].l, i);
+        czk_fr_to_mont(&a[i], &sc[i]);
+    }
+    czk_g1_mul_aff(&cur, &CZK_G1_GEN, &k);
+    czk_g1_dbl(&step, &cur);
+    for (i = 0; i < N_BIG; i++) {
+        jac[i] = cur;
+        czk_g1_add(&cur, &cur, &step);
+    }
+    czk_g1_batch_to_aff(bases, jac, N_BIG, scr);
+    t0 = now_ns();
+    czk_ntt(a, LOG_N, 1);
+    printf("%-28s %10.2f ms\n", "ntt 2^16 (1 thread)", (now_ns() - t0) / 1e6);
+    t0 = now_ns();
+    czk_msm_g1(&r, bases, sc, N_BIG, 1);
+    printf("%-28s %10.2f ms\n", "msm g1 2^16 (1 thread)", (now_ns() - t0) / 1e6);
+    free(a);
+    free(sc);
+    free(jac);
+    free(bases);
+    free(scr);
+    return czk_g1_is_inf(&r) ? 1 : 0;
+}
+
+static int bench_bn254(void)
+{
+    czk_bn254_fp a, b;
+    czk_bn254_fr fa, fb;
+    czk_bn254_fr k = {{0x0123456789abcdefULL, 0xfedcba9876543210ULL, 0x0f1e2d3c4b5a6978ULL, 0x1122334455667788ULL}};
+    czk_bn254_g1 p, q;
+    czk_bn254_g2 p2, q2;
+    czk_bn254_fp12 f;
+    size_t i;
+    double t0;
+
+    printf("---- bn254 ----\n");
+    czk_bn254_fp_from_u64(&a, 123456789);
+    czk_bn254_fp_from_u64(&b, 987654321);
+    czk_bn254_fp_inv(&a, &a);
+    czk_bn254_fp_inv(&b, &b);
+    czk_bn254_fr_from_u64(&fa, 5);
+    czk_bn254_fr_from_u64(&fb, 7);
+    czk_bn254_fr_inv(&fa, &fa);
+    BENCH("bn254 fp_mul (dep. chain)", 10000000, czk_bn254_fp_mul(&a, &a, &b));
+    BENCH("bn254 fr_mul (dep. chain)", 10000000, czk_bn254_fr_mul(&fa, &fa, &fb));
+    czk_bn254_g1_mul_aff(&p, &CZK_BN254_G1_GEN, &k);
+    q = p;
+    BENCH("bn254 g1_mul (256-bit)", 2000, czk_bn254_g1_mul(&q, &q, &k));
+    czk_bn254_g2_mul_aff(&p2, &CZK_BN254_G2_GEN, &k);
+    q2 = p2;
+    BENCH("bn254 g2_mul (256-bit)", 1000, czk_bn254_g2_mul(&q2, &q2, &k));
+    BENCH("bn254 pairing", 200, czk_bn254_pairing(&f, &CZK_BN254_G1_GEN, &CZK_BN254_G2_GEN));
+    BENCH("bn254 fp12_mul", 200000, czk_bn254_fp12_mul(&f, &f, &f));
+
+    {
+        czk_bn254_fr *v = malloc(N_BIG * sizeof(*v)), *sc = malloc(N_BIG * sizeof(*sc));
+        czk_bn254_g1 *jac = malloc(N_BIG * sizeof(*jac)), cur, step, r;
+        czk_bn254_g1_aff *bases = malloc(N_BIG * sizeof(*bases));
+        czk_bn254_fp *scr = malloc(N_BIG * sizeof(*scr));
+
+        if (!v || !sc || !jac || !bases || !scr)
+            return -1;
+        for (i = 0; i < N_BIG; i++) {
+            mix_scalar(sc[i].l, i);
+            czk_bn254_fr_to_mont(&v[i], &sc[i]);
+        }
+        cur = p;
+        czk_bn254_g1_dbl(&step, &p);
+        for (i = 0; i < N_BIG; i++) {
+            jac[i] = cur;
+            czk_bn254_g1_add(&cur, &cur, &step);
+        }
+        czk_bn254_g1_batch_to_aff(bases, jac, N_BIG, scr);
+        t0 = now_ns();
+        czk_bn254_ntt(v, LOG_N, 1);
+        printf("%-28s %10.2f ms\n", "bn254 ntt 2^16 (1 thread)", (now_ns() - t0) / 1e6);
+        t0 = now_ns();
+        czk_bn254_msm_g1(&r, bases, sc, N_BIG, 1);
+        printf("%-28s %10.2f ms\n", "bn254 msm g1 2^16 (1 thr.)", (now_ns() - t0) / 1e6);
+        q = r;
+        free(v);
+        free(sc);
+        free(jac);
+        free(bases);
+        free(scr);
+    }
+    /* keep results alive */
+    return czk_bn254_fp_is_zero(&a) && czk_bn254_fr_is_zero(&fa) && czk_bn254_g1_is_inf(&q) &&
+           czk_bn254_g2_is_inf(&q2) && czk_bn254_fp12_is_one(&f) ? 2 : 0;
+}
+
 int main(int argc, char **argv)
 {
     unsigned w = argc > 1 ? (unsigned)atoi(argv[1]) : 12;
 
+    if (argc > 1 && !strcmp(argv[1], "--pairing-only")) {
+        bench_pairing_bls();
+        printf("---- bn254 ----\n");
+        BENCH("bn254 pairing", 200, {
+            czk_bn254_fp12 f;
+            czk_bn254_pairing(&f, &CZK_BN254_G1_GEN, &CZK_BN254_G2_GEN);
+        });
+        return 0;
+    }
     bench_mul_throughput();
     if (argc > 1 && !strcmp(argv[1], "--mul-only"))
         return 0;
@@ -127,6 +276,11 @@ int main(int argc, char **argv)
     BENCH("g2_fb_mul", 10000, (k.l[1] += 0x9e3779b97f4a7c15ULL, czk_g2_fb_mul(&q2, t2, &k)));
     czk_g1_fb_free(t1);
     czk_g2_fb_free(t2);
+    bench_pairing_bls();
+    if (bench_big_bls() < 0 || bench_bn254() < 0) {
+        fprintf(stderr, "bench_field: out of memory\n");
+        return 1;
+    }
     /* keep results alive */
     return czk_fp_is_zero(&a) && czk_g1_is_inf(&q) && czk_g2_is_inf(&q2) && czk_fr_is_zero(&fa) ? 2 : 0;
 }

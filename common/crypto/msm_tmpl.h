@@ -2,7 +2,8 @@
  * msm_tmpl.h — the curve-specific half of msm.c, included once for G1 (over
  * Fp) and once for G2 (over Fp2).  Private to msm.c: not a contract header.
  *
- * Before including, msm.c defines:
+ * Before including, msm.c (BLS12-381) or bn254_msm.c (BN254) includes
+ * msm_plan_impl.h (the plan, MSM_SCALAR: the scalar type) and defines:
  *   SUF            name suffix (g1 / g2)
  *   FE             the coordinate field type; FE_ADD FE_SUB FE_DBL FE_NEG
  *                  FE_MUL FE_SQR FE_INV FE_IS_ZERO FE_EQ, FE_ONE (Montgomery one),
@@ -12,9 +13,10 @@
  *   AFF / JAC      the curve's affine and Jacobian point types, JAC_SET_INF
  *   HAVE_ENDO      1 when ENDO_READY() (the glv_params, or NULL when unusable)
  *                  and ENDO_APPLY(out, in) give an endomorphism phi = [d]
- *   FE_FLUSH_X8    the AVX-512 IFMA flush (msm_ifma.h), FE_FLUSH_X8_BYTES its
- *                  scratch size, FE_COST_BATCH_X8 the costs to plan with
- *                  when it is in use (czk_fpx8_enabled())
+ *   FE_FLUSH_X8    (optional) the AVX-512 IFMA flush (msm_ifma.h),
+ *                  FE_FLUSH_X8_BYTES its scratch size, FE_COST_BATCH_X8 the
+ *                  costs to plan with when it is in use (czk_fpx8_enabled());
+ *                  without it the scalar flush and running sums always run
  *   VX ...         (x86-64 only) the 8-lane coordinate type and operations
  *                  of the vector running sums, msm_reduce_x8_tmpl.h
  *
@@ -24,6 +26,12 @@
  * Every addition here is complete: equal inputs fall through to doubling,
  * opposite inputs give infinity.
  */
+
+#ifdef FE_FLUSH_X8
+#define MSM_X8_ON() czk_fpx8_enabled()
+#else
+#define MSM_X8_ON() 0
+#endif
 
 #define CAT_(a, b) a##_##b
 #define CAT(a, b) CAT_(a, b)
@@ -283,7 +291,8 @@ static int F(msm_ws_alloc)(struct F(msm_ws) *w, const struct msm_plan *pl)
         w->same = malloc(cap * sizeof(uint32_t));
         w->rbase = malloc(cap * sizeof(AFF *));
         w->rneg = malloc(cap);
-        if (czk_fpx8_enabled()) {
+#ifdef FE_FLUSH_X8
+        if (MSM_X8_ON()) {
             size_t vb = (FE_FLUSH_X8_BYTES(cap) + 63) & ~(size_t)63;
             w->vscr = aligned_alloc(64, vb ? vb : 64);
             if (!w->vscr) {
@@ -291,6 +300,7 @@ static int F(msm_ws_alloc)(struct F(msm_ws) *w, const struct msm_plan *pl)
                 return -ENOMEM;
             }
         }
+#endif
     }
     if (!w->ov || !w->used ||
         (pl->batch && (!w->bk || !w->stamp || !w->pidx || !w->pbase || !w->pneg || !w->den || !w->pref ||
@@ -322,6 +332,7 @@ static void F(msm_flush)(struct F(msm_ws) *w, size_t cnt)
 
     if (!cnt)
         return;
+#ifdef FE_FLUSH_X8
     if (w->vscr) {
         /* the vector flush leaves out +-the bucket's own point (the queue
          * sends those to XYZZ already; this keeps the flush safe alone) */
@@ -332,6 +343,7 @@ static void F(msm_flush)(struct F(msm_ws) *w, size_t cnt)
         }
         return;
     }
+#endif
     acc = w->den[0];
     for (j = 0; j < cnt; j++) {
         const AFF *b = &w->bk[w->pidx[j]];
@@ -416,7 +428,9 @@ static void F(msm_retry)(struct F(msm_ws) *ws, uint32_t cur, size_t *cnt, size_t
     ws->rcnt = keep;
 }
 
-/* r = k p for a small k >= 1 (double and add) */
+#ifdef VX
+/* r = k p for a small k >= 1 (double and add): the vector running sums'
+ * side buckets */
 static void F(xyzz_mul_small)(XYZZ *r, const XYZZ *p, size_t k)
 {
     int bit = 63 - __builtin_clzll((unsigned long long)k);
@@ -429,7 +443,6 @@ static void F(xyzz_mul_small)(XYZZ *r, const XYZZ *p, size_t k)
     }
 }
 
-#ifdef VX
 #include "common/crypto/msm_reduce_x8_tmpl.h"
 #endif
 
@@ -621,7 +634,7 @@ static bool F(msm_is_inf_cb)(const void *bases, size_t i)
 }
 
 /* *out += sum_i k_i P_i over one chunk of terms */
-static int F(msm_chunk)(XYZZ *out, const AFF *bases, const czk_fr *scalars, size_t n, int nthreads)
+static int F(msm_chunk)(XYZZ *out, const AFF *bases, const MSM_SCALAR *scalars, size_t n, int nthreads)
 {
     struct msm_plan pl;
     struct F(msm_ctx) c;
@@ -629,10 +642,12 @@ static int F(msm_chunk)(XYZZ *out, const AFF *bases, const czk_fr *scalars, size
     size_t w, p, i, nws = 0;
     int rc;
 
-    if (czk_fpx8_enabled())
+#ifdef FE_FLUSH_X8
+    if (MSM_X8_ON())
         rc = msm_plan_build(&pl, bases, F(msm_is_inf_cb), scalars, n, nthreads, ENDO_READY(), sizeof(AFF),
                             FE_COST_BATCH_X8);
     else
+#endif
         rc = msm_plan_build(&pl, bases, F(msm_is_inf_cb), scalars, n, nthreads, ENDO_READY(), sizeof(AFF),
                             FE_COST_BATCH);
     if (rc)
@@ -709,7 +724,7 @@ out:
 /* chunks of at most MSM_CHUNK_OF terms bound the plan's memory (digits, base
  * pointers, phi(P) copies) whatever n is; the extra reductions cost little
  * at that size */
-static int F(msm_run)(JAC *r, const AFF *bases, const czk_fr *scalars, size_t n, int nthreads)
+static int F(msm_run)(JAC *r, const AFF *bases, const MSM_SCALAR *scalars, size_t n, int nthreads)
 {
     const size_t chunk = MSM_CHUNK_OF(sizeof(AFF));
     XYZZ acc;
@@ -727,6 +742,7 @@ static int F(msm_run)(JAC *r, const AFF *bases, const czk_fr *scalars, size_t n,
     return 0;
 }
 
+#undef MSM_X8_ON
 #undef XYZZ
 #undef XYZZX8
 #undef F

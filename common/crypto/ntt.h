@@ -2,6 +2,7 @@
  * ntt.h — radix-2 NTT over Fr with snarkjs's roots of unity (from the
  * non-residue 5, NOT bellman/blst's 7): w[32] = 5^((r-1)/2^32), w[k-1] = w[k]^2.
  * Inputs and outputs are czk_fr in Montgomery form, natural order.
+ * BN254's transform, the same code over its Fr, is bn254_ntt.h.
  */
 #ifndef CZK_NTT_H
 #define CZK_NTT_H
