@@ -63,7 +63,6 @@ static int write_atomic(const char *dir, const char *name, const char *text, siz
                         czk_error *e)
 {
     char tmp[PATH_CAP], path[PATH_CAP];
-    size_t off = 0;
     int fd, r = 0;
 
     snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -73,16 +72,8 @@ static int write_atomic(const char *dir, const char *name, const char *text, siz
         return czk_errorf(e, -errno, "could not create \"%s\": %s", tmp, strerror(errno));
     if (fchmod(fd, FILE_MODE) < 0 || (out_gid != (gid_t)-1 && fchown(fd, (uid_t)-1, out_gid) < 0))
         r = czk_errorf(e, -errno, "could not set the mode or group of \"%s\": %s", tmp, strerror(errno));
-    while (r == 0 && off < len) {
-        ssize_t k = write(fd, text + off, len - off);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            r = czk_errorf(e, -errno, "could not write \"%s\": %s", tmp, strerror(errno));
-            break;
-        }
-        off += (size_t)k;
-    }
+    if (r == 0 && (r = czk_write_all(fd, text, len)) < 0)
+        czk_errorf(e, r, "could not write \"%s\": %s", tmp, strerror(-r));
     if (r == 0 && fsync(fd) < 0)
         r = czk_errorf(e, -errno, "could not fsync \"%s\": %s", tmp, strerror(errno));
     close(fd);

@@ -155,10 +155,12 @@ static int spool_one(gpud *g, const gpud_circuit *circ, uint64_t job, uint32_t p
             break;
         }
         czk_sha256_update(sha, buf, (size_t)k);
-        if (out >= 0 && write(out, buf, (size_t)k) != k) {
-            r = errno == ENOSPC || errno == EDQUOT ? -errno : -EIO;
-            snprintf(why, n, "partition %u: could not write the spool file: %s%s", part, strerror(errno),
-                     r == -EIO ? "" : " (state_dir is full)");
+        if (out >= 0 && (r = czk_write_all(out, buf, (size_t)k)) < 0) {
+            /* a short write is followed by one that fails with the reason */
+            snprintf(why, n, "partition %u: could not write the spool file: %s%s", part, strerror(-r),
+                     r == -ENOSPC || r == -EDQUOT ? " (state_dir is full)" : "");
+            if (r != -ENOSPC && r != -EDQUOT)
+                r = -EIO;
             break;
         }
         off += (uint64_t)k;

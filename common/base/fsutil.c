@@ -46,3 +46,20 @@ int czk_mkdir_durable(const char *dir, unsigned mode, czk_error *e)
         return 0;
     return czk_errorf(e, -errno, "could not create directory \"%s\": %s", dir, strerror(errno));
 }
+
+int czk_write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return -errno;
+        if (k == 0)
+            return -EIO;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}

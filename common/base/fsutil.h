@@ -9,6 +9,8 @@
 #ifndef CZK_BASE_FSUTIL_H
 #define CZK_BASE_FSUTIL_H
 
+#include <stddef.h>
+
 #include "common/base/error.h"
 
 /* fsync the directory dir itself */
@@ -19,5 +21,9 @@ int czk_fsync_parent(const char *path, czk_error *e);
 
 /* mkdir(dir, mode) and fsync its parent; an existing directory is success */
 int czk_mkdir_durable(const char *dir, unsigned mode, czk_error *e);
+
+/* writes all n bytes of buf to fd, retrying on EINTR and after a short
+ * write (whose cause the next write reports, e.g. ENOSPC); 0 or -errno */
+int czk_write_all(int fd, const void *buf, size_t n);
 
 #endif
