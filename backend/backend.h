@@ -102,6 +102,17 @@ typedef struct czk_backend_ops {
      * config's; the backend stays usable for the other circuits.
      */
     int (*add_key)(czk_backend *b, unsigned circuit, const czk_zkey *z, czk_error *e);
+    /*
+     * Optional (NULL: never resumes): instead of add_key, takes back the key
+     * points a previous czk-gpud left in device memory (the cuda backend:
+     * systemd's fd store, backend/keymem.h).  z needs only its header, sizes
+     * and ident (a header-only czk_zkey_load): the stored copy is used when
+     * it was made from the same key id and the same file (stamp) with the
+     * same sizes.  Returns 1 when the circuit has its key (add_key must not
+     * follow), 0 when nothing usable was stored (add_key follows), or
+     * -errno.  Same threading rules as add_key.
+     */
+    int (*resume_key)(czk_backend *b, unsigned circuit, const czk_zkey *z, czk_error *e);
     int keeps_host_points;
 } czk_backend_ops;
 

@@ -60,6 +60,7 @@
 #include "common/runtime/trace.h"
 #include "backend/backend.h"
 #include "backend/cuda/czk_cuda.h"
+#include "backend/keymem.h"
 
 #define CUDA_CONTEXTS_PER_GPU 2
 #define HOST_REGISTER_CHUNK ((size_t)1 << 30)
@@ -71,6 +72,7 @@
 
 typedef struct cuda_keys {
     czk_cuda_bases *a, *b1, *b2, *c, *h;
+    czk_keymem km;  /* the memory a, ... h live in, when it is fd-shareable (km.vm.ptr set) */
 } cuda_keys;
 
 typedef struct cuda_gpu {
@@ -130,6 +132,7 @@ static void keys_free(cuda_keys *k)
     czk_cuda_bases_free(k->b2);
     czk_cuda_bases_free(k->c);
     czk_cuda_bases_free(k->h);
+    czk_keymem_free(&k->km, 0); /* the fd store keeps it for the next gpud */
     memset(k, 0, sizeof(*k));
 }
 
@@ -158,6 +161,58 @@ static void cuda_destroy(czk_backend *b)
     free(b->ctx);
     free(b->circ);
     free(b);
+}
+
+/* the five bases of k over its key memory's sections; with z's points
+ * (z->loaded has them) they are copied there first, else the memory already
+ * holds them (a resumed key) */
+static int keys_place(cuda_gpu *gpu, cuda_keys *k, const czk_zkey *z)
+{
+    int up = (z->loaded & CZK_ZKEY_POINTS) != 0, r;
+    const czk_keymem *m = &k->km;
+    if ((r = czk_cuda_bases_place(gpu->loader, &k->a, czk_keymem_section(m, CZK_KEYMEM_A), up ? z->a : NULL,
+                                  m->n[CZK_KEYMEM_A], 0)) < 0 ||
+        (r = czk_cuda_bases_place(gpu->loader, &k->b1, czk_keymem_section(m, CZK_KEYMEM_B1), up ? z->b1 : NULL,
+                                  m->n[CZK_KEYMEM_B1], 0)) < 0 ||
+        (r = czk_cuda_bases_place(gpu->loader, &k->b2, czk_keymem_section(m, CZK_KEYMEM_B2), up ? z->b2 : NULL,
+                                  m->n[CZK_KEYMEM_B2], 1)) < 0 ||
+        (r = czk_cuda_bases_place(gpu->loader, &k->c, czk_keymem_section(m, CZK_KEYMEM_C), up ? z->c : NULL,
+                                  m->n[CZK_KEYMEM_C], 0)) < 0)
+        return r;
+    return czk_cuda_bases_place(gpu->loader, &k->h, czk_keymem_section(m, CZK_KEYMEM_H), up ? z->h : NULL,
+                                m->n[CZK_KEYMEM_H], 0);
+}
+
+/* backend.h resume_key: every GPU's key memory of this circuit back from
+ * the fd store (keymem.h), or nothing */
+static int cuda_resume_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk_error *e)
+{
+    cuda_circuit *ci;
+    int r = 1;
+
+    if (circuit >= b->cfg.n_circuits || !b->circ[circuit].configured)
+        return czk_errorf(e, -EINVAL, "cuda backend: circuit %u was not configured at create", circuit);
+    ci = &b->circ[circuit];
+    if (ci->has_key || z->n_vars != ci->n_vars || z->n_public != ci->n_public || z->domain_size != ci->domain_size)
+        return 0;
+    pthread_mutex_lock(&b->add_mu);
+    for (unsigned g = 0; g < b->n_gpus && r == 1; g++) {
+        cuda_gpu *gpu = &b->gpus[g];
+        cuda_keys *k = &gpu->keys[circuit];
+        if ((r = czk_keymem_attach(gpu->device, z, &k->km, e)) == 1 && keys_place(gpu, k, z) < 0)
+            r = czk_errorf(e, -EIO, "cuda backend: circuit %u: %s", circuit, cuda_err());
+    }
+    if (r != 1)
+        for (unsigned g = 0; g < b->n_gpus; g++)
+            keys_free(&b->gpus[g].keys[circuit]);
+    else
+        ci->has_key = 1;
+    pthread_mutex_unlock(&b->add_mu);
+    if (r == 1)
+        czk_info("cuda backend: circuit %u: %zu MiB of key points resident on %u GPU(s), kept from the previous "
+                 "czk-gpud (fd store)",
+                 circuit, key_bytes(ci) >> 20, b->n_gpus);
+    return r;
 }
 
 static int cuda_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk_error *e)
@@ -196,13 +251,25 @@ static int cuda_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk
                            DEVICE_MEM_MARGIN >> 20);
             break;
         }
-        if ((r = czk_cuda_bases_upload_g1(gpu->loader, &k->a, z->a, z->n_vars)) < 0 ||
-            (r = czk_cuda_bases_upload_g1(gpu->loader, &k->b1, z->b1, z->n_vars)) < 0 ||
-            (r = czk_cuda_bases_upload_g2(gpu->loader, &k->b2, z->b2, z->n_vars)) < 0 ||
-            (r = czk_cuda_bases_upload_g1(gpu->loader, &k->c, z->c, npriv)) < 0 ||
-            (r = czk_cuda_bases_upload_g1(gpu->loader, &k->h, z->h, z->domain_size)) < 0) {
+        if (czk_cuda_vmm_supported(gpu->device)) {
+            /* one fd-shareable allocation, kept in the fd store once complete (keymem.h) */
+            if ((r = czk_keymem_alloc(gpu->device, z, &k->km, e)) < 0)
+                break;
+            r = keys_place(gpu, k, z);
+            if (r == 0)
+                r = czk_keymem_seal(&k->km, z, e) < 0 ? -EIO : 0;
+        } else {
+            if ((r = czk_cuda_bases_upload_g1(gpu->loader, &k->a, z->a, z->n_vars)) < 0 ||
+                (r = czk_cuda_bases_upload_g1(gpu->loader, &k->b1, z->b1, z->n_vars)) < 0 ||
+                (r = czk_cuda_bases_upload_g2(gpu->loader, &k->b2, z->b2, z->n_vars)) < 0 ||
+                (r = czk_cuda_bases_upload_g1(gpu->loader, &k->c, z->c, npriv)) < 0)
+                ;
+            else
+                r = czk_cuda_bases_upload_g1(gpu->loader, &k->h, z->h, z->domain_size);
+        }
+        if (r < 0) {
             r = czk_errorf(e, r, "cuda backend: uploading the points of circuit %u (%zu MiB) to GPU %d failed: %s",
-                           circuit, need >> 20, gpu->device, cuda_err());
+                           circuit, need >> 20, gpu->device, e->msg[0] ? e->msg : cuda_err());
             break;
         }
     }
@@ -483,5 +550,6 @@ const czk_backend_ops czk_backend_cuda_ops = {
     .compute = cuda_compute,
     .device_of = cuda_device_of,
     .add_key = cuda_add_key,
+    .resume_key = cuda_resume_key,
     .keeps_host_points = 0,
 };

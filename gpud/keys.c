@@ -193,9 +193,8 @@ static int record_write(const gpud_keyload *L, const key_record *r, czk_error *e
     fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
     if (fd < 0)
         return czk_errorf(e, -errno, "cannot create \"%s\": %s", tmp, strerror(errno));
-    if (write(fd, text, (size_t)n) != n)
-        err = errno ? errno : EIO;
-    else if (fsync(fd) < 0)
+    err = -czk_write_all(fd, text, (size_t)n);
+    if (!err && fsync(fd) < 0)
         err = errno;
     close(fd);
     if (!err && rename(tmp, L->rec_path) < 0)
@@ -248,6 +247,49 @@ static int wait_backend(struct gpud_keys *K, const czk_backend_ops **ops, czk_ba
     return st == 1 ? 0 : st < 0 ? -ENODEV : -ECANCELED;
 }
 
+/*
+ * The restart path: when the record vouches for the file (trusted) and the
+ * fd store handed back device memory made from this key (the cuda backend
+ * names it "key-<gpu>-<first 24 hex digits of the key id>", backend/keymem.h),
+ * waits for the backend and lets it take that memory back: nothing is read
+ * or uploaded.  Returns 1 when the circuit has its key that way, 0 when the
+ * file must be loaded, or -errno from wait_backend.
+ */
+static int resume_key(gpud_keyload *L, gpud_circuit *c, const czk_backend_ops **ops, czk_backend **b)
+{
+    char suffix[1 + 24 + 1];
+    czk_error e = {0};
+    uint64_t t0 = czk_mono_ns();
+    int rc;
+
+    suffix[0] = '-';
+    for (int i = 0; i < 12; i++)
+        snprintf(suffix + 1 + 2 * i, 3, "%02x", L->header_id[i]);
+    if (czk_daemon_fdstore_has_suffix(suffix) == 0)
+        return 0;
+    if ((rc = wait_backend(L->g->keys, ops, b)) < 0)
+        return rc;
+    if (!(*ops)->resume_key)
+        return 0;
+    rc = (*ops)->resume_key(*b, L->idx, &c->zkey, &e);
+    if (rc < 0) {
+        czk_warn("circuit %s: the key memory kept by the previous czk-gpud cannot be used (%s): loading the key "
+                 "from %s",
+                 L->name, e.msg, L->path);
+        return 0;
+    }
+    if (rc == 0)
+        return 0;
+    L->upload_s = (double)(czk_mono_ns() - t0) * 1e-9;
+    snprintf(L->path_taken, sizeof(L->path_taken),
+             "verified-key record matched and the previous czk-gpud's device copy was kept (fd store): nothing read "
+             "or uploaded");
+    L->keep = (*ops)->keeps_host_points;
+    atomic_store(&c->key_done, atomic_load(&c->key_total));
+    L->rc = 0;
+    return 1;
+}
+
 static void load_key(gpud_keyload *L)
 {
     gpud *g = L->g;
@@ -285,6 +327,12 @@ static void load_key(gpud_keyload *L)
     have_rec = record_read(L, &rec) == 0;
     if (have_rec && identity_eq(&rec, &now) && !memcmp(rec.id, L->header_id, sizeof(rec.id)))
         trusted = 1;
+    if (trusted && (rc = resume_key(L, c, &ops, &b)) != 0) {
+        close(fd);
+        if (rc < 0)
+            load_fail(L, rc, rc == -ECANCELED ? "czk-gpud is stopping" : "the compute backend could not be created");
+        return;
+    }
     atomic_store(&c->key_total, L->fsize + (trusted ? 0 : L->points_bytes) + L->points_bytes);
     memset(&o, 0, sizeof(o));
     o.what = CZK_ZKEY_POINTS;
@@ -417,6 +465,13 @@ static void on_loaded(czk_loop_task *t, void *ctx)
     XXH3_freeState(L->xs);
     free(L->z); /* closed by the thread unless kept */
     free(L);
+    /* every loader done: key memory in the fd store that no circuit took back
+     * (a circuit removed from the configuration, or a key replaced) goes */
+    unsigned loading = 0;
+    for (unsigned i = 0; i < g->n_circuits; i++)
+        loading += g->circuits[i].load != NULL;
+    if (!loading)
+        czk_daemon_fdstore_drop_untaken("key-");
     gpud_sched_dirty(g);
 }
 

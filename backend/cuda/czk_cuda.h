@@ -113,6 +113,11 @@ int czk_cuda_compute_h(czk_cuda_ctx *ctx, const czk_fr *a, const czk_fr *b, cons
 /* Upload n affine bases once; they stay resident until czk_cuda_bases_free. */
 int czk_cuda_bases_upload_g1(czk_cuda_ctx *ctx, czk_cuda_bases **b, const czk_g1_aff *pts, size_t n);
 int czk_cuda_bases_upload_g2(czk_cuda_ctx *ctx, czk_cuda_bases **b, const czk_g2_aff *pts, size_t n);
+/* The same over device memory the caller owns (dev, at least n points of the
+ * group's affine size, e.g. a czk_cuda_vmm section): with pts non-NULL the
+ * n points are copied there first (ctx's copy stream, synchronously); with
+ * pts NULL dev already holds them.  czk_cuda_bases_free does not free dev. */
+int czk_cuda_bases_place(czk_cuda_ctx *ctx, czk_cuda_bases **b, void *dev, const void *pts, size_t n, int g2);
 void czk_cuda_bases_free(czk_cuda_bases *b);
 size_t czk_cuda_bases_len(const czk_cuda_bases *b);
 

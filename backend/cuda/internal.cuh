@@ -87,6 +87,7 @@ struct czk_cuda_ctx {
 struct czk_cuda_bases {
     czk_cuda_ctx *ctx;
     int g2;
+    int borrowed; /* pts belongs to someone else (czk_cuda_bases_place): not freed here */
     size_t n;
     void *pts;
 };

@@ -862,11 +862,39 @@ extern "C" int czk_cuda_bases_upload_g2(czk_cuda_ctx *ctx, czk_cuda_bases **b, c
 {
     return bases_upload<fp2_t>(ctx, b, pts, n, 1);
 }
+extern "C" int czk_cuda_bases_place(czk_cuda_ctx *ctx, czk_cuda_bases **out, void *dev, const void *pts, size_t n,
+                                    int g2)
+{
+    *out = NULL;
+    czk_cuda_bases *b = (czk_cuda_bases *)calloc(1, sizeof *b);
+    if (!b)
+        return -ENOMEM;
+    b->ctx = ctx;
+    b->g2 = g2;
+    b->borrowed = 1;
+    b->n = n;
+    b->pts = dev;
+    if (pts && n) {
+        size_t bytes = n * (g2 ? sizeof(aff_t<fp2_t>) : sizeof(aff_t<fp_t>));
+        cudaError_t e = cudaSetDevice(ctx->device);
+        if (e == cudaSuccess)
+            e = cudaMemcpyAsync(dev, pts, bytes, cudaMemcpyHostToDevice, ctx->copy);
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(ctx->copy);
+        if (e != cudaSuccess) {
+            free(b);
+            return czk_cuda_fail_("upload of msm bases into given device memory", __FILE__, __LINE__, e);
+        }
+    }
+    *out = b;
+    return 0;
+}
+
 extern "C" void czk_cuda_bases_free(czk_cuda_bases *b)
 {
     if (!b)
         return;
-    if (cudaSetDevice(b->ctx->device) == cudaSuccess)
+    if (!b->borrowed && cudaSetDevice(b->ctx->device) == cudaSuccess)
         cudaFree(b->pts);
     cudaGetLastError();
     free(b);

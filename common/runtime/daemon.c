@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -197,6 +198,7 @@ int czk_daemon_fdstore_remove(const char *name)
 
 static char **fd_names;
 static int n_fds = -1;
+static pthread_mutex_t fds_mu = PTHREAD_MUTEX_INITIALIZER; /* loader threads take fds concurrently */
 
 /* the fds systemd handed back at start, read once */
 static void fds_init(void)
@@ -210,19 +212,38 @@ static void fds_init(void)
 
 int czk_daemon_fdstore_take(const char *name)
 {
+    int fd = -ENOENT;
+    pthread_mutex_lock(&fds_mu);
     fds_init();
-    for (int i = 0; i < n_fds; i++) {
-        if (fd_names && fd_names[i] && !strcmp(fd_names[i], name)) {
+    for (int i = 0; i < n_fds && fd < 0; i++) {
+        if (name[0] && fd_names && fd_names[i] && !strcmp(fd_names[i], name)) {
             fd_names[i][0] = 0; /* taken */
-            return SD_LISTEN_FDS_START + i;
+            fd = SD_LISTEN_FDS_START + i;
         }
     }
-    return -ENOENT;
+    pthread_mutex_unlock(&fds_mu);
+    return fd;
+}
+
+int czk_daemon_fdstore_has_suffix(const char *suffix)
+{
+    size_t ls = strlen(suffix);
+    int n = 0;
+    pthread_mutex_lock(&fds_mu);
+    fds_init();
+    for (int i = 0; i < n_fds; i++) {
+        size_t l = fd_names && fd_names[i] ? strlen(fd_names[i]) : 0;
+        if (l >= ls && ls && !strcmp(fd_names[i] + l - ls, suffix))
+            n++;
+    }
+    pthread_mutex_unlock(&fds_mu);
+    return n;
 }
 
 int czk_daemon_fdstore_drop_untaken(const char *prefix)
 {
     int dropped = 0;
+    pthread_mutex_lock(&fds_mu);
     fds_init();
     for (int i = 0; i < n_fds; i++) {
         if (!fd_names || !fd_names[i] || !fd_names[i][0] || strncmp(fd_names[i], prefix, strlen(prefix)))
@@ -233,6 +254,7 @@ int czk_daemon_fdstore_drop_untaken(const char *prefix)
         fd_names[i][0] = 0;
         dropped++;
     }
+    pthread_mutex_unlock(&fds_mu);
     return dropped;
 }
 

@@ -70,10 +70,14 @@ uint64_t czk_daemon_watchdog_interval_ms(int cfg_ms);
 
 /* systemd fd store: keep fd under name (FDSTORE=1, FDNAME=name); 0 or -errno
  * (-ENOTSUP outside systemd).  _take: the fd systemd handed back under name
- * at start (LISTEN_FDS/LISTEN_FDNAMES), or -ENOENT; each fd is taken once. */
+ * at start (LISTEN_FDS/LISTEN_FDNAMES), or -ENOENT; each fd is taken once.
+ * The fd store functions may be called from several threads. */
 int czk_daemon_fdstore_put(int fd, const char *name);
 int czk_daemon_fdstore_remove(const char *name);
 int czk_daemon_fdstore_take(const char *name);
+/* how many fds handed back at start and not taken yet have a name ending
+ * in suffix (e.g. a key id: is there a stored copy worth waiting for?) */
+int czk_daemon_fdstore_has_suffix(const char *suffix);
 /* for each fd handed back at start that nobody took and whose name starts
  * with prefix: removes it from the fd store and closes it (what a restarted
  * daemon no longer needs, e.g. the device memory of a key that is no longer

@@ -9,6 +9,10 @@
  * as a wrong result or a failure.  It says nothing about the kernels.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +22,7 @@
 #include "common/groth16/groth16.h"
 #include "common/crypto/msm.h"
 #include "backend/cuda/czk_cuda.h"
+#include "backend/cuda/czk_cuda_vmm.h"
 
 struct czk_cuda_ctx {
     czk_cuda_cfg cfg;
@@ -31,6 +36,7 @@ struct czk_cuda_ctx {
 
 struct czk_cuda_bases {
     int g2;
+    int borrowed; /* czk_cuda_bases_place: pts is not ours */
     size_t n;
     void *pts;
 };
@@ -225,11 +231,98 @@ int czk_cuda_bases_upload_g2(czk_cuda_ctx *c, czk_cuda_bases **b, const czk_g2_a
     return bases_up(b, pts, n, sizeof(czk_g2_aff), 1);
 }
 
+int czk_cuda_bases_place(czk_cuda_ctx *c, czk_cuda_bases **b, void *dev, const void *pts, size_t n, int g2)
+{
+    (void)c;
+    czk_cuda_bases *x = calloc(1, sizeof(*x));
+    if (!x)
+        return -ENOMEM;
+    if (pts)
+        memcpy(dev, pts, n * (g2 ? sizeof(czk_g2_aff) : sizeof(czk_g1_aff)));
+    x->pts = dev;
+    x->n = n;
+    x->g2 = g2;
+    x->borrowed = 1;
+    *b = x;
+    return 0;
+}
+
 void czk_cuda_bases_free(czk_cuda_bases *b)
 {
-    if (b)
+    if (b && !b->borrowed)
         free(b->pts);
     free(b);
+}
+
+/* czk_cuda_vmm.h over a memfd: "device memory" that outlives its creator
+ * while an fd is held, as the real one does */
+int czk_cuda_vmm_supported(int device) { return device == 0; }
+
+size_t czk_cuda_vmm_round(int device, size_t bytes)
+{
+    (void)device;
+    return (bytes + 65535) & ~(size_t)65535;
+}
+
+static int vmm_map(czk_cuda_vmm *m)
+{
+    m->ptr = mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
+    if (m->ptr == MAP_FAILED) {
+        m->ptr = NULL;
+        return fail(-errno, "mmap of device memory");
+    }
+    return 0;
+}
+
+int czk_cuda_vmm_alloc(int device, size_t bytes, czk_cuda_vmm *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->device = device;
+    m->size = czk_cuda_vmm_round(device, bytes);
+    if ((m->fd = memfd_create("czk-mock-vmm", MFD_CLOEXEC)) < 0 || ftruncate(m->fd, (off_t)m->size) < 0)
+        return fail(-errno, "memfd for device memory");
+    return vmm_map(m);
+}
+
+int czk_cuda_vmm_import(int device, int fd, size_t bytes, czk_cuda_vmm *m)
+{
+    struct stat st;
+    memset(m, 0, sizeof(*m));
+    m->device = device;
+    m->size = bytes;
+    if (fstat(fd, &st) < 0 || (size_t)st.st_size != bytes) {
+        m->fd = -1;
+        return fail(-EINVAL, "device memory fd of another size");
+    }
+    if ((m->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0)
+        return fail(-errno, "dup");
+    return vmm_map(m);
+}
+
+int czk_cuda_vmm_write(czk_cuda_vmm *m, size_t off, const void *src, size_t n)
+{
+    if (off > m->size || n > m->size - off)
+        return fail(-EINVAL, "write beyond device memory");
+    memcpy((char *)m->ptr + off, src, n);
+    return 0;
+}
+
+int czk_cuda_vmm_read(const czk_cuda_vmm *m, size_t off, void *dst, size_t n)
+{
+    if (off > m->size || n > m->size - off)
+        return fail(-EINVAL, "read beyond device memory");
+    memcpy(dst, (const char *)m->ptr + off, n);
+    return 0;
+}
+
+void czk_cuda_vmm_free(czk_cuda_vmm *m)
+{
+    if (m->ptr)
+        munmap(m->ptr, m->size);
+    if (m->fd >= 0)
+        close(m->fd);
+    memset(m, 0, sizeof(*m));
+    m->fd = -1;
 }
 
 size_t czk_cuda_bases_len(const czk_cuda_bases *b) { return b->n; }
