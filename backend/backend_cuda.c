@@ -285,6 +285,62 @@ static int cuda_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk
     return r;
 }
 
+/* one pool region's page-locking, on its own thread (register_regions) */
+typedef struct reg_job {
+    const czk_backend_region *rg;
+    int rc;
+    char why[160];
+    pthread_t th;
+    int started;
+} reg_job;
+
+static void *reg_main(void *arg)
+{
+    reg_job *j = arg;
+    /* one registration per region (a copy must not straddle two), in
+     * chunks only past the driver's single-call limit */
+    j->rc = czk_cuda_host_register(j->rg->base, j->rg->len, HOST_REGISTER_STEP(j->rg->len));
+    if (j->rc < 0)
+        snprintf(j->why, sizeof(j->why), "%s", cuda_err());
+    return NULL;
+}
+
+/* page-locks the pools' regions once (DMA straight from the slots), all at
+ * once on one thread each: pinning costs ~0.1 s/GB on one thread and the
+ * regions are independent, so a restart does not wait for them in turn.  A
+ * region that cannot be locked is copied from at pageable speed (warned). */
+static void register_regions(czk_backend *b, const czk_backend_config *cfg)
+{
+    reg_job *jobs = calloc(cfg->n_regions ? cfg->n_regions : 1, sizeof(*jobs));
+    if (!jobs) {
+        czk_warn("cuda backend: out of memory: the pools are not page-locked");
+        return;
+    }
+    for (unsigned i = 0; i < cfg->n_regions; i++) {
+        jobs[i].rg = &cfg->regions[i];
+        if (!jobs[i].rg->base || !jobs[i].rg->len)
+            continue;
+        jobs[i].started = pthread_create(&jobs[i].th, NULL, reg_main, &jobs[i]) == 0;
+        if (!jobs[i].started)
+            reg_main(&jobs[i]);
+    }
+    for (unsigned i = 0; i < cfg->n_regions; i++) {
+        const czk_backend_region *rg = jobs[i].rg;
+        if (jobs[i].started)
+            pthread_join(jobs[i].th, NULL);
+        if (!rg->base || !rg->len)
+            continue;
+        if (jobs[i].rc < 0) {
+            czk_warn("cuda backend: could not page-lock host region %u (%zu MiB): %s; copies from it run at pageable "
+                     "speed (check `ulimit -l` / LimitMEMLOCK=)",
+                     i, rg->len >> 20, jobs[i].why);
+            continue;
+        }
+        b->regs[b->n_regs++] = *rg;
+    }
+    free(jobs);
+}
+
 static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_error *e)
 {
     czk_backend *b;
@@ -407,20 +463,7 @@ static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_err
             return czk_errorf(e, -ENOMEM, "cuda backend: out of memory");
         }
     }
-    for (unsigned i = 0; i < cfg->n_regions; i++) {
-        const czk_backend_region *rg = &cfg->regions[i];
-        if (!rg->base || !rg->len)
-            continue;
-        /* one registration per region (a copy must not straddle two), in
-         * chunks only past the driver's single-call limit */
-        if (czk_cuda_host_register(rg->base, rg->len, HOST_REGISTER_STEP(rg->len)) < 0) {
-            czk_warn("cuda backend: could not page-lock host region %u (%zu MiB): %s; copies from it run at pageable "
-                     "speed (check `ulimit -l` / LimitMEMLOCK=)",
-                     i, rg->len >> 20, cuda_err());
-            continue;
-        }
-        b->regs[b->n_regs++] = *rg;
-    }
+    register_regions(b, cfg);
     czk_info("cuda backend: %u context(s) on %u GPU(s), buffers for domain 2^%u and MSMs of %zu terms, %u of %u host "
              "region(s) page-locked",
              b->n, b->n_gpus, max_log, cc.max_msm_n, b->n_regs, cfg->n_regions);

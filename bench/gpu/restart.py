@@ -2,7 +2,7 @@
 """restart.py -- how fast czk-gpud is back at work after a start or a restart.
 
 usage: restart.py BINDIR WORKDIR LOG [--npart N] [--nsynth S] [--slots K] [--backend cuda|cpu]
-                  [--modes cold,kill9,fdstore,synth,finalizer]
+                  [--modes cold,kill9,fdstore,synth,finalizer] [--after N] [--stall S]
 
 Uses the key and witness of bench/gpu/gpu_pipeline.sh (WORKDIR/cLOG.zkey, wLOG.wtns; made with
 `czk gen-circuit` + `czk setup` when missing).  czk-gpud always runs under a small stand-in for
@@ -31,6 +31,10 @@ ap.add_argument("bin"); ap.add_argument("work"); ap.add_argument("log", type=int
 ap.add_argument("--npart", type=int, default=16); ap.add_argument("--nsynth", type=int, default=4)
 ap.add_argument("--slots", type=int, default=6); ap.add_argument("--backend", default="cuda")
 ap.add_argument("--modes", default="cold,kill9,fdstore,synth,finalizer")
+ap.add_argument("--after", type=int, default=3, help="the event comes once this many proofs are out")
+ap.add_argument("--stall", type=float, default=0.0,
+                help="kill9/fdstore: SIGSTOP gpud this many seconds before the kill -9 (a hung gpud that the "
+                     "watchdog kills), so that the synthesizers leave READY slots behind for the restart")
 A = ap.parse_args()
 B = os.path.abspath(A.bin); W = os.path.abspath(A.work); L = A.log
 CZK = os.path.join(B, "czk")
@@ -206,11 +210,14 @@ def run_mode(mode):
         # the event once a few proofs are out and the slots are full
         while sub.poll() is None:
             st = status_json(conf) or {}
-            if st.get("proofs_total", 0) >= 3:
+            if st.get("proofs_total", 0) >= A.after:
                 break
             time.sleep(0.02)
         t_event = ns()
         if mode in ("kill9", "fdstore"):
+            if A.stall > 0:
+                gpud.send_signal(signal.SIGSTOP)
+                time.sleep(A.stall)
             gpud.send_signal(signal.SIGKILL); gpud.wait()
             gpud, t_exec, nfd = sd.spawn([f"{B}/czk-gpud", "--config", conf], glog, mode == "fdstore")
             row["fds_back"] = nfd
@@ -243,6 +250,9 @@ def run_mode(mode):
         if s == SYNTH:
             synth_counts[(j, p)] = synth_counts.get((j, p), 0) + 1
     row["synth_twice"] = sum(1 for v in synth_counts.values() if v > 1)
+    if t_event and mode in ("kill9", "fdstore"):
+        log = open(f"{T}/logs/gpud.log", errors="replace").read().split("info: starting:")[-1]
+        row["ready_recovered"] = log.count("READY partition")
     ok = 0
     for p in range(A.npart):
         d = f"{T}/client/{p}"
