@@ -109,6 +109,7 @@ typedef struct gpud_part {
     uint8_t holds_slot; /* pool/slot/gen name a slot this partition owns */
     uint8_t discard;    /* cancelled while a worker had it */
     uint8_t sent;       /* P_FINALIZE: RESULT queued to the current finalizer */
+    uint8_t resynth;    /* times its slot failed the checksum before the copy (worker.c) */
     int32_t status;
     uint32_t sends;     /* P_FINALIZE: RESULTs sent for it (more than one: re-sends) */
     uint64_t t_sent;    /* P_FINALIZE: when the last RESULT was queued (io clock) */
@@ -250,6 +251,7 @@ struct gpud_work {
     uint32_t slot;
     /* worker */
     int rc_copy, rc_compute;
+    int verify_bad;       /* worker: the slot's checksum did not match (rc_copy is that error) */
     czk_error err;
     czk_groth16_msm_out out;
     czk_fr *pub;

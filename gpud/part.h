@@ -18,6 +18,7 @@
  *   READY     QUEUED     the slot could not be moved to DMA (no longer ours)
  *   READY     CANCELLED  CANCEL: the slot is freed and RELEASEd
  *   GPU       FINALIZE   computed (worker.c)
+ *   GPU       QUEUED     its slot failed the checksum before the copy: synthesised again (worker.c, twice at most)
  *   GPU       FAILED     copy-in or compute failed, or no memory for the result
  *   GPU       CANCELLED  CANCEL: the worker's result is discarded when it comes
  *   FINALIZE  DONE/FAILED  the finalizer's DONE (results.c), RESULT too large

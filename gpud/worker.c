@@ -170,7 +170,10 @@ static void *worker_main(void *arg)
         memset(&w->err, 0, sizeof(w->err));
         w->rc_compute = -ECANCELED;
         uint64_t t0 = czk_mono_ns(), t1;
+        if (czk_fault("gpud.corrupt_slot") < 0) /* tests: a slot whose bytes changed after READY */
+            czk_slot_data(w->pool, w->slot)[0] ^= 1;
         w->rc_copy = czk_slot_verify(w->pool, w->slot, &w->err);
+        w->verify_bad = w->rc_copy < 0;
         t1 = czk_mono_ns();
         czk_trace_add(w->in.job, w->in.partition, CZK_TRACE_VERIFY, t0, t1);
         if (w->rc_copy == 0)
@@ -214,6 +217,9 @@ static void on_copied(czk_loop_task *t, void *ctx)
     gpud_work_copied(w->g, w);
 }
 
+/* a partition whose slot fails the checksum this many times fails */
+#define GPUD_RESYNTH_MAX 2
+
 /* loop thread: the partition is computed (or failed) */
 void gpud_work_computed(gpud *g, gpud_work *w)
 {
@@ -233,6 +239,16 @@ void gpud_work_computed(gpud *g, gpud_work *w)
     if (p->discard) {
         p->discard = 0;
         gpud_job_maybe_release(g, p->job);
+        return;
+    }
+    if (w->verify_bad && p->resynth < GPUD_RESYNTH_MAX) {
+        /* the slot's bytes are not what the synth wrote (the one check of a
+         * READY slot's payload, adopted ones included): synthesise again */
+        p->resynth++;
+        czk_warn("job %llu partition %u: its slot failed the checksum before the copy (%s): synthesising it again "
+                 "(%u of %u)",
+                 (unsigned long long)p->job->id, p->index, w->err.msg, p->resynth, GPUD_RESYNTH_MAX);
+        gpud_part_requeue(g, p, GPUD_SLOT_LOST); /* the slot went back at the copy's end */
         return;
     }
     if (w->rc_copy < 0 || w->rc_compute < 0) {

@@ -561,8 +561,10 @@ int czk_pool_adopt(czk_pool *p, int fd, czk_pool_adopt_report *rep, czk_error *e
                 st = CZK_SLOT_READY;
             }
         }
-        if (st == CZK_SLOT_READY && czk_slot_verify(p, i, NULL) < 0) {
-            czk_warn("pool %u slot %u: READY but its checksum does not match: freeing it", h->pool_id, i);
+        /* the header only: the payload's checksum (gigabytes at 2^24) is
+         * checked once, by the consumer, before the copy (gpud's worker) */
+        if (st == CZK_SLOT_READY && czk_slot_verify_header(p, i, NULL) < 0) {
+            czk_warn("pool %u slot %u: READY but its header checksum does not match: freeing it", h->pool_id, i);
             ctl = czk_slot_ctl(p, i);
             uint64_t nctl = CZK_SLOT_CTL(CZK_SLOT_CTL_GEN(ctl) + 1, 0, CZK_SLOT_FREE);
             if (__atomic_compare_exchange_n(&p->slots[i].ctl, &ctl, nctl, false, __ATOMIC_ACQ_REL,
@@ -757,7 +759,7 @@ int czk_pool_reclaim_owner(czk_pool *p, uint32_t owner)
     return n;
 }
 
-int czk_slot_verify(const czk_pool *p, uint32_t slot, czk_error *err)
+int czk_slot_verify_header(const czk_pool *p, uint32_t slot, czk_error *err)
 {
     const czk_slot_header *s;
     if (slot >= p->hdr->slot_count)
@@ -769,6 +771,15 @@ int czk_slot_verify(const czk_pool *p, uint32_t slot, czk_error *err)
     if (s->data_len > p->hdr->slot_size)
         return czk_errorf(err, -EBADMSG, "slot %u data length %llu exceeds slot size", slot,
                           (unsigned long long)s->data_len);
+    return 0;
+}
+
+int czk_slot_verify(const czk_pool *p, uint32_t slot, czk_error *err)
+{
+    const czk_slot_header *s = &p->slots[slot < p->hdr->slot_count ? slot : 0];
+    int r = czk_slot_verify_header(p, slot, err);
+    if (r < 0)
+        return r;
     if ((s->flags & CZK_SLOT_F_CRC) &&
         s->payload_crc != crc_bytes(czk_crc32_init(), czk_slot_data(p, slot), s->data_len))
         return czk_errorf(err, -EBADMSG, "slot %u payload crc mismatch", slot);

@@ -144,6 +144,9 @@ int czk_pool_reclaim_owner(czk_pool *p, uint32_t owner);
 
 /* Checks a READY slot's header crc and (when flagged) payload crc. */
 int czk_slot_verify(const czk_pool *p, uint32_t slot, czk_error *err);
+/* The header crc and the data length only (what adoption checks: the payload
+ * is checked once, with czk_slot_verify, before it is used). */
+int czk_slot_verify_header(const czk_pool *p, uint32_t slot, czk_error *err);
 
 const char *czk_slot_state_name(uint32_t state);
 
