@@ -113,6 +113,17 @@ typedef struct czk_backend_ops {
      * -errno.  Same threading rules as add_key.
      */
     int (*resume_key)(czk_backend *b, unsigned circuit, const czk_zkey *z, czk_error *e);
+    /*
+     * Optional (NULL: a circuit's key is replaced only by a restart): forgets
+     * circuit's key points (device memory freed, a stored copy in the fd store
+     * dropped; keeps_host_points: the backend lets go of z's address), so
+     * that add_key or resume_key may give the circuit another key of the
+     * config's sizes (gpud's reload, docs/design.md "Reloading a key").
+     * Called only while no context holds a partition of the circuit, and
+     * never while add_key or resume_key of the circuit runs; same threading
+     * as add_key otherwise.
+     */
+    void (*remove_key)(czk_backend *b, unsigned circuit);
     int keeps_host_points;
 } czk_backend_ops;
 

@@ -478,8 +478,45 @@ static void schedule_reconnect(fin *f)
 
 /* Which of our circuits czk-gpud agrees on (name and key id, gpud/circuits.h
  * does the same from its side and sends no RESULT of a refused circuit). */
-static void check_gpud_circuits(fin *f, const czk_msg_hello *h)
+static int circuit_load(fin_circuit *c, const char *name, const char *path, czk_error *e);
+
+/*
+ * gpud announced key id `theirs` for circuit i, not ours.  When our zkey
+ * file now holds that key (gpud switched to it on a reload, gpud/reload.c),
+ * take it in place of ours: gpud switches only after every job of the old
+ * key is done, so no proof of it is in flight here.  1 when taken.
+ */
+static int reload_circuit(fin *f, unsigned i, const uint8_t *theirs)
 {
+    fin_circuit *c = &f->circuits[i], nc;
+    const char *path = f->cfg.circuits[i].zkey;
+    czk_zkey_ident now;
+    czk_error e = {0};
+
+    if (czk_zkey_ident_path(path, &now, &e) < 0 || memcmp(now.id, theirs, CZK_MSG_KEY_ID) != 0)
+        return 0;
+    if (circuit_load(&nc, c->name, path, &e) < 0) {
+        czk_err("circuit \"%s\": could not load the key czk-gpud now uses: %s", c->name, e.msg);
+        return 0;
+    }
+    if (memcmp(nc.ident.id, theirs, CZK_MSG_KEY_ID) != 0 || nc.n_public != c->n_public) {
+        czk_err("circuit \"%s\": %s changed again while it was loaded, or has another number of public signals: "
+                "keeping the old key",
+                c->name, path);
+        czk_groth16_vk_free(&nc.vk);
+        return 0;
+    }
+    czk_groth16_vk_free(&c->vk);
+    *c = nc;
+    czk_info("circuit \"%s\": reloaded %s, the key czk-gpud now uses", c->name, path);
+    return 1;
+}
+
+/* 1 when a circuit was reloaded: the HELLO we sent named the old key */
+static int check_gpud_circuits(fin *f, const czk_msg_hello *h)
+{
+    int reloaded = 0;
+
     for (unsigned i = 0; i < f->n_circuits; i++) {
         fin_circuit *c = &f->circuits[i];
         char ours[CZK_ZKEY_ID_HEX], theirs[CZK_ZKEY_ID_HEX];
@@ -494,6 +531,10 @@ static void check_gpud_circuits(fin *f, const czk_msg_hello *h)
             continue;
         }
         if (memcmp(h->circuits[k].key_id, c->ident.id, CZK_MSG_KEY_ID) != 0) {
+            if (reload_circuit(f, i, h->circuits[k].key_id)) {
+                reloaded = 1;
+                continue;
+            }
             c->refused = 1;
             czk_hex(h->circuits[k].key_id, CZK_MSG_KEY_ID, theirs);
             czk_err("circuit \"%s\" refused: czk-gpud's zkey has key id %s, this finalizer's has %s: no proof of "
@@ -501,6 +542,7 @@ static void check_gpud_circuits(fin *f, const czk_msg_hello *h)
                     c->name, theirs, ours, c->name);
         }
     }
+    return reloaded;
 }
 
 static void conn_open(czk_conn *c, void *ctx)
@@ -509,7 +551,10 @@ static void conn_open(czk_conn *c, void *ctx)
     czk_backoff_reset(&f->backoff);
     czk_metric_set(f->m_connected, 1);
     czk_info("connected to czk-gpud");
-    check_gpud_circuits(f, czk_conn_peer(c));
+    if (check_gpud_circuits(f, czk_conn_peer(c))) {
+        czk_conn_close(c, -ESTALE, "reloaded keys: reconnecting to announce them", 0);
+        return;
+    }
     status_line(f);
 }
 
@@ -646,6 +691,38 @@ static int setup_output(fin *f, czk_error *e)
     return 0;
 }
 
+/* c from the zkey at path: the header and IC are all the finalizer reads
+ * (private copies, so the file may change on disk meanwhile) */
+static int circuit_load(fin_circuit *c, const char *name, const char *path, czk_error *e)
+{
+    char id[CZK_ZKEY_ID_HEX];
+    czk_zkey z;
+    char *vk;
+    int r = czk_zkey_load(&z, path, 0, e);
+
+    if (r < 0)
+        return r;
+    memset(c, 0, sizeof(*c));
+    snprintf(c->name, sizeof(c->name), "%s", name);
+    c->ident = z.ident;
+    c->reported = z.ident.stamp;
+    czk_zkey_id_hex(&z, id);
+    czk_info("circuit %s: %s, key id %s", c->name, path, id);
+    c->n_public = z.n_public;
+    czk_groth16_params_from_zkey(&c->params, &z);
+    r = czk_groth16_vk_from_zkey(&c->vk, &z, e);
+    czk_zkey_close(&z);
+    if (r < 0)
+        return r;
+    if (!(vk = czk_json_vk_dump(&c->vk))) {
+        czk_groth16_vk_free(&c->vk);
+        return czk_errorf(e, -ENOMEM, "out of memory for the verification key of circuit \"%s\"", c->name);
+    }
+    czk_sha256_hex(vk, strlen(vk), c->vk_sha256);
+    free(vk);
+    return 0;
+}
+
 static int open_circuits(fin *f, czk_error *e)
 {
     if (f->cfg.n_circuits == 0)
@@ -654,32 +731,9 @@ static int open_circuits(fin *f, czk_error *e)
     if (!f->circuits)
         return czk_errorf(e, -ENOMEM, "out of memory");
     for (int i = 0; i < f->cfg.n_circuits; i++) {
-        fin_circuit *c = &f->circuits[i];
-        char id[CZK_ZKEY_ID_HEX];
-        czk_zkey z;
-        /* the header and IC are all the finalizer reads (private copies, so
-         * the file may change on disk meanwhile); the zkey is closed below */
-        int r = czk_zkey_load(&z, f->cfg.circuits[i].zkey, 0, e);
+        int r = circuit_load(&f->circuits[i], f->cfg.circuits[i].name, f->cfg.circuits[i].zkey, e);
         if (r < 0)
             return r;
-        snprintf(c->name, sizeof(c->name), "%s", f->cfg.circuits[i].name);
-        c->ident = z.ident;
-        c->reported = z.ident.stamp;
-        czk_zkey_id_hex(&z, id);
-        czk_info("circuit %s: %s, key id %s", c->name, f->cfg.circuits[i].zkey, id);
-        c->n_public = z.n_public;
-        czk_groth16_params_from_zkey(&c->params, &z);
-        r = czk_groth16_vk_from_zkey(&c->vk, &z, e);
-        czk_zkey_close(&z);
-        if (r < 0)
-            return r;
-        {
-            char *vk = czk_json_vk_dump(&c->vk);
-            if (!vk)
-                return czk_errorf(e, -ENOMEM, "out of memory for the verification key of circuit \"%s\"", c->name);
-            czk_sha256_hex(vk, strlen(vk), c->vk_sha256);
-            free(vk);
-        }
         f->n_circuits++;
     }
     return 0;

@@ -14,15 +14,14 @@
 #include "common/runtime/daemon.h"
 #include "common/base/log.h"
 #include "gpud/circuits.h"
+#include "ipc/loop.h"
+#include "ipc/peer.h"
 #include "gpud/gpud.h"
 
 /* What the last re-validation reported per circuit, so that a change is
  * logged once and not at every tick (one gpud per process). */
 static czk_zkey_stamp reported[CZK_CONFIG_MAX_CIRCUITS];
 
-/* SIGHUP (reload) asks the next gpud_circuits_recheck to report even when
- * nothing changed (czk_daemon_sighup_init: without a handler SIGHUP would
- * end gpud). */
 int gpud_circuits_open(gpud *g, czk_error *e)
 {
     if (g->cfg.n_circuits == 0)
@@ -74,6 +73,8 @@ void gpud_circuits_close(gpud *g)
             free(g->circuits[i].points);
         }
         czk_zkey_close(&g->circuits[i].zkey);
+        if (g->circuits[i].reload)
+            czk_zkey_close(&g->circuits[i].reload_zkey);
     }
     free(g->circuits);
     g->circuits = NULL;
@@ -91,6 +92,18 @@ void gpud_circuits_hello(const gpud *g, czk_msg_hello *h)
         snprintf(c->name, sizeof(c->name), "%s", g->circuits[i].name);
         czk_zkey_id(&g->circuits[i].zkey, c->key_id);
     }
+}
+
+void gpud_circuits_announce(gpud *g)
+{
+    czk_msg_hello h;
+
+    if (!g->daemon_listener)
+        return;
+    memset(&h, 0, sizeof(h));
+    czk_peer_hello_init(&h, CZK_ROLE_GPUD, -1, 0, "czk-gpud");
+    gpud_circuits_hello(g, &h);
+    czk_listener_set_hello(g->daemon_listener, &h);
 }
 
 void gpud_peer_map_identity(const gpud *g, gpud_peer_map *m)
@@ -212,10 +225,6 @@ unsigned gpud_circuits_recheck(gpud *g, int verbose)
 {
     unsigned differ = 0;
 
-    if (czk_daemon_hup_take()) {
-        verbose = 1;
-        czk_info("SIGHUP: re-checking the zkeys");
-    }
     for (unsigned i = 0; i < g->n_circuits && i < CZK_CONFIG_MAX_CIRCUITS; i++)
         if (g->circuits[i].header_ok && czk_zkey_recheck_log(&g->circuits[i].zkey.ident, &reported[i], "czk-gpud", g->circuits[i].name,
                                  g->cfg.circuits[i].zkey, verbose) == CZK_ZKEY_CHANGED)

@@ -46,6 +46,8 @@ int gpud_circuits_open(gpud *g, czk_error *e);
 
 /* Puts our circuits (names and key ids, config order) into the HELLO we send. */
 void gpud_circuits_hello(const gpud *g, czk_msg_hello *h);
+/* The daemon listener's HELLO made anew from the circuits (after a reload) */
+void gpud_circuits_announce(gpud *g);
 
 /*
  * Builds m from a peer's HELLO.  who names the peer in log lines ("synth pid
@@ -95,7 +97,8 @@ int gpud_circuits_job_reason(const gpud *g, uint32_t c, unsigned queued, unsigne
  * load another one (and be refused at its HELLO).  verbose: also say when
  * nothing changed (a SIGHUP).  Returns the number of circuits whose key id
  * on disk differs from the loaded one.  gpud_circuits_open installs a SIGHUP
- * handler: the next call after a SIGHUP is verbose.
+ * handler; main.c's tick takes a SIGHUP, calls this verbose and asks for a
+ * reload (reload.c).
  */
 unsigned gpud_circuits_recheck(gpud *g, int verbose);
 

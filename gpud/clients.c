@@ -128,7 +128,12 @@ static void fill_job(const gpud *g, const gpud_job *j, czk_status_job *o)
     o->synth = per[P_SYNTH] + per[P_READY];
     o->gpu = per[P_GPU];
     o->finalize = per[P_FINALIZE];
-    if (j->state == J_ACTIVE && j->circuit != UINT32_MAX)
+    if (j->state == J_ACTIVE && j->circuit < g->n_circuits && g->circuits[j->circuit].reload &&
+        j->id > g->circuits[j->circuit].reload_last_old)
+        snprintf(o->reason, sizeof(o->reason),
+                 "waiting: the key of circuit \"%s\" is being reloaded; the jobs accepted before the reload "
+                 "finish first", g->circuits[j->circuit].name);
+    else if (j->state == J_ACTIVE && j->circuit != UINT32_MAX)
         gpud_circuits_job_reason(g, j->circuit, per[P_QUEUED], per[P_QUEUED] + per[P_READY], per[P_FINALIZE],
                                  o->reason, sizeof(o->reason));
 }

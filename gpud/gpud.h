@@ -30,10 +30,13 @@
  *              re-checks, the circuits in STATUS
  *   keys.c     the backend's start-up thread and one loader thread per
  *              circuit (read, check or verified-key record, add_key)
+ *   reload.c   a changed key switched in on SIGHUP, after the jobs accepted
+ *              before it
  *
  * Call graph (an arrow is "calls"; there is no cycle, and
  * tests/layering/gpud_calls.py checks it on the sources):
- *   main    -> circuits, intake, io, jobs, keys, results, sched, table, worker
+ *   main    -> circuits, intake, io, jobs, keys, reload, results, sched, table, worker
+ *   reload  -> circuits, io, keys
  *   keys    -> io, worker
  *   clients -> circuits, events, io, jobs, keys, part, results, sched, table
  *   jobs    -> events, intake, io, part, queue, results, table
@@ -158,6 +161,10 @@ typedef struct gpud_circuit {
     czk_zkey *points;              /* the points, when the backend keeps host points (cpu): the backend
                                       holds this address until it is destroyed */
     gpud_keyload *load;            /* keys.c: the loader thread's state while it exists */
+    /* a reload waiting for the jobs accepted before it (reload.c) */
+    int reload;                    /* 1 while draining */
+    uint64_t reload_last_old;      /* jobs of the circuit with an id up to this one keep the current key */
+    czk_zkey reload_zkey;          /* the new key's header (same sizes) */
     czk_metric *m_ready, *m_load_s; /* czk_gpud_circuit_ready, czk_gpud_key_load_seconds {circuit} */
 } gpud_circuit;
 
@@ -178,6 +185,13 @@ static inline unsigned gpud_key_progress(const gpud_circuit *c)
 static inline int gpud_key_ready(const gpud_circuit *circuits, unsigned n, uint32_t c)
 {
     return c < n && circuits[c].key_state == GPUD_KEY_READY;
+}
+
+/* partitions of job `id` of circuit c may: its key is ready and, during a
+ * reload of c (reload.c), the job was accepted before the reload */
+static inline int gpud_job_key_ready(const gpud_circuit *circuits, unsigned n, uint32_t c, uint64_t id)
+{
+    return gpud_key_ready(circuits, n, c) && !(circuits[c].reload && id > circuits[c].reload_last_old);
 }
 
 typedef struct gpud_slot {
@@ -349,6 +363,7 @@ struct gpud {
     gpud_synth *synths;
     czk_conn *finalizer;
     gpud_peer_map fin_map; /* our circuits -> the finalizer's circuit ids (circuits.h) */
+    czk_listener *daemon_listener; /* gpud.sock: its HELLO names our key ids (gpud_circuits_announce) */
     /* jobs */
     gpud_job *jobs_head, *jobs_tail;
     gpud_job *hash[GPUD_HASH];
@@ -500,6 +515,17 @@ int gpud_keys_start(gpud *g, czk_error *e); /* after the pools: the threads star
 void gpud_keys_stop(gpud *g);               /* stop and join the threads (shutdown, before czk_loop_destroy) */
 void gpud_keys_close(gpud *g);              /* free what is left (after the backend was destroyed) */
 const char *gpud_keys_state(const gpud *g); /* "starting" until the backend exists, then "running" */
+/* reload.c's swap: the backend forgets circuit i's points, the circuit takes
+ * the header *nz (moved: nz is emptied) and loads its points on a loader
+ * thread as at start.  No partition of i may be anywhere.  -errno with e
+ * naming why (nz is then closed; the old key stays unless the failure came
+ * after remove_key, which leaves the circuit failed). */
+int gpud_keys_replace(gpud *g, unsigned i, czk_zkey *nz, czk_error *e);
+
+/* reload.c: SIGHUP asks for the circuits whose zkey file changed; the poll
+ * (main.c's tick) swaps each once the jobs accepted before it are done */
+void gpud_reload_request(gpud *g);
+void gpud_reload_poll(gpud *g);
 void gpud_keys_status(const gpud *g, czk_status_reply *sr); /* STATUS: state and the circuits */
 void gpud_keys_metrics(gpud *g);            /* register the per-circuit gauges (main.c's open_metrics) */
 

@@ -486,10 +486,20 @@ static void *backend_main(void *arg)
     czk_error e = {0};
     int r;
 
+    /* new pools are pre-faulted here, after the sockets answer, and before
+     * the backend page-locks them; no slot is assigned before a key is ready,
+     * which needs the backend */
+    r = 0;
+    for (unsigned i = 0; i < g->n_pools && r == 0; i++) {
+        czk_error pe = {0};
+        if ((r = czk_pool_prefault(&g->pools[i].pool, &pe)) < 0)
+            czk_errorf(&e, r, "pool %u: %s", g->pools[i].id, pe.msg);
+    }
     czk_fault("gpud.start.backend_create");
     /* a configured cuda backend without a GPU falls back to cpu; a key too
      * big for the device fails only its circuit (add_key) */
-    r = czk_backend_open(g->cfg.backend, 1, &K->bc, &ops, &b, &e);
+    if (r == 0)
+        r = czk_backend_open(g->cfg.backend, 1, &K->bc, &ops, &b, &e);
     pthread_mutex_lock(&K->mu);
     K->state = r < 0 ? -1 : 1;
     K->ops = ops;
@@ -538,6 +548,80 @@ static void on_backend(czk_loop_task *t, void *ctx)
 
 /* ----------------------------------------------------------- start/stop --- */
 
+/* starts circuit i's loader thread (its header is c->zkey); -ENOMEM, or 0
+ * (a thread that cannot start fails the circuit, logged) */
+static int loader_start(gpud *g, unsigned i)
+{
+    gpud_circuit *c = &g->circuits[i];
+    gpud_keyload *L;
+    int r;
+
+    c->key_t0 = gpud_now(g);
+    L = calloc(1, sizeof(*L));
+    if (!L || !(L->xs = XXH3_createState()) || !(L->z = calloc(1, sizeof(*L->z)))) {
+        if (L)
+            XXH3_freeState(L->xs);
+        free(L);
+        return -ENOMEM;
+    }
+    L->g = g;
+    L->idx = i;
+    L->done_task.fn = on_loaded;
+    L->done_task.ctx = L;
+    snprintf(L->name, sizeof(L->name), "%s", c->name);
+    snprintf(L->path, sizeof(L->path), "%s", g->cfg.circuits[i].zkey);
+    snprintf(L->rec_dir, sizeof(L->rec_dir), "%s/keys", g->cfg.state_dir);
+    snprintf(L->rec_path, sizeof(L->rec_path), "%s/%s.verified", L->rec_dir, c->name);
+    memcpy(L->header_id, c->zkey.ident.id, sizeof(L->header_id));
+    L->points_bytes = czk_zkey_points_bytes(&c->zkey);
+    atomic_store(&c->key_done, 0);
+    atomic_store(&c->key_total, c->zkey.ident.stamp.size + 2 * L->points_bytes);
+    if ((r = pthread_create(&L->th, NULL, loader_main, L)) != 0) {
+        XXH3_freeState(L->xs);
+        free(L->z);
+        free(L);
+        c->key_state = GPUD_KEY_FAILED;
+        snprintf(c->key_why, sizeof(c->key_why), "could not start its loader thread: %s", strerror(r));
+        czk_err("circuit %s: %s", c->name, c->key_why);
+        return 0;
+    }
+    c->load = L;
+    return 0;
+}
+
+int gpud_keys_replace(gpud *g, unsigned i, czk_zkey *nz, czk_error *e)
+{
+    gpud_circuit *c = &g->circuits[i];
+    char id[CZK_ZKEY_ID_HEX];
+    int r;
+
+    if (!g->bops || !g->bops->remove_key || c->load) {
+        czk_zkey_close(nz);
+        return czk_errorf(e, -EBUSY, "the key cannot be replaced now (backend %s, loader %s)",
+                          g->bops ? "without remove_key" : "starting", c->load ? "running" : "idle");
+    }
+    g->bops->remove_key(g->backend, i);
+    if (c->points) {
+        czk_zkey_close(c->points);
+        free(c->points);
+        c->points = NULL;
+    }
+    czk_zkey_close(&c->zkey);
+    c->zkey = *nz; /* same sizes: the backend's config entry (&c->zkey) still holds */
+    memset(nz, 0, sizeof(*nz));
+    c->key_state = GPUD_KEY_LOADING;
+    c->key_why[0] = 0;
+    czk_metric_set(c->m_ready, 0);
+    czk_zkey_id_hex(&c->zkey, id);
+    czk_info("circuit %s: the jobs accepted before the reload are done: loading key id %s", c->name, id);
+    if ((r = loader_start(g, i)) < 0) {
+        c->key_state = GPUD_KEY_FAILED;
+        snprintf(c->key_why, sizeof(c->key_why), "out of memory for its loader");
+        return czk_errorf(e, r, "could not start the loader of the new key: out of memory");
+    }
+    return 0;
+}
+
 int gpud_keys_start(gpud *g, czk_error *e)
 {
     struct gpud_keys *K = calloc(1, sizeof(*K));
@@ -581,41 +665,9 @@ int gpud_keys_start(gpud *g, czk_error *e)
     if ((r = pthread_create(&K->th, NULL, backend_main, K)) != 0)
         return czk_errorf(e, -r, "could not start the backend's start-up thread: %s", strerror(r));
     K->th_started = 1;
-    for (unsigned i = 0; i < g->n_circuits; i++) {
-        gpud_circuit *c = &g->circuits[i];
-        gpud_keyload *L;
-        if (!c->header_ok)
-            continue; /* failed at start (circuits.c) */
-        c->key_t0 = gpud_now(g);
-        L = calloc(1, sizeof(*L));
-        if (!L || !(L->xs = XXH3_createState()) || !(L->z = calloc(1, sizeof(*L->z)))) {
-            if (L)
-                XXH3_freeState(L->xs);
-            free(L);
-            return czk_errorf(e, -ENOMEM, "out of memory");
-        }
-        L->g = g;
-        L->idx = i;
-        L->done_task.fn = on_loaded;
-        L->done_task.ctx = L;
-        snprintf(L->name, sizeof(L->name), "%s", c->name);
-        snprintf(L->path, sizeof(L->path), "%s", g->cfg.circuits[i].zkey);
-        snprintf(L->rec_dir, sizeof(L->rec_dir), "%s/keys", g->cfg.state_dir);
-        snprintf(L->rec_path, sizeof(L->rec_path), "%s/%s.verified", L->rec_dir, c->name);
-        memcpy(L->header_id, c->zkey.ident.id, sizeof(L->header_id));
-        L->points_bytes = czk_zkey_points_bytes(&c->zkey);
-        atomic_store(&c->key_total, c->zkey.ident.stamp.size + 2 * L->points_bytes);
-        if ((r = pthread_create(&L->th, NULL, loader_main, L)) != 0) {
-            XXH3_freeState(L->xs);
-            free(L->z);
-            free(L);
-            c->key_state = GPUD_KEY_FAILED;
-            snprintf(c->key_why, sizeof(c->key_why), "could not start its loader thread: %s", strerror(r));
-            czk_err("circuit %s: %s", c->name, c->key_why);
-            continue;
-        }
-        c->load = L;
-    }
+    for (unsigned i = 0; i < g->n_circuits; i++)
+        if (g->circuits[i].header_ok && (r = loader_start(g, i)) == -ENOMEM)
+            return czk_errorf(e, r, "out of memory");
     return 0;
 }
 

@@ -47,7 +47,15 @@ static void status_tick(czk_timer *t, void *ctx)
     }
     gpud_results_check(g); /* re-sends what waited too long for DONE, then what did not fit before */
     gpud_leases_check(g);
-    gpud_circuits_recheck(g, 0); /* the zkey files against what was loaded */
+    {
+        int hup = czk_daemon_hup_take();
+        if (hup)
+            czk_info("SIGHUP: re-checking the zkeys and reloading the changed ones");
+        gpud_circuits_recheck(g, hup); /* the zkey files against what was loaded */
+        if (hup)
+            gpud_reload_request(g);
+        gpud_reload_poll(g);
+    }
     gpud_sched_dirty(g);   /* a pass every tick, as a safety net */
 }
 
@@ -297,7 +305,7 @@ static int open_sockets(gpud *g, czk_error *e)
         close(fd);
         return r;
     }
-    if ((r = czk_loop_listen(g->loop, fd, &ep, &gpud_daemon_ops, g, NULL, e)) < 0)
+    if ((r = czk_loop_listen(g->loop, fd, &ep, &gpud_daemon_ops, g, &g->daemon_listener, e)) < 0)
         return r;
     ep.policy.gid = group;
     ep.policy.allow_root = 1;

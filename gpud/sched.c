@@ -109,7 +109,8 @@ static void schedule(gpud *g)
          * slot agrees on: a circuit no synth takes waits without blocking its lane */
         for (int l = 0; l < GPUD_LANES && best_pool < 0; l++)
             for (p = g->lane_head[l]; p && best_pool < 0; p = best_pool < 0 ? p->next : p)
-                for (unsigned i = 0; i < g->n_pools && gpud_key_ready(g->circuits, g->n_circuits, p->job->circuit);
+                for (unsigned i = 0;
+                     i < g->n_pools && gpud_job_key_ready(g->circuits, g->n_circuits, p->job->circuit, p->job->id);
                      i++) {
                     gpud_synth *cand = pool_synth(g, i, p->job->circuit);
                     int nfree = (int)(g->pools[i].pool.hdr->slot_count - g->pools[i].in_use);
@@ -130,7 +131,8 @@ static void schedule(gpud *g)
         if (!w)
             break;
         for (gpud_part *p = g->ready_head; p; p = p->next)
-            if ((!best || p->job->lane < best->job->lane) && gpud_key_ready(g->circuits, g->n_circuits, p->job->circuit))
+            if ((!best || p->job->lane < best->job->lane) &&
+                gpud_job_key_ready(g->circuits, g->n_circuits, p->job->circuit, p->job->id))
                 best = p;
         if (!best)
             break; /* what is READY waits for its circuit's key */
@@ -335,6 +337,7 @@ int gpud_pools_open(gpud *g, czk_error *e)
                      : huge_auto                       ? CZK_POOL_HUGE_AUTO
                                                        : CZK_POOL_HUGE_NEVER;
             o.name = name;
+            o.defer_prefault = 1; /* after the sockets answer: the backend's start-up thread (keys.c) */
             if ((r = czk_pool_create(&gp->pool, &o, e)) < 0)
                 return r;
             if (czk_daemon_fdstore_put(gp->pool.fd, name) == 0)

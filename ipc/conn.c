@@ -849,6 +849,11 @@ int czk_loop_listen(czk_loop *l, int lfd, const czk_endpoint *ep, const czk_conn
     return 0;
 }
 
+void czk_listener_set_hello(czk_listener *ls, const czk_msg_hello *hello)
+{
+    ls->ep.hello = *hello;
+}
+
 void czk_listener_close(czk_listener *ls)
 {
     struct io_uring_sqe *sqe;

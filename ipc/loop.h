@@ -182,6 +182,9 @@ void czk_loop_stop(czk_loop *l);
 int czk_loop_listen(czk_loop *l, int lfd, const czk_endpoint *ep, const czk_conn_ops *ops, void *ctx,
                     czk_listener **out, czk_error *err);
 void czk_listener_close(czk_listener *ls);
+/* Changes what the listener says in HELLO to the peers it accepts from now
+ * on (loop thread; connections already open keep the HELLO they got). */
+void czk_listener_set_hello(czk_listener *ls, const czk_msg_hello *hello);
 
 /* Adopts a connected socket as the client side: checks the peer's
  * credentials, sends our HELLO and waits for theirs (on_open follows).  The

@@ -281,6 +281,7 @@ static void pool_reset(czk_pool *p)
 {
     memset(p, 0, sizeof(*p));
     p->fd = -1;
+    p->bound_node = -1;
 }
 
 int czk_pool_create(czk_pool *p, const czk_pool_opts *o, czk_error *err)
@@ -365,7 +366,7 @@ retry_small:
         }
     }
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    r = prefault(fd, base, total, page, err);
+    r = o->defer_prefault ? 0 : prefault(fd, base, total, page, err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (r < 0) {
         if (huge && !o->path && mode == CZK_POOL_HUGE_AUTO) {
@@ -379,7 +380,7 @@ retry_small:
         }
         goto fail;
     }
-    if (bound > 0 && (r = verify_node(base, total, page, o->numa_node, err)) < 0)
+    if (bound > 0 && !o->defer_prefault && (r = verify_node(base, total, page, o->numa_node, err)) < 0)
         goto fail;
 
     p->fd = fd;
@@ -391,6 +392,8 @@ retry_small:
     p->hugetlb = huge;
     p->owner = true;
     p->prefault_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    p->prefault_pending = o->defer_prefault != 0;
+    p->bound_node = bound > 0 ? o->numa_node : -1;
 
     /* pages are zero: slots start FREE with generation 0 */
     memset(h, 0, sizeof(*h));
@@ -412,10 +415,16 @@ retry_small:
     h->owner_pid = (uint32_t)getpid();
     h->owner_start = proc_start_time(getpid());
     __atomic_store_n(&h->layout_version, CZK_POOL_LAYOUT_VERSION, __ATOMIC_RELEASE);
-    czk_info("pool %u: %u slots of %llu bytes, %llu MiB in %s pages, numa node %d%s, pre-faulted in %.3f s",
-             o->pool_id, o->slot_count, (unsigned long long)o->slot_size, (unsigned long long)(total / MIB),
-             huge ? (page == 2 * MIB ? "2 MiB" : "1 GiB") : "4 KiB", o->numa_node,
-             bound > 0 ? " (bound)" : " (unbound)", p->prefault_s);
+    if (o->defer_prefault)
+        czk_info("pool %u: %u slots of %llu bytes, %llu MiB in %s pages, numa node %d%s, to be pre-faulted",
+                 o->pool_id, o->slot_count, (unsigned long long)o->slot_size, (unsigned long long)(total / MIB),
+                 huge ? (page == 2 * MIB ? "2 MiB" : "1 GiB") : "4 KiB", o->numa_node,
+                 bound > 0 ? " (bound)" : " (unbound)");
+    else
+        czk_info("pool %u: %u slots of %llu bytes, %llu MiB in %s pages, numa node %d%s, pre-faulted in %.3f s",
+                 o->pool_id, o->slot_count, (unsigned long long)o->slot_size, (unsigned long long)(total / MIB),
+                 huge ? (page == 2 * MIB ? "2 MiB" : "1 GiB") : "4 KiB", o->numa_node,
+                 bound > 0 ? " (bound)" : " (unbound)", p->prefault_s);
     return 0;
 fail:
     if (base != MAP_FAILED)
@@ -428,8 +437,30 @@ fail:
     return r;
 }
 
-/* maps fd and checks the header; shared by adopt and attach */
-static int map_and_check(czk_pool *p, int fd_in, czk_error *err)
+int czk_pool_prefault(czk_pool *p, czk_error *err)
+{
+    struct timespec t0, t1;
+    int r;
+
+    if (!p->prefault_pending)
+        return 0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    r = prefault(p->fd, p->base, p->size, p->page_size, err);
+    if (r == 0 && p->bound_node >= 0)
+        r = verify_node(p->base, p->size, p->page_size, p->bound_node, err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (r < 0)
+        return r;
+    p->prefault_pending = false;
+    p->prefault_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    czk_info("pool %u: %llu MiB pre-faulted in %.3f s", p->hdr->pool_id, (unsigned long long)(p->size / MIB),
+             p->prefault_s);
+    return 0;
+}
+
+/* maps fd and checks the header; shared by adopt and attach.  populate: map
+ * with MAP_POPULATE (the page tables built now rather than fault by fault) */
+static int map_and_check(czk_pool *p, int fd_in, int populate, czk_error *err)
 {
     struct stat st;
     czk_pool_header hc;
@@ -480,7 +511,7 @@ static int map_and_check(czk_pool *p, int fd_in, czk_error *err)
                           (long long)st.st_size, (unsigned long long)h->total_size);
     }
     /* the pages already exist (pre-faulted by the creator): mapping cannot SIGBUS */
-    base = mmap(NULL, h->total_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+    base = mmap(NULL, h->total_size, PROT_READ | PROT_WRITE, MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, 0);
     if (base == MAP_FAILED) {
         int e = errno;
         close(fd);
@@ -499,7 +530,7 @@ static int map_and_check(czk_pool *p, int fd_in, czk_error *err)
 
 int czk_pool_attach(czk_pool *p, int fd, const struct czk_msg_pool *expect, czk_error *err)
 {
-    int r = map_and_check(p, fd, err);
+    int r = map_and_check(p, fd, 1, err);
     if (r < 0)
         return r;
     if (expect) {
@@ -525,7 +556,7 @@ int czk_pool_adopt(czk_pool *p, int fd, czk_pool_adopt_report *rep, czk_error *e
 {
     czk_pool_adopt_report local;
     czk_pool_header *h;
-    int r = map_and_check(p, fd, err);
+    int r = map_and_check(p, fd, 0, err);
 
     if (r < 0)
         return r;

@@ -6,6 +6,7 @@
  *     czk_pool_create()   new pool: memfd (or a file on hugetlbfs/tmpfs when
  *                         opts.path is set), hugepages when reserved, bound to
  *                         a NUMA node, every page pre-faulted, headers written
+ *     czk_pool_prefault() the pre-faulting of a pool created with defer_prefault
  *     czk_pool_adopt()    after a gpud restart: map the pool fd it got back
  *                         (systemd fdstore, a peer, or the named file), check
  *                         the headers, bump the epoch, turn DMA slots back to
@@ -60,6 +61,14 @@ typedef struct czk_pool_opts {
     uint64_t huge_page_size; /* 0 or 2 MiB (default), or 1 GiB */
     const char *path;       /* NULL: anonymous memfd; else create this file (O_EXCL) */
     const char *name;       /* memfd name for /proc/<pid>/fd, default "czk-pool" */
+    /* 1: czk_pool_create maps the pool and writes its headers but leaves the
+     * pre-faulting to czk_pool_prefault, which must run (and succeed) before
+     * any slot is handed out or the pool page-locked.  The fallback from
+     * hugepages to 4 KiB pages then happens only at mmap (which reserves the
+     * hugepages of a hugetlb memfd); a shortage that shows only when pages
+     * are touched (a NUMA-bound node short of hugepages) is
+     * czk_pool_prefault's error. */
+    int defer_prefault;
 } czk_pool_opts;
 
 /* A mapped pool.  Fields are read-only for callers. */
@@ -72,7 +81,9 @@ typedef struct czk_pool {
     uint64_t page_size;
     bool hugetlb;
     bool owner;           /* created or adopted by this process */
-    double prefault_s;    /* time spent pre-faulting at creation */
+    double prefault_s;    /* time spent pre-faulting (create or czk_pool_prefault) */
+    bool prefault_pending; /* created with defer_prefault, czk_pool_prefault not yet done */
+    int bound_node;       /* the NUMA node the pages are bound to, -1 */
 } czk_pool;
 
 typedef struct czk_pool_adopt_report {
@@ -89,6 +100,11 @@ typedef struct czk_slot_layout {
 } czk_slot_layout;
 
 int czk_pool_create(czk_pool *p, const czk_pool_opts *o, czk_error *err);
+
+/* The pre-faulting a pool created with defer_prefault still needs (no-op
+ * otherwise): every page touched on several threads, then the NUMA binding
+ * checked.  Safe while other threads read the headers. */
+int czk_pool_prefault(czk_pool *p, czk_error *err);
 
 /* fd: the pool's fd (dup'ed; the caller keeps its own).  rep may be NULL. */
 int czk_pool_adopt(czk_pool *p, int fd, czk_pool_adopt_report *rep, czk_error *err);

@@ -252,10 +252,47 @@ static void schedule_reconnect(synth *s)
     czk_backoff_schedule(&s->backoff, s->loop, reconnect_tick, s);
 }
 
+/*
+ * gpud announced key id `theirs` for circuit i, not ours.  When our zkey
+ * file now holds that key (gpud switched to it on a reload, gpud/reload.c),
+ * load it in place of ours.  Only with no fill in flight (right after a
+ * connect: gpud assigns nothing before our HELLO agrees).  1 when loaded.
+ */
+static int reload_circuit(synth *s, unsigned i, const uint8_t *theirs)
+{
+    const char *path = s->cfg.circuits[i].zkey;
+    char id[CZK_ZKEY_ID_HEX];
+    czk_zkey_ident now;
+    czk_zkey nz;
+    czk_error e = {0};
+
+    if (s->outstanding != 0 || czk_zkey_ident_path(path, &now, &e) < 0 ||
+        memcmp(now.id, theirs, CZK_MSG_KEY_ID) != 0)
+        return 0;
+    if (czk_zkey_load(&nz, path, CZK_ZKEY_COEFS, &e) < 0) {
+        czk_err("circuit \"%s\": could not load the key czk-gpud now uses: %s", s->cfg.circuits[i].name, e.msg);
+        return 0;
+    }
+    if (memcmp(nz.ident.id, theirs, CZK_MSG_KEY_ID) != 0 || nz.domain_size != s->zkeys[i].domain_size ||
+        nz.n_vars != s->zkeys[i].n_vars) {
+        czk_err("circuit \"%s\": %s changed again while it was loaded, or has other sizes: keeping the old key",
+                s->cfg.circuits[i].name, path);
+        czk_zkey_close(&nz);
+        return 0;
+    }
+    czk_zkey_close(&s->zkeys[i]);
+    s->zkeys[i] = nz;
+    zkey_reported[i] = nz.ident.stamp;
+    czk_zkey_id_hex(&nz, id);
+    czk_info("circuit \"%s\": reloaded %s (key id %s), the key czk-gpud now uses", s->cfg.circuits[i].name, path, id);
+    return 1;
+}
+
 static void conn_open(czk_conn *c, void *ctx)
 {
     synth *s = ctx;
     const czk_msg_hello *h = czk_conn_peer(c);
+    unsigned reloaded = 0;
     czk_backoff_reset(&s->backoff);
     czk_metric_set(s->m_connected, 1);
     czk_info("connected to czk-gpud");
@@ -269,12 +306,19 @@ static void conn_open(czk_conn *c, void *ctx)
             czk_warn("circuit \"%s\" (key id %s) is not configured in czk-gpud: it will assign none of it",
                      s->cfg.circuits[i].name, ours);
         } else if (memcmp(h->circuits[k].key_id, s->zkeys[i].ident.id, CZK_MSG_KEY_ID) != 0) {
+            if (reload_circuit(s, i, h->circuits[k].key_id)) {
+                reloaded++;
+                continue;
+            }
             czk_hex(h->circuits[k].key_id, CZK_MSG_KEY_ID, theirs);
             czk_err("circuit \"%s\" refused: czk-gpud's zkey has key id %s, this synth's has %s: gpud assigns "
                     "none of it until both load the same key",
                     s->cfg.circuits[i].name, theirs, ours);
         }
     }
+    /* our HELLO named the old key ids: connect again with the new ones */
+    if (reloaded)
+        czk_conn_close(c, -ESTALE, "reloaded keys: reconnecting to announce them", 0);
 }
 
 static void conn_close(czk_conn *c, int err, const char *why, void *ctx)

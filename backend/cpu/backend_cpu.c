@@ -119,6 +119,12 @@ static int cpu_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk_
     return 0;
 }
 
+static void cpu_remove_key(czk_backend *b, unsigned circuit)
+{
+    if (circuit < b->cfg.n_circuits)
+        b->keys[circuit] = NULL;
+}
+
 static int cpu_copy_in(czk_backend *b, unsigned ctx, unsigned circuit, const czk_backend_input *in, czk_error *e)
 {
     cpu_ctx *c;
@@ -174,6 +180,7 @@ const czk_backend_ops czk_backend_cpu_ops = {
     .destroy = cpu_destroy,
     .contexts = cpu_contexts,
     .add_key = cpu_add_key,
+    .remove_key = cpu_remove_key,
     .keeps_host_points = 1,
     .copy_in = cpu_copy_in,
     .compute = cpu_compute,

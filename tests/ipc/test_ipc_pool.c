@@ -18,6 +18,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -99,6 +101,19 @@ static void on_fatal(int sig)
     }
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+/* data pages of p resident in memory (mincore over the slots) */
+static size_t resident_pages(const czk_pool *p)
+{
+    size_t len = (size_t)p->hdr->slot_count * p->hdr->slot_stride, n = len / 4096, count = 0;
+    unsigned char *vec = calloc(n, 1);
+    CHECK(vec != NULL);
+    CHECK(mincore(czk_slot_data(p, 0), len, vec) == 0);
+    for (size_t i = 0; i < n; i++)
+        count += vec[i] & 1;
+    free(vec);
+    return count;
 }
 
 static void fill_slot(czk_pool *p, uint32_t slot, uint64_t seed, uint64_t len)
@@ -315,6 +330,17 @@ int main(void)
             CHECK_RC(czk_pool_create(&p, &o, &e));
             CHECK(!p.hugetlb);
             czk_pool_close(&p);
+            /* deferred pre-faulting: the data pages exist only after czk_pool_prefault */
+            o.defer_prefault = 1;
+            CHECK_RC(czk_pool_create(&p, &o, &e));
+            CHECK(p.prefault_pending && p.hdr->magic == CZK_POOL_MAGIC);
+            CHECK(resident_pages(&p) == 0);
+            CHECK_RC(czk_pool_prefault(&p, &e));
+            CHECK(!p.prefault_pending && resident_pages(&p) == p.hdr->slot_count * (p.hdr->slot_stride / 4096));
+            CHECK_RC(czk_pool_prefault(&p, &e)); /* a second call does nothing */
+            state_machine(&p);
+            czk_pool_close(&p);
+            o.defer_prefault = 0;
             small_ok = 1;
         }
         unsetenv("CZK_POOL_HUGEPAGES");
@@ -353,6 +379,15 @@ int main(void)
             state_machine(&p);
             czk_pool_close(&p);
             CHECK(meminfo("HugePages_Free") == free0); /* last reference gone: pages back */
+            /* deferred: only the header page is touched until czk_pool_prefault */
+            o.defer_prefault = 1;
+            CHECK_RC(czk_pool_create(&p, &o, &e));
+            CHECK(free0 - meminfo("HugePages_Free") == 1 && p.prefault_pending);
+            CHECK_RC(czk_pool_prefault(&p, &e));
+            CHECK(free0 - meminfo("HugePages_Free") == 3 && !p.prefault_pending);
+            czk_pool_close(&p);
+            CHECK(meminfo("HugePages_Free") == free0);
+            o.defer_prefault = 0;
 
             /* more than reserved: an error now (REQUIRE) or a logged fallback (AUTO) */
             o.slot_count = (uint32_t)free0 + 4;

@@ -171,6 +171,11 @@ stop_sampler() {
     return 0
 }
 
+# fxdir CIRCUIT: the fixture directory of a circuit name, or CIRCUIT itself
+# when it is a path (a test's own directory with verification_key.json and
+# public.json: a key made in the test)
+fxdir() { case $1 in */*) echo "$1" ;; *) echo "$FIX/$1" ;; esac; }
+
 # check_all: every expected job complete, each partition written once,
 # journaled once, files never rewritten, and the whole batch verified by snarkjs
 check_all() {
@@ -186,8 +191,8 @@ check_all() {
             if [ ! -f "$d/proof.json" ] || [ ! -f "$d/public.json" ]; then
                 bad "job $job partition $p: no proof.json/public.json in $d"
             else
-                cmp -s "$d/public.json" "$FIX/$circ/public.json" || bad "job $job partition $p: public.json is not $circ's"
-                echo "$FIX/$circ/verification_key.json $d/public.json $d/proof.json" >>"$T/verify.list"
+                cmp -s "$d/public.json" "$(fxdir "$circ")/public.json" || bad "job $job partition $p: public.json is not $circ's"
+                echo "$(fxdir "$circ")/verification_key.json $d/public.json $d/proof.json" >>"$T/verify.list"
             fi
             if [ "$cout" != - ]; then
                 cmp -s "$cout/$p/proof.json" "$d/proof.json" ||

@@ -1,0 +1,80 @@
+#!/bin/sh
+# reload.sh — a circuit's key replaced on disk and switched in by SIGHUP to
+# czk-gpud while jobs run (gpud/reload.c, docs/design.md "Reloading a key"):
+#  - the job accepted before the SIGHUP is proved entirely with the old key,
+#    the job accepted after it entirely with the new one (each proof checked
+#    by snarkjs against its key's verification key, and a proof of the new
+#    job is refused by the old key's);
+#  - the synth and the finalizer load the new key from their own file when
+#    gpud announces it, without a restart of any daemon;
+#  - a key of other sizes is refused with a clear error and the running key
+#    keeps proving; a SIGHUP with nothing changed changes nothing;
+#  - every partition written and journaled exactly once.
+# usage: reload.sh CZK GPUD SYNTH FIN TOOL SRC
+. "$(dirname "$0")/lib.sh"
+require_snarkjs
+
+K=$T/keys
+mkdir -p "$K" "$T/fx1" "$T/fx2"
+cp "$FIX/multi/circuit.zkey" "$K/multi.zkey"
+cp "$FIX/multi/verification_key.json" "$FIX/multi/public.json" "$T/fx1/"
+# the second key: a new setup of the same circuit (same sizes, another key id)
+"$CZK" setup "$FIX/multi/circuit.r1cs" "$K/multi2.zkey" >"$T/setup.log" 2>&1 || { bad "czk setup: $(cat "$T/setup.log")"; exit 1; }
+"$CZK" vkey "$K/multi2.zkey" "$T/fx2/verification_key.json" >"$T/vkey.log" 2>&1 || { bad "czk vkey of the new key: $(cat "$T/vkey.log")"; exit 1; }
+cp "$FIX/multi/public.json" "$T/fx2/"
+
+SLOTS=2 write_config </dev/null
+sed -i "s|^zkey = $FIX/multi/circuit.zkey\$|zkey = $K/multi.zkey|" "$CONF"
+grep -q "zkey = $K/multi.zkey" "$CONF" || { bad "could not point the config at the test's key"; exit 1; }
+start_gpud
+start_fin
+start_synth 0
+wait_up 1 || exit 1
+
+log "a SIGHUP with nothing changed changes nothing"
+kill -HUP "$GPUD_PID"
+sleep 1.5
+grep -q "reloading to key id" "$T/logs/gpud.log" && bad "a SIGHUP without a changed file started a reload"
+
+log "job 1 (old key) accepted, then the key is replaced by rename and gpud gets SIGHUP, then job 2"
+submit j1 multi 12 normal || { bad "submit j1: $(cat "$T/sub.j1")"; exit 1; }
+J1=$(job_of "$T/sub.j1")
+cp "$K/multi2.zkey" "$K/multi.zkey.tmp" && mv "$K/multi.zkey.tmp" "$K/multi.zkey"
+kill -HUP "$GPUD_PID"
+for _ in $(seq 1 50); do grep -q "reloading to key id" "$T/logs/gpud.log" && break; sleep 0.1; done
+grep -q "reloading to key id" "$T/logs/gpud.log" || { bad "gpud did not start the reload"; exit 1; }
+submit j2 multi 3 normal || { bad "submit j2: $(cat "$T/sub.j2")"; exit 1; }
+J2=$(job_of "$T/sub.j2")
+# job 2 waits (STATUS says why) while job 1 is not done
+if "$CZK" status --config "$CONF" --json --job "$J1" 2>/dev/null | grep -A3 '"job": {' | grep -q '"state": "active"'; then
+    "$CZK" status --config "$CONF" --job "$J2" 2>&1 | grep -q "is being reloaded" ||
+        bad "job $J2 does not say that it waits for the reload"
+fi
+wait_complete "$J1" 120
+wait_complete "$J2" 120
+grep -q "the jobs accepted before the reload are done: loading key id" "$T/logs/gpud.log" ||
+    bad "gpud did not log the switch"
+grep -q "reloaded $K/multi.zkey (key id" "$T/logs/synth0.log" || bad "the synth did not reload the key"
+grep -q "reloaded $K/multi.zkey, the key czk-gpud now uses" "$T/logs/fin.log" || bad "the finalizer did not reload the key"
+expect_job "$J1" "$T/fx1" 12
+expect_job "$J2" "$T/fx2" 3
+
+log "a proof of job 2 is refused by the old key's verification key (the switch did happen)"
+echo "$T/fx1/verification_key.json $T/out/$J2/0/public.json $T/out/$J2/0/proof.json" >"$T/cross.list"
+if node "$SRC/tests/pipeline/verify_batch.js" "$SNARKJS_DIR" <"$T/cross.list" >"$T/cross.out" 2>&1; then
+    bad "job $J2's proof verifies with the old key"
+fi
+
+log "a key of other sizes is refused and the running key keeps proving"
+cp "$FIX/linear/circuit.zkey" "$K/multi.zkey.tmp" && mv "$K/multi.zkey.tmp" "$K/multi.zkey"
+kill -HUP "$GPUD_PID"
+for _ in $(seq 1 50); do grep -q "reload to key id .* refused: it has" "$T/logs/gpud.log" && break; sleep 0.1; done
+grep -q "reload to key id .* refused: it has .*restart" "$T/logs/gpud.log" ||
+    bad "a key of other sizes was not refused with a reason"
+submit j3 multi 2 normal || { bad "submit j3: $(cat "$T/sub.j3")"; exit 1; }
+J3=$(job_of "$T/sub.j3")
+expect_job "$J3" "$T/fx2" 2
+check_all # every job complete, written and journaled once, snarkjs accepts each proof with its key
+
+[ "$fail" = 0 ] && echo "ok"
+exit $fail
