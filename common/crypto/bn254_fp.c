@@ -1,8 +1,9 @@
 /*
  * bn254_fp.c — the BN254 base field Fp (bn254_field.h): Montgomery
- * arithmetic on 4 little-endian 64-bit limbs, R = 2^256.  The shared
- * functions come from bn254_field_tmpl.h; this file holds the constants and
- * the square root (p = 3 mod 4, so sqrt(a) = a^((p+1)/4) when it exists).
+ * arithmetic on 4 little-endian 64-bit limbs, R = 2^256.  The functions
+ * come from the template of every prime field (field_tmpl.h, shared with
+ * BLS12-381); this file holds the constants.  p = 3 mod 4, so
+ * sqrt(a) = a^((p+1)/4) when it exists.
  */
 #include <errno.h>
 #include <string.h>
@@ -25,29 +26,15 @@ static const uint64_t FP_SQRT_EXP[4] = {0x4f082305b61f3f52ULL, 0x65e05aa45a1c72a
                                         0x6e14116da0605617ULL, 0x0c19139cb84c680aULL};
 
 #define BF czk_bn254_fp
-#define BF_PFX czk_bn254_fp
+#define BF_N 4
+#define BF_BYTES CZK_BN254_BYTES
+#define BF_DEC_MAX CZK_BN254_DEC_MAX
 #define BF_M czk_bn254_p_
 #define BF_MINV czk_bn254_pinv_
+#define BF_ZERO CZK_BN254_FP_ZERO
 #define BF_ONE CZK_BN254_FP_ONE
 #define BF_R2 FP_R2
 #define BF_R3 FP_R3
 #define BF_MM2 FP_PM2
-#define BF_ADD_I czk_bn254_fp_add_i
-#define BF_SUB_I czk_bn254_fp_sub_i
-#define BF_DBL_I czk_bn254_fp_dbl_i
-#define BF_NEG_I czk_bn254_fp_neg_i
-#define BF_MUL_I czk_bn254_fp_mul_i
-#define BF_ISZERO_I czk_bn254_fp_is_zero_i
-#define BF_EQ_I czk_bn254_fp_eq_i
-#include "common/crypto/bn254_field_tmpl.h"
-
-int czk_bn254_fp_sqrt(czk_bn254_fp *r, const czk_bn254_fp *a)
-{
-    czk_bn254_fp s, chk;
-    czk_bn254_fp_pow(&s, a, FP_SQRT_EXP, 4);
-    czk_bn254_fp_sqr_i(&chk, &s);
-    if (!czk_bn254_fp_eq_i(&chk, a))
-        return -EDOM;
-    *r = s;
-    return 0;
-}
+#define BF_SQRT_EXP FP_SQRT_EXP
+#include "common/crypto/field_tmpl.h"

@@ -1,9 +1,10 @@
 /*
  * bn254_fr.c — the BN254 scalar field Fr (bn254_field.h): Montgomery
- * arithmetic on 4 little-endian 64-bit limbs, R = 2^256.  The shared
- * functions come from bn254_field_tmpl.h; this file holds the constants,
- * the 2^28-th root of unity, Tonelli-Shanks square roots (r - 1 = 2^28 t)
- * and uniform random elements from getrandom(2).
+ * arithmetic on 4 little-endian 64-bit limbs, R = 2^256.  The functions
+ * every prime field has come from field_tmpl.h (shared with BLS12-381, with
+ * uniform random elements from getrandom(2)); this file holds the
+ * constants, the 2^28-th root of unity and Tonelli-Shanks square roots
+ * (r - 1 = 2^28 t).
  */
 #include <errno.h>
 #include <string.h>
@@ -29,22 +30,22 @@ static const uint64_t FR_RM2[4] = {0x43e1f593efffffffULL, 0x2833e84879b97091ULL,
 static const uint64_t FR_TM1_HALF[4] = {0xcdcb848a1f0fac9fULL, 0x0c0ac2e9419f4243ULL,
                                         0x098d014dc2822db4ULL, 0x0000000183227397ULL};
 
+/* _random: r > 2^253, so a 254-bit string is below r with probability
+ * r / 2^254 > 1/2 */
 #define BF czk_bn254_fr
-#define BF_PFX czk_bn254_fr
+#define BF_N 4
+#define BF_BYTES CZK_BN254_BYTES
+#define BF_DEC_MAX CZK_BN254_DEC_MAX
 #define BF_M czk_bn254_r_
 #define BF_MINV czk_bn254_rinv_
+#define BF_ZERO CZK_BN254_FR_ZERO
 #define BF_ONE CZK_BN254_FR_ONE
 #define BF_R2 FR_R2
 #define BF_R3 FR_R3
 #define BF_MM2 FR_RM2
-#define BF_ADD_I czk_bn254_fr_add_i
-#define BF_SUB_I czk_bn254_fr_sub_i
-#define BF_DBL_I czk_bn254_fr_dbl_i
-#define BF_NEG_I czk_bn254_fr_neg_i
-#define BF_MUL_I czk_bn254_fr_mul_i
-#define BF_ISZERO_I czk_bn254_fr_is_zero_i
-#define BF_EQ_I czk_bn254_fr_eq_i
-#include "common/crypto/bn254_field_tmpl.h"
+#define BF_RANDOM_TOP 0x3f
+#define BF_RANDOM_WHAT "bn254 scalar"
+#include "common/crypto/field_tmpl.h"
 
 /*
  * Tonelli-Shanks in the form of the "constant-exponent" variant (as in
@@ -86,39 +87,4 @@ int czk_bn254_fr_sqrt(czk_bn254_fr *r, const czk_bn254_fr *a)
         return -EDOM;
     *r = x;
     return 0;
-}
-
-/* Rejection sampling on 254-bit strings: r > 2^253, so each draw is
- * accepted with probability r / 2^254 > 1/2 and the result is uniform. */
-int czk_bn254_fr_random(czk_bn254_fr *r)
-{
-    for (;;) {
-        uint8_t buf[CZK_BN254_BYTES];
-        size_t got = 0;
-        while (got < sizeof(buf)) {
-            ssize_t n = getrandom(buf + got, sizeof(buf) - got, 0);
-            if (n < 0) {
-                if (errno == EINTR)
-                    continue;
-                int rc = -errno;
-                czk_err("could not draw a random bn254 scalar: getrandom: %s", strerror(errno));
-                return rc;
-            }
-            got += (size_t)n;
-        }
-        buf[31] &= 0x3f;
-        czk_bn254_fr t;
-        for (int i = 0; i < 4; i++) {
-            uint64_t v = 0;
-            for (int j = 7; j >= 0; j--)
-                v = (v << 8) | buf[8 * i + j];
-            t.l[i] = v;
-        }
-        explicit_bzero(buf, sizeof(buf));
-        if (czk_bn254_fr_is_canonical(&t)) {
-            czk_bn254_fr_to_mont(r, &t);
-            explicit_bzero(&t, sizeof(t));
-            return 0;
-        }
-    }
 }

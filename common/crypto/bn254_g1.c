@@ -20,8 +20,6 @@ const czk_bn254_g1_aff CZK_BN254_G1_GEN = {
 static const czk_bn254_fp G1_B = {{0x7a17caa950ad28d7ULL, 0x1f6ac17ae15521b9ULL,
                                    0x334bea4e696bd284ULL, 0x2a1f6744ce179d8eULL}};
 
-static int fp_inv_(czk_bn254_fp *r, const czk_bn254_fp *a) { return czk_bn254_fp_inv(r, a); }
-
 /* 3b = 9 by additions */
 static void g1_mul_b3_(czk_bn254_fp *r, const czk_bn254_fp *a)
 {
@@ -33,20 +31,9 @@ static void g1_mul_b3_(czk_bn254_fp *r, const czk_bn254_fp *a)
 }
 
 #define CG czk_bn254_g1
-#define CJ czk_bn254_g1
 #define CA czk_bn254_g1_aff
 #define CF czk_bn254_fp
-#define CF_ADD czk_bn254_fp_add_i
-#define CF_SUB czk_bn254_fp_sub_i
-#define CF_DBL czk_bn254_fp_dbl_i
-#define CF_NEG czk_bn254_fp_neg_i
-#define CF_MUL czk_bn254_fp_mul
-#define CF_SQR czk_bn254_fp_sqr
-#define CF_ISZERO czk_bn254_fp_is_zero_i
-#define CF_EQ czk_bn254_fp_eq_i
 #define CF_ONE CZK_BN254_FP_ONE
-#define CF_INV fp_inv_
-#define CF_INV_CT czk_bn254_fp_inv_ct
 #define CF_CANON czk_bn254_fp_is_canonical
 #define CG_NAME "bn254 g1"
 #define CF_MUL_B3 g1_mul_b3_

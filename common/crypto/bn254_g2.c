@@ -34,7 +34,6 @@ static const czk_bn254_fp2 G2_B3 = {
     {{0x3baa927cb62e0d6aULL, 0xd71e7c52d1b664fdULL, 0x03873e63d95d4664ULL, 0x0e75b5b1082ab8f4ULL}},
     {{0xaab7c6667596fe35ULL, 0x31d21a78bb6a27baULL, 0x85dd7297680401ffULL, 0x03c52d6adf39a7e9ULL}}};
 
-static int fp2_inv_(czk_bn254_fp2 *r, const czk_bn254_fp2 *a) { return czk_bn254_fp2_inv(r, a); }
 static bool fp2_canon_(const czk_bn254_fp2 *a)
 {
     return czk_bn254_fp_is_canonical(&a->c0) && czk_bn254_fp_is_canonical(&a->c1);
@@ -42,20 +41,9 @@ static bool fp2_canon_(const czk_bn254_fp2 *a)
 static void g2_mul_b3_(czk_bn254_fp2 *r, const czk_bn254_fp2 *a) { czk_bn254_fp2_mul(r, a, &G2_B3); }
 
 #define CG czk_bn254_g2
-#define CJ czk_bn254_g2
 #define CA czk_bn254_g2_aff
 #define CF czk_bn254_fp2
-#define CF_ADD czk_bn254_fp2_add_i
-#define CF_SUB czk_bn254_fp2_sub_i
-#define CF_DBL czk_bn254_fp2_dbl_i
-#define CF_NEG czk_bn254_fp2_neg_i
-#define CF_MUL czk_bn254_fp2_mul
-#define CF_SQR czk_bn254_fp2_sqr
-#define CF_ISZERO czk_bn254_fp2_is_zero_i
-#define CF_EQ czk_bn254_fp2_eq_i
 #define CF_ONE CZK_BN254_FP2_ONE
-#define CF_INV fp2_inv_
-#define CF_INV_CT czk_bn254_fp2_inv_ct
 #define CF_CANON fp2_canon_
 #define CG_NAME "bn254 g2"
 #define CF_MUL_B3 g2_mul_b3_

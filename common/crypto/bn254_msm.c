@@ -20,8 +20,6 @@
 
 /* ---- G1 ---- */
 
-#define HAVE_ENDO 0
-#define ENDO_READY() NULL
 #define SUF bn254_g1
 #define FE czk_bn254_fp
 #define FE_ADD czk_bn254_fp_add_i
@@ -39,22 +37,6 @@
 #define JAC czk_bn254_g1
 #define JAC_SET_INF czk_bn254_g1_set_inf
 #include "common/crypto/msm_tmpl.h"
-#undef SUF
-#undef FE
-#undef FE_ADD
-#undef FE_SUB
-#undef FE_DBL
-#undef FE_NEG
-#undef FE_MUL
-#undef FE_SQR
-#undef FE_IS_ZERO
-#undef FE_EQ
-#undef FE_INV
-#undef FE_COST_BATCH
-#undef FE_ONE
-#undef AFF
-#undef JAC
-#undef JAC_SET_INF
 
 /* ---- G2 ---- */
 

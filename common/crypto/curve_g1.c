@@ -21,8 +21,6 @@ const czk_g1_aff CZK_G1_GEN = {
 static const czk_fp G1_B = {{0xaa270000000cfff3ULL, 0x53cc0032fc34000aULL, 0x478fe97a6b0a807fULL,
                              0xb1d37ebee6ba24d7ULL, 0x8ec9733bbf78ab2fULL, 0x09d645513d83de7eULL}};
 
-static int fp_inv_(czk_fp *r, const czk_fp *a) { return czk_fp_inv(r, a); }
-
 /* 3b = 12 by additions */
 static void g1_mul_b3_(czk_fp *r, const czk_fp *a)
 {
@@ -34,20 +32,9 @@ static void g1_mul_b3_(czk_fp *r, const czk_fp *a)
 }
 
 #define CG czk_g1
-#define CJ czk_g1
 #define CA czk_g1_aff
 #define CF czk_fp
-#define CF_ADD czk_fp_add_i
-#define CF_SUB czk_fp_sub_i
-#define CF_DBL czk_fp_dbl_i
-#define CF_NEG czk_fp_neg_i
-#define CF_MUL czk_fp_mul
-#define CF_SQR czk_fp_sqr
-#define CF_ISZERO czk_fp_is_zero_i
-#define CF_EQ czk_fp_eq_i
 #define CF_ONE CZK_FP_ONE
-#define CF_INV fp_inv_
-#define CF_INV_CT czk_fp_inv_ct
 #define CF_CANON czk_fp_is_canonical
 #define CG_NAME "g1"
 #define CF_MUL_B3 g1_mul_b3_

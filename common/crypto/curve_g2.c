@@ -28,7 +28,6 @@ static const czk_fp2 G2_B = {
     {{0xaa270000000cfff3ULL, 0x53cc0032fc34000aULL, 0x478fe97a6b0a807fULL, 0xb1d37ebee6ba24d7ULL,
       0x8ec9733bbf78ab2fULL, 0x09d645513d83de7eULL}}};
 
-static int fp2_inv_(czk_fp2 *r, const czk_fp2 *a) { return czk_fp2_inv(r, a); }
 static bool fp2_canon_(const czk_fp2 *a) { return czk_fp_is_canonical(&a->c0) && czk_fp_is_canonical(&a->c1); }
 
 /* 3b' = 12 (1 + u): times the non-residue, then 12 by additions */
@@ -43,20 +42,9 @@ static void g2_mul_b3_(czk_fp2 *r, const czk_fp2 *a)
 }
 
 #define CG czk_g2
-#define CJ czk_g2
 #define CA czk_g2_aff
 #define CF czk_fp2
-#define CF_ADD czk_fp2_add_i
-#define CF_SUB czk_fp2_sub_i
-#define CF_DBL czk_fp2_dbl_i
-#define CF_NEG czk_fp2_neg_i
-#define CF_MUL czk_fp2_mul
-#define CF_SQR czk_fp2_sqr
-#define CF_ISZERO czk_fp2_is_zero_i
-#define CF_EQ czk_fp2_eq_i
 #define CF_ONE CZK_FP2_ONE
-#define CF_INV fp2_inv_
-#define CF_INV_CT czk_fp2_inv_ct
 #define CF_CANON fp2_canon_
 #define CG_NAME "g2"
 #define CF_MUL_B3 g2_mul_b3_

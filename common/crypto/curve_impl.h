@@ -19,59 +19,15 @@
 #include "common/crypto/field_impl.h"
 
 #define CG czk_g1
-#define CJ czk_g1
 #define CA czk_g1_aff
 #define CF czk_fp
-#define CF_ADD czk_fp_add_i
-#define CF_SUB czk_fp_sub_i
-#define CF_DBL czk_fp_dbl_i
-#define CF_NEG czk_fp_neg_i
-#define CF_MUL czk_fp_mul
-#define CF_SQR czk_fp_sqr
-#define CF_ISZERO czk_fp_is_zero_i
-#define CF_EQ czk_fp_eq_i
 #define CF_ONE CZK_FP_ONE
 #include "common/crypto/curve_tmpl_impl.h"
-#undef CG
-#undef CJ
-#undef CA
-#undef CF
-#undef CF_ADD
-#undef CF_SUB
-#undef CF_DBL
-#undef CF_NEG
-#undef CF_MUL
-#undef CF_SQR
-#undef CF_ISZERO
-#undef CF_EQ
-#undef CF_ONE
 
 #define CG czk_g2
-#define CJ czk_g2
 #define CA czk_g2_aff
 #define CF czk_fp2
-#define CF_ADD czk_fp2_add_i
-#define CF_SUB czk_fp2_sub_i
-#define CF_DBL czk_fp2_dbl_i
-#define CF_NEG czk_fp2_neg_i
-#define CF_MUL czk_fp2_mul
-#define CF_SQR czk_fp2_sqr
-#define CF_ISZERO czk_fp2_is_zero_i
-#define CF_EQ czk_fp2_eq_i
 #define CF_ONE CZK_FP2_ONE
 #include "common/crypto/curve_tmpl_impl.h"
-#undef CG
-#undef CJ
-#undef CA
-#undef CF
-#undef CF_ADD
-#undef CF_SUB
-#undef CF_DBL
-#undef CF_NEG
-#undef CF_MUL
-#undef CF_SQR
-#undef CF_ISZERO
-#undef CF_EQ
-#undef CF_ONE
 
 #endif

@@ -1,14 +1,14 @@
 /*
- * curve_pub_tmpl_impl.h — template of the public point functions of curve.h,
- * included once by curve_g1.c (G1 over Fp) and once by curve_g2.c (G2 over
- * Fp2).  The includer defines, besides the macros of curve_tmpl_impl.h
- * (CG, CJ, CA, CF, CF_ADD ... CF_ONE): CG_NAME (a string for log lines),
- * CF_INV (returns 0 or -EDOM),
- * CF_CANON (coordinates are canonical integers < q), CF_ZERO and CB (the
- * curve constant b, an lvalue).  Group-specific parts (generators, subgroup
- * checks) stay in the .c files.
+ * curve_pub_tmpl_impl.h — template of the public point functions of curve.h
+ * and bn254_curve.h, included once by each of curve_g1.c, curve_g2.c,
+ * bn254_g1.c and bn254_g2.c.  The includer defines, besides the macros of
+ * curve_tmpl_impl.h (CG, CA, CF, CF_ONE; the field operations' names follow
+ * from CF: curve_field_ops_impl.h, with CF_INV returning 0 or -EDOM and
+ * CF_INV_CT the constant-time inversion, void, 0 -> 0, behind _to_aff_ct):
+ * CG_NAME (a string for log lines), CF_CANON (coordinates are canonical
+ * integers < q) and CB (the curve constant b, an lvalue).  Group-specific
+ * parts (generators, subgroup checks) stay in the .c files.
  * CF_MUL_B3 multiplies by 3b (the complete formulas of _mul need it).
- * CF_INV_CT is the constant-time inversion (void, 0 -> 0) behind _to_aff_ct.
  * Optional: CG_SCALAR, the type of the scalars (4 limbs, standard form;
  * czk_fr when not defined), CG_NO_MUL_ABSU to leave out _mul_absu_ (by
  * BLS12-381's |u|, for its subgroup checks), CG_WITH_MUL_VT to add the
@@ -16,11 +16,11 @@
  */
 #ifndef CG_SCALAR
 #define CG_SCALAR czk_fr
-#define CG_SCALAR_DEFAULT_
 #endif
 #define CG_CAT_(a, b) a##b
 #define CG_CAT(a, b) CG_CAT_(a, b)
 #define CGF(name) CG_CAT(CG, name)
+#include "common/crypto/curve_field_ops_impl.h"
 
 bool CGF(_aff_is_inf)(const CA *p) { return CGF(_aff_is_inf_i)(p); }
 
@@ -479,7 +479,4 @@ void CGF(_fb_mul)(CJ *r, const CG_CAT(CG, _fb) *t, const CG_SCALAR *k_std)
 void CGF(_fb_free)(CG_CAT(CG, _fb) *t) { free(t); }
 
 #undef CGF
-#ifdef CG_SCALAR_DEFAULT_
-#undef CG_SCALAR
-#undef CG_SCALAR_DEFAULT_
-#endif
+#include "common/crypto/curve_field_ops_undef_impl.h"

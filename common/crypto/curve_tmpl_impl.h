@@ -1,10 +1,12 @@
 /*
  * curve_tmpl_impl.h — template of the inline Jacobian point arithmetic for
  * y^2 = x^3 + b (a = 0), instantiated by curve_impl.h for G1 (over Fp) and G2
- * (over Fp2).  The includer defines:
- *   CG      function prefix (czk_g1), CJ / CA the Jacobian / affine types,
- *   CF      the coordinate field type, and CF_ADD, CF_SUB, CF_DBL, CF_NEG,
- *   CF_MUL, CF_SQR, CF_ISZERO, CF_EQ, CF_ONE (an lvalue of the field's one).
+ * (over Fp2), and by bn254_curve_impl.h for BN254's.  The includer defines:
+ *   CG      function prefix, also the Jacobian type (czk_g1), CA the affine type,
+ *   CF      the coordinate field type, also its function prefix (the
+ *           operations' names follow: curve_field_ops_impl.h),
+ *   CF_ONE  an lvalue of the field's one.
+ * The macros are undefined at the end.
  * Formulas (explicit-formulas database, a = 0): dbl-2009-l, add-2007-bl,
  * madd-2007-bl, each made complete by branching on the exceptional cases
  * (infinity operands, equal points, opposite points).  Outputs may alias inputs.
@@ -12,6 +14,7 @@
 #define CG_CAT_(a, b) a##b
 #define CG_CAT(a, b) CG_CAT_(a, b)
 #define CGF(name) CG_CAT(CG, name)
+#include "common/crypto/curve_field_ops_impl.h"
 
 static inline int CGF(_aff_is_inf_i)(const CA *p) { return CF_ISZERO(&p->x) && CF_ISZERO(&p->y); }
 static inline int CGF(_is_inf_i)(const CJ *p) { return CF_ISZERO(&p->z); }
@@ -169,3 +172,4 @@ static inline void CGF(_add_aff_i)(CJ *r, const CJ *a, const CA *b)
 }
 
 #undef CGF
+#include "common/crypto/curve_field_ops_undef_impl.h"

@@ -16,7 +16,9 @@
  * EPYC, shared): Fp mul ~24 ns, Fr mul ~15 ns (bench/field/bench_field).
  * Reductions, negation and subtraction select by mask, never by branch; the
  * czk_ct_* helpers (barrier, zero mask, conditional move) serve the _ct
- * functions of field.h and curve.h.
+ * functions of field.h and curve.h.  The per-field inline operations
+ * (czk_fp_add_i ... czk_fp2_eq_i) are instantiated from field_tmpl_impl.h
+ * and fp2_tmpl_impl.h, as BN254's are in bn254_field_impl.h.
  */
 #ifndef CZK_FIELD_IMPL_H
 #define CZK_FIELD_IMPL_H
@@ -627,102 +629,26 @@ CZK_INLINE void czk_mont4_mul_asm_(uint64_t *out, const uint64_t *a, const uint6
 
 #endif
 
-/* ---- Fp ---- */
-CZK_INLINE void czk_fp_add_i(czk_fp *r, const czk_fp *a, const czk_fp *b)
-{ czk_mod_add_(r->l, a->l, b->l, czk_fp_q_, 6); }
-CZK_INLINE void czk_fp_sub_i(czk_fp *r, const czk_fp *a, const czk_fp *b)
-{ czk_mod_sub_(r->l, a->l, b->l, czk_fp_q_, 6); }
-CZK_INLINE void czk_fp_dbl_i(czk_fp *r, const czk_fp *a)
-{ czk_mod_add_(r->l, a->l, a->l, czk_fp_q_, 6); }
-CZK_INLINE void czk_fp_neg_i(czk_fp *r, const czk_fp *a)
-{ czk_mod_neg_(r->l, a->l, czk_fp_q_, 6); }
-CZK_INLINE void czk_fp_mul_i(czk_fp *r, const czk_fp *a, const czk_fp *b)
-{
-#ifdef CZK_FIELD_ASM
-    uint64_t t[6];
-    czk_fp_mont_mul_asm_(t, a->l, b->l);
-    czk_mod_reduce1_(r->l, t, czk_fp_q_, 6);
-#else
-    czk_mont_mul_(r->l, a->l, b->l, czk_fp_q_, CZK_FP_QINV_, 6);
-#endif
-}
-/* a dedicated squaring (half the cross products) measured slower than the
- * multiplication here, so squaring is a multiplication */
-CZK_INLINE void czk_fp_sqr_i(czk_fp *r, const czk_fp *a) { czk_fp_mul_i(r, a, a); }
-CZK_INLINE int czk_fp_is_zero_i(const czk_fp *a)
-{ return (a->l[0] | a->l[1] | a->l[2] | a->l[3] | a->l[4] | a->l[5]) == 0; }
-CZK_INLINE int czk_fp_eq_i(const czk_fp *a, const czk_fp *b)
-{
-    return ((a->l[0] ^ b->l[0]) | (a->l[1] ^ b->l[1]) | (a->l[2] ^ b->l[2]) |
-            (a->l[3] ^ b->l[3]) | (a->l[4] ^ b->l[4]) | (a->l[5] ^ b->l[5])) == 0;
-}
+/* ---- Fp, Fr and Fp2 = Fp[u]/(u^2+1): field_tmpl_impl.h, fp2_tmpl_impl.h ---- */
+#define FI czk_fp
+#define FI_N 6
+#define FI_M czk_fp_q_
+#define FI_MINV CZK_FP_QINV_
+#define FI_MUL_ASM(t, a, b) czk_fp_mont_mul_asm_(t, a, b)
+#include "common/crypto/field_tmpl_impl.h"
 
-/* ---- Fr ---- */
-CZK_INLINE void czk_fr_add_i(czk_fr *r, const czk_fr *a, const czk_fr *b)
-{ czk_mod_add_(r->l, a->l, b->l, czk_fr_r_, 4); }
-CZK_INLINE void czk_fr_sub_i(czk_fr *r, const czk_fr *a, const czk_fr *b)
-{ czk_mod_sub_(r->l, a->l, b->l, czk_fr_r_, 4); }
-CZK_INLINE void czk_fr_dbl_i(czk_fr *r, const czk_fr *a)
-{ czk_mod_add_(r->l, a->l, a->l, czk_fr_r_, 4); }
-CZK_INLINE void czk_fr_neg_i(czk_fr *r, const czk_fr *a)
-{ czk_mod_neg_(r->l, a->l, czk_fr_r_, 4); }
-CZK_INLINE void czk_fr_mul_i(czk_fr *r, const czk_fr *a, const czk_fr *b)
-{
-#ifdef CZK_FIELD_ASM
-    uint64_t t[4];
-    czk_mont4_mul_asm_(t, a->l, b->l, czk_fr_r_, &czk_fr_rinv_);
-    czk_mod_reduce1_(r->l, t, czk_fr_r_, 4);
-#else
-    czk_mont_mul_(r->l, a->l, b->l, czk_fr_r_, CZK_FR_RINV_, 4);
-#endif
-}
-CZK_INLINE void czk_fr_sqr_i(czk_fr *r, const czk_fr *a) { czk_fr_mul_i(r, a, a); }
-CZK_INLINE int czk_fr_is_zero_i(const czk_fr *a)
-{ return (a->l[0] | a->l[1] | a->l[2] | a->l[3]) == 0; }
-CZK_INLINE int czk_fr_eq_i(const czk_fr *a, const czk_fr *b)
-{
-    return ((a->l[0] ^ b->l[0]) | (a->l[1] ^ b->l[1]) | (a->l[2] ^ b->l[2]) |
-            (a->l[3] ^ b->l[3])) == 0;
-}
+#define FI czk_fr
+#define FI_N 4
+#define FI_M czk_fr_r_
+#define FI_MINV CZK_FR_RINV_
+#define FI_MUL_ASM(t, a, b) czk_mont4_mul_asm_(t, a, b, czk_fr_r_, &czk_fr_rinv_)
+#include "common/crypto/field_tmpl_impl.h"
 
-/* ---- Fp2 = Fp[u]/(u^2+1) ---- */
-CZK_INLINE void czk_fp2_add_i(czk_fp2 *r, const czk_fp2 *a, const czk_fp2 *b)
-{ czk_fp_add_i(&r->c0, &a->c0, &b->c0); czk_fp_add_i(&r->c1, &a->c1, &b->c1); }
-CZK_INLINE void czk_fp2_sub_i(czk_fp2 *r, const czk_fp2 *a, const czk_fp2 *b)
-{ czk_fp_sub_i(&r->c0, &a->c0, &b->c0); czk_fp_sub_i(&r->c1, &a->c1, &b->c1); }
-CZK_INLINE void czk_fp2_dbl_i(czk_fp2 *r, const czk_fp2 *a)
-{ czk_fp_dbl_i(&r->c0, &a->c0); czk_fp_dbl_i(&r->c1, &a->c1); }
-CZK_INLINE void czk_fp2_neg_i(czk_fp2 *r, const czk_fp2 *a)
-{ czk_fp_neg_i(&r->c0, &a->c0); czk_fp_neg_i(&r->c1, &a->c1); }
-/* Karatsuba: 3 Fp multiplications */
-CZK_INLINE void czk_fp2_mul_i(czk_fp2 *r, const czk_fp2 *a, const czk_fp2 *b)
-{
-    czk_fp v0, v1, s, t;
-    czk_fp_mul_i(&v0, &a->c0, &b->c0);
-    czk_fp_mul_i(&v1, &a->c1, &b->c1);
-    czk_fp_add_i(&s, &a->c0, &a->c1);
-    czk_fp_add_i(&t, &b->c0, &b->c1);
-    czk_fp_mul_i(&s, &s, &t);
-    czk_fp_sub_i(&s, &s, &v0);
-    czk_fp_sub_i(&r->c1, &s, &v1);
-    czk_fp_sub_i(&r->c0, &v0, &v1);
-}
-/* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u: 2 Fp multiplications */
-CZK_INLINE void czk_fp2_sqr_i(czk_fp2 *r, const czk_fp2 *a)
-{
-    czk_fp s, d, p;
-    czk_fp_add_i(&s, &a->c0, &a->c1);
-    czk_fp_sub_i(&d, &a->c0, &a->c1);
-    czk_fp_mul_i(&p, &a->c0, &a->c1);
-    czk_fp_mul_i(&r->c0, &s, &d);
-    czk_fp_dbl_i(&r->c1, &p);
-}
-CZK_INLINE int czk_fp2_is_zero_i(const czk_fp2 *a)
-{ return czk_fp_is_zero_i(&a->c0) && czk_fp_is_zero_i(&a->c1); }
-CZK_INLINE int czk_fp2_eq_i(const czk_fp2 *a, const czk_fp2 *b)
-{ return czk_fp_eq_i(&a->c0, &b->c0) && czk_fp_eq_i(&a->c1, &b->c1); }
+#define F2 czk_fp2
+#define F2B czk_fp
+#include "common/crypto/fp2_tmpl_impl.h"
 
-/* ---- helpers shared by field_fp.c and field_fr.c (field_util.c) ---- */
+/* ---- helpers shared by the prime fields of both curves (field_util.c) ---- */
 /* decimal string of the n-limb integer a; out must hold 20*n+1 bytes */
 void czk_field_to_dec_(char *out, const uint64_t *a, int n);
 /* parse a decimal string of at most max_digits digits into n limbs (< m);

@@ -160,39 +160,6 @@ static inline void glv_apply(czk_g1_aff *r, const czk_g1_aff *p)
 #define JAC czk_g1
 #define JAC_SET_INF czk_g1_set_inf
 #include "common/crypto/msm_tmpl.h"
-#undef SUF
-#undef FE
-#undef FE_ADD
-#undef FE_SUB
-#undef FE_DBL
-#undef FE_NEG
-#undef FE_MUL
-#undef FE_SQR
-#undef FE_IS_ZERO
-#undef FE_EQ
-#undef FE_INV
-#undef FE_COST_BATCH
-#undef FE_COST_BATCH_X8
-#undef FE_FLUSH_X8
-#undef FE_FLUSH_X8_BYTES
-#undef VX
-#undef VX_MUL
-#undef VX_SQR
-#undef VX_ADD
-#undef VX_SUB
-#undef VX_BLEND
-#undef VX_SET1
-#undef VX_GATHER
-#undef VX_STORE
-#undef VX_LOAD
-#undef VX_IS_ZERO
-#undef FE_ONE
-#undef AFF
-#undef JAC
-#undef JAC_SET_INF
-#undef HAVE_ENDO
-#undef ENDO_READY
-#undef ENDO_APPLY
 
 /* ---- G2 ---- */
 

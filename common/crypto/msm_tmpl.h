@@ -11,14 +11,16 @@
  *                  addition and of an inversion in mixed XYZZ additions, and
  *                  the most bytes of affine buckets per window
  *   AFF / JAC      the curve's affine and Jacobian point types, JAC_SET_INF
- *   HAVE_ENDO      1 when ENDO_READY() (the glv_params, or NULL when unusable)
- *                  and ENDO_APPLY(out, in) give an endomorphism phi = [d]
+ *   HAVE_ENDO      (optional) 1 when ENDO_READY() (the glv_params, or NULL
+ *                  when unusable) and ENDO_APPLY(out, in) give an
+ *                  endomorphism phi = [d]; without it no endomorphism is used
  *   FE_FLUSH_X8    (optional) the AVX-512 IFMA flush (msm_ifma.h),
  *                  FE_FLUSH_X8_BYTES its scratch size, FE_COST_BATCH_X8 the
  *                  costs to plan with when it is in use (czk_fpx8_enabled());
  *                  without it the scalar flush and running sums always run
  *   VX ...         (x86-64 only) the 8-lane coordinate type and operations
  *                  of the vector running sums, msm_reduce_x8_tmpl.h
+ * and undefines them all at the end.
  *
  * Buckets and partial sums use XYZZ coordinates (x = X/ZZ, y = Y/ZZZ,
  * ZZ^3 = ZZZ^2; ZZ = 0 is infinity): a mixed addition from an affine base
@@ -26,6 +28,11 @@
  * Every addition here is complete: equal inputs fall through to doubling,
  * opposite inputs give infinity.
  */
+
+#ifndef HAVE_ENDO
+#define HAVE_ENDO 0
+#define ENDO_READY() NULL
+#endif
 
 #ifdef FE_FLUSH_X8
 #define MSM_X8_ON() czk_fpx8_enabled()
@@ -748,3 +755,37 @@ static int F(msm_run)(JAC *r, const AFF *bases, const MSM_SCALAR *scalars, size_
 #undef F
 #undef CAT
 #undef CAT_
+/* the includer's macros, so the next instantiation starts clean */
+#undef SUF
+#undef FE
+#undef FE_ADD
+#undef FE_SUB
+#undef FE_DBL
+#undef FE_NEG
+#undef FE_MUL
+#undef FE_SQR
+#undef FE_IS_ZERO
+#undef FE_EQ
+#undef FE_INV
+#undef FE_COST_BATCH
+#undef FE_COST_BATCH_X8
+#undef FE_FLUSH_X8
+#undef FE_FLUSH_X8_BYTES
+#undef VX
+#undef VX_MUL
+#undef VX_SQR
+#undef VX_ADD
+#undef VX_SUB
+#undef VX_BLEND
+#undef VX_SET1
+#undef VX_GATHER
+#undef VX_STORE
+#undef VX_LOAD
+#undef VX_IS_ZERO
+#undef FE_ONE
+#undef AFF
+#undef JAC
+#undef JAC_SET_INF
+#undef HAVE_ENDO
+#undef ENDO_READY
+#undef ENDO_APPLY

@@ -98,137 +98,25 @@ static void test_generators(void)
     gp_clear(&g1); gp_clear(&g2); gp_clear(&k);
 }
 
-static void test_g1(int iters)
-{
-    g_pt gen, a, b, c;
-    mpz_t s, t;
-    gp_init(&gen); gp_init(&a); gp_init(&b); gp_init(&c);
-    mpz_inits(s, t, NULL);
-    gp_from_g1(&gen, &CZK_BN254_G1_GEN);
+#define CT_G czk_bn254_g1
+#define CT_AFF czk_bn254_g1_aff
+#define CT_FIELD czk_bn254_fp
+#define CT_GEN CZK_BN254_G1_GEN
+#define CT_GP_FROM gp_from_g1
+#define CT_GP_EQ gp_eq_g1
+#define CT_SUF g1
+#define CT_NAME "g1"
+#include "tests/bn254/curve_test_tmpl.h"
 
-    for (int it = 0; it < iters; it++) {
-        czk_bn254_fr ks, kt;
-        czk_bn254_g1 P, Q, R, R2;
-        czk_bn254_g1_aff pa, qa, ra, ra2;
-
-        /* P = s G, Q = t G in the library (constant time) and in GMP */
-        rand_scalar(&ks, s);
-        rand_scalar(&kt, t);
-        czk_bn254_g1_mul_aff_ct(&P, &CZK_BN254_G1_GEN, &ks);
-        czk_bn254_g1_mul_aff(&Q, &CZK_BN254_G1_GEN, &kt);
-        czk_bn254_g1_to_aff(&pa, &P);
-        czk_bn254_g1_to_aff(&qa, &Q);
-        gp_mul(&a, &gen, s);
-        gp_mul(&b, &gen, t);
-        CHECK(gp_eq_g1(&a, &pa), "g1 s G (ct) vs GMP it=%d", it);
-        CHECK(gp_eq_g1(&b, &qa), "g1 t G vs GMP it=%d", it);
-        CHECK(czk_bn254_g1_aff_on_curve(&pa), "g1 s G on curve it=%d", it);
-
-        /* variable-time multiplication of a random point by a random scalar */
-        czk_bn254_g1_mul_vt(&R, &P, &kt);
-        czk_bn254_g1_mul_ct(&R2, &P, &kt);
-        czk_bn254_g1_to_aff(&ra, &R);
-        czk_bn254_g1_to_aff_ct(&ra2, &R2);
-        gp_mul(&c, &a, t);
-        CHECK(gp_eq_g1(&c, &ra), "g1 mul_vt vs GMP it=%d", it);
-        CHECK(czk_bn254_g1_aff_eq(&ra, &ra2), "g1 mul_ct == mul_vt it=%d", it);
-
-        /* addition, mixed addition, doubling, and their _ct forms */
-        czk_bn254_g1_add(&R, &P, &Q);
-        czk_bn254_g1_add_ct(&R2, &P, &Q);
-        gp_add(&c, &a, &b);
-        czk_bn254_g1_to_aff(&ra, &R);
-        CHECK(gp_eq_g1(&c, &ra), "g1 add vs GMP it=%d", it);
-        CHECK(czk_bn254_g1_eq(&R, &R2), "g1 add_ct == add it=%d", it);
-        czk_bn254_g1_add_aff(&R, &P, &qa);
-        czk_bn254_g1_add_aff_ct(&R2, &P, &qa);
-        czk_bn254_g1_to_aff(&ra, &R);
-        CHECK(gp_eq_g1(&c, &ra) && czk_bn254_g1_eq(&R, &R2), "g1 add_aff it=%d", it);
-        czk_bn254_g1_dbl(&R, &P);
-        czk_bn254_g1_add(&R2, &P, &P);
-        gp_add(&c, &a, &a);
-        czk_bn254_g1_to_aff(&ra, &R);
-        CHECK(gp_eq_g1(&c, &ra) && czk_bn254_g1_eq(&R, &R2), "g1 dbl / P + P it=%d", it);
-        czk_bn254_g1_add_ct(&R2, &P, &P);
-        CHECK(czk_bn254_g1_eq(&R, &R2), "g1 add_ct(P, P) == dbl it=%d", it);
-        czk_bn254_g1_neg(&R, &P);
-        czk_bn254_g1_add(&R, &R, &P);
-        CHECK(czk_bn254_g1_is_inf(&R), "g1 P - P = 0 it=%d", it);
-        czk_bn254_g1_add_aff_ct(&R2, &R, &pa); /* inf + P */
-        CHECK(czk_bn254_g1_eq(&R2, &P), "g1 0 + P (ct) it=%d", it);
-
-        /* batch normalisation */
-        czk_bn254_g1 in[3] = {P, Q, R};
-        czk_bn254_g1_aff out[3];
-        czk_bn254_fp scratch[3];
-        czk_bn254_g1_batch_to_aff(out, in, 3, scratch);
-        CHECK(czk_bn254_g1_aff_eq(&out[0], &pa) && czk_bn254_g1_aff_eq(&out[1], &qa) &&
-                  czk_bn254_g1_aff_is_inf(&out[2]), "g1 batch_to_aff it=%d", it);
-    }
-    gp_clear(&gen); gp_clear(&a); gp_clear(&b); gp_clear(&c);
-    mpz_clears(s, t, NULL);
-}
-
-static void test_g2(int iters)
-{
-    g_pt gen, a, b, c;
-    mpz_t s, t;
-    gp_init(&gen); gp_init(&a); gp_init(&b); gp_init(&c);
-    mpz_inits(s, t, NULL);
-    gp_from_g2(&gen, &CZK_BN254_G2_GEN);
-
-    for (int it = 0; it < iters; it++) {
-        czk_bn254_fr ks, kt;
-        czk_bn254_g2 P, Q, R, R2;
-        czk_bn254_g2_aff pa, qa, ra, ra2;
-
-        rand_scalar(&ks, s);
-        rand_scalar(&kt, t);
-        czk_bn254_g2_mul_aff_ct(&P, &CZK_BN254_G2_GEN, &ks);
-        czk_bn254_g2_mul_aff(&Q, &CZK_BN254_G2_GEN, &kt);
-        czk_bn254_g2_to_aff(&pa, &P);
-        czk_bn254_g2_to_aff(&qa, &Q);
-        gp_mul(&a, &gen, s);
-        gp_mul(&b, &gen, t);
-        CHECK(gp_eq_g2(&a, &pa), "g2 s G (ct) vs GMP it=%d", it);
-        CHECK(gp_eq_g2(&b, &qa), "g2 t G vs GMP it=%d", it);
-        CHECK(czk_bn254_g2_aff_in_subgroup(&pa), "g2 s G in G2 it=%d", it);
-
-        czk_bn254_g2_mul_vt(&R, &P, &kt);
-        czk_bn254_g2_mul_ct(&R2, &P, &kt);
-        czk_bn254_g2_to_aff(&ra, &R);
-        czk_bn254_g2_to_aff_ct(&ra2, &R2);
-        gp_mul(&c, &a, t);
-        CHECK(gp_eq_g2(&c, &ra), "g2 mul_vt vs GMP it=%d", it);
-        CHECK(czk_bn254_g2_aff_eq(&ra, &ra2), "g2 mul_ct == mul_vt it=%d", it);
-
-        czk_bn254_g2_add(&R, &P, &Q);
-        czk_bn254_g2_add_ct(&R2, &P, &Q);
-        gp_add(&c, &a, &b);
-        czk_bn254_g2_to_aff(&ra, &R);
-        CHECK(gp_eq_g2(&c, &ra), "g2 add vs GMP it=%d", it);
-        CHECK(czk_bn254_g2_eq(&R, &R2), "g2 add_ct == add it=%d", it);
-        czk_bn254_g2_add_aff(&R, &P, &qa);
-        czk_bn254_g2_add_aff_ct(&R2, &P, &qa);
-        czk_bn254_g2_to_aff(&ra, &R);
-        CHECK(gp_eq_g2(&c, &ra) && czk_bn254_g2_eq(&R, &R2), "g2 add_aff it=%d", it);
-        czk_bn254_g2_dbl(&R, &P);
-        gp_add(&c, &a, &a);
-        czk_bn254_g2_to_aff(&ra, &R);
-        CHECK(gp_eq_g2(&c, &ra), "g2 dbl it=%d", it);
-        czk_bn254_g2_neg(&R, &P);
-        czk_bn254_g2_add(&R, &R, &P);
-        CHECK(czk_bn254_g2_is_inf(&R), "g2 P - P = 0 it=%d", it);
-
-        czk_bn254_g2 in[2] = {P, Q};
-        czk_bn254_g2_aff out[2];
-        czk_bn254_fp2 scratch[2];
-        czk_bn254_g2_batch_to_aff(out, in, 2, scratch);
-        CHECK(czk_bn254_g2_aff_eq(&out[0], &pa) && czk_bn254_g2_aff_eq(&out[1], &qa), "g2 batch_to_aff");
-    }
-    gp_clear(&gen); gp_clear(&a); gp_clear(&b); gp_clear(&c);
-    mpz_clears(s, t, NULL);
-}
+#define CT_G czk_bn254_g2
+#define CT_AFF czk_bn254_g2_aff
+#define CT_FIELD czk_bn254_fp2
+#define CT_GEN CZK_BN254_G2_GEN
+#define CT_GP_FROM gp_from_g2
+#define CT_GP_EQ gp_eq_g2
+#define CT_SUF g2
+#define CT_NAME "g2"
+#include "tests/bn254/curve_test_tmpl.h"
 
 /* a point of the twist E'(Fp2) outside G2: random x until x^3 + b' is a
  * square; with cofactor 2p - r about r, such a point is almost never in G2,

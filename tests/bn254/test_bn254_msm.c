@@ -51,206 +51,27 @@ static int pick_kind(size_t i)
     return x == 0 ? 1 : x == 1 ? 2 : x == 2 ? 3 : 0;
 }
 
-/* bases a_i G: a_0 random, a_{i+1} = a_i + d; some replaced (pick_kind) */
-static void make_bases_g1(czk_bn254_g1_aff *out, mpz_t *a, size_t n)
-{
-    czk_bn254_g1 *jac = malloc(n * sizeof(*jac)), cur, step;
-    czk_bn254_fp *scr = malloc(n * sizeof(*scr));
-    czk_bn254_fr k;
-    mpz_t d, x;
+#define MT_G czk_bn254_g1
+#define MT_AFF czk_bn254_g1_aff
+#define MT_FIELD czk_bn254_fp
+#define MT_GEN CZK_BN254_G1_GEN
+#define MT_MSM czk_bn254_msm_g1
+#define MT_GP_FROM gp_from_g1
+#define MT_GP_EQ gp_eq_g1
+#define MT_SUF g1
+#define MT_NAME "g1"
+#include "tests/bn254/msm_test_tmpl.h"
 
-    mpz_inits(d, x, NULL);
-    t_rand_mod(x, bn_r, 4);
-    t_rand_mod(d, bn_r, 4);
-    t_mpz_to_limbs(k.l, x, 4);
-    czk_bn254_g1_mul_aff(&cur, &CZK_BN254_G1_GEN, &k);
-    t_mpz_to_limbs(k.l, d, 4);
-    czk_bn254_g1_mul_aff(&step, &CZK_BN254_G1_GEN, &k);
-    for (size_t i = 0; i < n; i++) {
-        jac[i] = cur;
-        mpz_set(a[i], x);
-        czk_bn254_g1_add(&cur, &cur, &step);
-        mpz_add(x, x, d);
-        mpz_mod(x, x, bn_r);
-    }
-    czk_bn254_g1_batch_to_aff(out, jac, n, scr);
-    for (size_t i = 0; i < n; i++) {
-        size_t j = i ? (size_t)(t_rand64() % i) : 0;
-        switch (pick_kind(i)) {
-        case 1:
-            memset(&out[i], 0, sizeof(out[i]));
-            mpz_set_ui(a[i], 0);
-            break;
-        case 2:
-            out[i] = out[j];
-            mpz_set(a[i], a[j]);
-            break;
-        case 3:
-            czk_bn254_g1_aff_neg(&out[i], &out[j]);
-            if (czk_bn254_g1_aff_is_inf(&out[j]))
-                memset(&out[i], 0, sizeof(out[i]));
-            mpz_sub(a[i], bn_r, a[j]);
-            mpz_mod(a[i], a[i], bn_r);
-            break;
-        default:
-            break;
-        }
-    }
-    mpz_clears(d, x, NULL);
-    free(jac);
-    free(scr);
-}
-
-static void make_bases_g2(czk_bn254_g2_aff *out, mpz_t *a, size_t n)
-{
-    czk_bn254_g2 *jac = malloc(n * sizeof(*jac)), cur, step;
-    czk_bn254_fp2 *scr = malloc(n * sizeof(*scr));
-    czk_bn254_fr k;
-    mpz_t d, x;
-
-    mpz_inits(d, x, NULL);
-    t_rand_mod(x, bn_r, 4);
-    t_rand_mod(d, bn_r, 4);
-    t_mpz_to_limbs(k.l, x, 4);
-    czk_bn254_g2_mul_aff(&cur, &CZK_BN254_G2_GEN, &k);
-    t_mpz_to_limbs(k.l, d, 4);
-    czk_bn254_g2_mul_aff(&step, &CZK_BN254_G2_GEN, &k);
-    for (size_t i = 0; i < n; i++) {
-        jac[i] = cur;
-        mpz_set(a[i], x);
-        czk_bn254_g2_add(&cur, &cur, &step);
-        mpz_add(x, x, d);
-        mpz_mod(x, x, bn_r);
-    }
-    czk_bn254_g2_batch_to_aff(out, jac, n, scr);
-    for (size_t i = 0; i < n; i++) {
-        size_t j = i ? (size_t)(t_rand64() % i) : 0;
-        switch (pick_kind(i)) {
-        case 1:
-            memset(&out[i], 0, sizeof(out[i]));
-            mpz_set_ui(a[i], 0);
-            break;
-        case 2:
-            out[i] = out[j];
-            mpz_set(a[i], a[j]);
-            break;
-        case 3:
-            czk_bn254_g2_aff_neg(&out[i], &out[j]);
-            if (czk_bn254_g2_aff_is_inf(&out[j]))
-                memset(&out[i], 0, sizeof(out[i]));
-            mpz_sub(a[i], bn_r, a[j]);
-            mpz_mod(a[i], a[i], bn_r);
-            break;
-        default:
-            break;
-        }
-    }
-    mpz_clears(d, x, NULL);
-    free(jac);
-    free(scr);
-}
-
-static void test_g1(size_t n, int nthreads, int gmp_terms)
-{
-    czk_bn254_g1_aff *bases = malloc(n * sizeof(*bases)), got_aff, want_aff;
-    czk_bn254_fr *sc = malloc(n * sizeof(*sc)), e;
-    czk_bn254_g1 got, want, sum, t;
-    mpz_t *a = malloc(n * sizeof(mpz_t)), k, acc;
-
-    mpz_inits(k, acc, NULL);
-    for (size_t i = 0; i < n; i++)
-        mpz_init(a[i]);
-    make_bases_g1(bases, a, n);
-    czk_bn254_g1_set_inf(&sum);
-    for (size_t i = 0; i < n; i++) {
-        pick_scalar(&sc[i], k, i);
-        mpz_addmul(acc, k, a[i]);
-        czk_bn254_g1_from_aff(&t, &bases[i]);
-        czk_bn254_g1_mul_vt(&t, &t, &sc[i]);
-        czk_bn254_g1_add(&sum, &sum, &t);
-    }
-    mpz_mod(acc, acc, bn_r);
-    t_mpz_to_limbs(e.l, acc, 4);
-    czk_bn254_g1_mul_aff(&want, &CZK_BN254_G1_GEN, &e);
-    CHECK(czk_bn254_msm_g1(&got, bases, sc, n, nthreads) == 0, "msm g1 n=%zu", n);
-    czk_bn254_g1_to_aff(&got_aff, &got);
-    czk_bn254_g1_to_aff(&want_aff, &want);
-    CHECK(czk_bn254_g1_aff_eq(&got_aff, &want_aff), "msm g1 n=%zu (%d threads) = (sum k_i a_i) G", n, nthreads);
-    CHECK(czk_bn254_g1_eq(&got, &sum), "msm g1 n=%zu (%d threads) = sum of mul_vt", n, nthreads);
-    if (gmp_terms) {
-        g_pt s, p, q;
-        gp_init(&s);
-        gp_init(&p);
-        gp_init(&q);
-        for (size_t i = 0; i < n; i++) {
-            t_limbs_to_mpz(k, sc[i].l, 4);
-            gp_from_g1(&p, &bases[i]);
-            gp_mul(&q, &p, k);
-            gp_add(&s, &s, &q);
-        }
-        CHECK(gp_eq_g1(&s, &got_aff), "msm g1 n=%zu = GMP double-and-add sum", n);
-        gp_clear(&s);
-        gp_clear(&p);
-        gp_clear(&q);
-    }
-    for (size_t i = 0; i < n; i++)
-        mpz_clear(a[i]);
-    mpz_clears(k, acc, NULL);
-    free(a);
-    free(bases);
-    free(sc);
-}
-
-static void test_g2(size_t n, int nthreads, int gmp_terms)
-{
-    czk_bn254_g2_aff *bases = malloc(n * sizeof(*bases)), got_aff, want_aff;
-    czk_bn254_fr *sc = malloc(n * sizeof(*sc)), e;
-    czk_bn254_g2 got, want, sum, t;
-    mpz_t *a = malloc(n * sizeof(mpz_t)), k, acc;
-
-    mpz_inits(k, acc, NULL);
-    for (size_t i = 0; i < n; i++)
-        mpz_init(a[i]);
-    make_bases_g2(bases, a, n);
-    czk_bn254_g2_set_inf(&sum);
-    for (size_t i = 0; i < n; i++) {
-        pick_scalar(&sc[i], k, i);
-        mpz_addmul(acc, k, a[i]);
-        czk_bn254_g2_from_aff(&t, &bases[i]);
-        czk_bn254_g2_mul_vt(&t, &t, &sc[i]);
-        czk_bn254_g2_add(&sum, &sum, &t);
-    }
-    mpz_mod(acc, acc, bn_r);
-    t_mpz_to_limbs(e.l, acc, 4);
-    czk_bn254_g2_mul_aff(&want, &CZK_BN254_G2_GEN, &e);
-    CHECK(czk_bn254_msm_g2(&got, bases, sc, n, nthreads) == 0, "msm g2 n=%zu", n);
-    czk_bn254_g2_to_aff(&got_aff, &got);
-    czk_bn254_g2_to_aff(&want_aff, &want);
-    CHECK(czk_bn254_g2_aff_eq(&got_aff, &want_aff), "msm g2 n=%zu (%d threads) = (sum k_i a_i) G", n, nthreads);
-    CHECK(czk_bn254_g2_eq(&got, &sum), "msm g2 n=%zu (%d threads) = sum of mul_vt", n, nthreads);
-    if (gmp_terms) {
-        g_pt s, p, q;
-        gp_init(&s);
-        gp_init(&p);
-        gp_init(&q);
-        for (size_t i = 0; i < n; i++) {
-            t_limbs_to_mpz(k, sc[i].l, 4);
-            gp_from_g2(&p, &bases[i]);
-            gp_mul(&q, &p, k);
-            gp_add(&s, &s, &q);
-        }
-        CHECK(gp_eq_g2(&s, &got_aff), "msm g2 n=%zu = GMP double-and-add sum", n);
-        gp_clear(&s);
-        gp_clear(&p);
-        gp_clear(&q);
-    }
-    for (size_t i = 0; i < n; i++)
-        mpz_clear(a[i]);
-    mpz_clears(k, acc, NULL);
-    free(a);
-    free(bases);
-    free(sc);
-}
+#define MT_G czk_bn254_g2
+#define MT_AFF czk_bn254_g2_aff
+#define MT_FIELD czk_bn254_fp2
+#define MT_GEN CZK_BN254_G2_GEN
+#define MT_MSM czk_bn254_msm_g2
+#define MT_GP_FROM gp_from_g2
+#define MT_GP_EQ gp_eq_g2
+#define MT_SUF g2
+#define MT_NAME "g2"
+#include "tests/bn254/msm_test_tmpl.h"
 
 /* all scalars 0, or all bases infinity: the result is infinity */
 static void test_degenerate(void)

@@ -9,14 +9,15 @@
  * fails when max |t| exceeds the threshold (10, dudect's "definitely not
  * constant time").
  *
- * Targets (the secret in parentheses):
+ * Targets (the secret in parentheses), for BLS12-381 and, with the prefix
+ * bn254_, for BN254 (dudect_curve_tmpl.h):
  *   fp_inv_ct, fp2_inv_ct, fr_inv_ct   the Fermat inversions (the value)
  *   g1_mul_ct, g2_mul_ct               scalar multiplication (the scalar)
  *   g1_to_aff_ct, g2_to_aff_ct         the finalize normalisation (Z)
- *   finalize                           czk_groth16_finalize (r and s)
  *   fp_inv, g1_to_aff                  the VARIABLE-TIME binary-GCD inversion
  *                                      and the normalisation finalize used
  *                                      before, to show the test catches a leak
+ * and finalize, czk_groth16_finalize (r and s; BLS12-381).
  *
  * usage: test_dudect [-n MEASUREMENTS] [-t THRESHOLD] [--fixed random|special]
  *                    [--expect-leak] TARGET...
@@ -38,6 +39,7 @@
 #include <x86intrin.h>
 #endif
 
+#include "common/crypto/bn254_curve.h"
 #include "common/crypto/curve.h"
 #include "common/crypto/field.h"
 #include "common/groth16/groth16.h"
@@ -62,113 +64,15 @@ static inline uint64_t now_ticks(void)
 
 static bool g_special;
 
-/* ---- inputs ---- */
+/* ---- inputs and targets ---- */
 
-static void rand_fp(czk_fp *a)
-{
-    for (int i = 0; i < 6; i++)
-        a->l[i] = t_rand64();
-    a->l[5] &= 0x0fffffffffffffffULL; /* < q */
-}
-
-static void rand_fr(czk_fr *a)
-{
-    for (int i = 0; i < 4; i++)
-        a->l[i] = t_rand64();
-    a->l[3] &= 0x3fffffffffffffffULL; /* < r */
-}
-
-/* the fixed values, drawn once */
-static czk_fp g_fix_fp;
-static czk_fp2 g_fix_fp2;
-static czk_fr g_fix_fr, g_fix_k, g_fix_r, g_fix_s;
-static czk_g1_aff g_p1;
-static czk_g2_aff g_p2;
-static czk_g1 g_fix_j1;
-static czk_g2 g_fix_j2;
-static czk_groth16_params g_params;
-static czk_groth16_msm_out g_msm;
-
-static void g1_rand_aff(czk_g1_aff *a)
-{
-    czk_fr k;
-    czk_g1 p;
-    rand_fr(&k);
-    czk_g1_mul_aff(&p, &CZK_G1_GEN, &k);
-    czk_g1_to_aff(a, &p);
-}
-
-static void g2_rand_aff(czk_g2_aff *a)
-{
-    czk_fr k;
-    czk_g2 p;
-    rand_fr(&k);
-    czk_g2_mul_aff(&p, &CZK_G2_GEN, &k);
-    czk_g2_to_aff(a, &p);
-}
-
-/* (x l^2, y l^3, l): the same point with Z = l */
-static void g1_scaled(czk_g1 *r, const czk_g1_aff *a, const czk_fp *l)
-{
-    czk_fp l2, l3;
-    czk_fp_sqr(&l2, l);
-    czk_fp_mul(&l3, &l2, l);
-    czk_fp_mul(&r->x, &a->x, &l2);
-    czk_fp_mul(&r->y, &a->y, &l3);
-    r->z = *l;
-}
-
-static void g2_scaled(czk_g2 *r, const czk_g2_aff *a, const czk_fp2 *l)
-{
-    czk_fp2 l2, l3;
-    czk_fp2_sqr(&l2, l);
-    czk_fp2_mul(&l3, &l2, l);
-    czk_fp2_mul(&r->x, &a->x, &l2);
-    czk_fp2_mul(&r->y, &a->y, &l3);
-    r->z = *l;
-}
-
-static void setup_fixed(void)
-{
-    g1_rand_aff(&g_p1);
-    g2_rand_aff(&g_p2);
-    g1_rand_aff(&g_params.alpha1);
-    g1_rand_aff(&g_params.beta1);
-    g1_rand_aff(&g_params.delta1);
-    g2_rand_aff(&g_params.beta2);
-    g2_rand_aff(&g_params.delta2);
-    g1_rand_aff(&g_msm.a);
-    g1_rand_aff(&g_msm.b1);
-    g1_rand_aff(&g_msm.c);
-    g2_rand_aff(&g_msm.b2);
-    if (g_special) {
-        g_fix_fp = CZK_FP_ONE;
-        g_fix_fp2 = CZK_FP2_ONE;
-        g_fix_fr = CZK_FR_ONE;
-        memset(&g_fix_k, 0, sizeof(g_fix_k));
-        memset(&g_fix_r, 0, sizeof(g_fix_r));
-        memset(&g_fix_s, 0, sizeof(g_fix_s));
-        g1_scaled(&g_fix_j1, &g_p1, &CZK_FP_ONE);
-        g2_scaled(&g_fix_j2, &g_p2, &CZK_FP2_ONE);
-    } else {
-        czk_fp l;
-        czk_fp2 l2;
-        rand_fp(&g_fix_fp);
-        rand_fp(&g_fix_fp2.c0);
-        rand_fp(&g_fix_fp2.c1);
-        rand_fr(&g_fix_fr);
-        rand_fr(&g_fix_k);
-        rand_fr(&g_fix_r);
-        rand_fr(&g_fix_s);
-        rand_fp(&l);
-        g1_scaled(&g_fix_j1, &g_p1, &l);
-        rand_fp(&l2.c0);
-        rand_fp(&l2.c1);
-        g2_scaled(&g_fix_j2, &g_p2, &l2);
-    }
-}
-
-/* ---- targets: gen fills one input of class cls (0 fixed, 1 random) ---- */
+struct target {
+    const char *name;
+    size_t in_size;
+    void (*gen)(void *in, int cls);
+    void (*run)(const void *in);
+    long n_default; /* measurements, warm-up batch excluded */
+};
 
 static volatile uint64_t g_sink;
 
@@ -181,127 +85,76 @@ static void sink(const void *p, size_t n)
     g_sink ^= acc;
 }
 
-static void gen_fp(void *in, int cls)
-{
-    if (cls)
-        rand_fp(in);
-    else
-        memcpy(in, &g_fix_fp, sizeof(czk_fp));
-}
-static void run_fp_inv_ct(const void *in)
-{
-    czk_fp r;
-    czk_fp_inv_ct(&r, in);
-    sink(&r, sizeof(r));
-}
-static void run_fp_inv(const void *in)
-{
-    czk_fp r;
-    czk_fp_inv(&r, in);
-    sink(&r, sizeof(r));
-}
+#define NTARGETS_CURVE 9
 
-static void gen_fp2(void *in, int cls)
+#define DC_SUF bls
+#define DC_NAME ""
+#define DC_FP czk_fp
+#define DC_FP2 czk_fp2
+#define DC_FR czk_fr
+#define DC_G1 czk_g1
+#define DC_G2 czk_g2
+#define DC_FP_ONE CZK_FP_ONE
+#define DC_FP2_ONE CZK_FP2_ONE
+#define DC_FR_ONE CZK_FR_ONE
+#define DC_G1_GEN CZK_G1_GEN
+#define DC_G2_GEN CZK_G2_GEN
+#define DC_FP_LIMBS 6
+#define DC_FP_TOP 0x0fffffffffffffffULL
+#define DC_FR_TOP 0x3fffffffffffffffULL
+#include "tests/ct/dudect_curve_tmpl.h"
+
+#define DC_SUF bn254
+#define DC_NAME "bn254_"
+#define DC_FP czk_bn254_fp
+#define DC_FP2 czk_bn254_fp2
+#define DC_FR czk_bn254_fr
+#define DC_G1 czk_bn254_g1
+#define DC_G2 czk_bn254_g2
+#define DC_FP_ONE CZK_BN254_FP_ONE
+#define DC_FP2_ONE CZK_BN254_FP2_ONE
+#define DC_FR_ONE CZK_BN254_FR_ONE
+#define DC_G1_GEN CZK_BN254_G1_GEN
+#define DC_G2_GEN CZK_BN254_G2_GEN
+#define DC_FP_LIMBS 4
+#define DC_FP_TOP 0x1fffffffffffffffULL
+#define DC_FR_TOP 0x1fffffffffffffffULL
+#include "tests/ct/dudect_curve_tmpl.h"
+
+/* czk_groth16_finalize (BLS12-381): the fixed class's r, s and the public
+ * inputs, drawn once */
+static czk_fr g_fix_r, g_fix_s;
+static czk_groth16_params g_params;
+static czk_groth16_msm_out g_msm;
+
+static void setup_fixed(void)
 {
-    czk_fp2 *a = in;
-    if (cls) {
-        rand_fp(&a->c0);
-        rand_fp(&a->c1);
+    setup_fixed_bls(g_special);
+    setup_fixed_bn254(g_special);
+    g1_rand_aff_bls(&g_params.alpha1);
+    g1_rand_aff_bls(&g_params.beta1);
+    g1_rand_aff_bls(&g_params.delta1);
+    g2_rand_aff_bls(&g_params.beta2);
+    g2_rand_aff_bls(&g_params.delta2);
+    g1_rand_aff_bls(&g_msm.a);
+    g1_rand_aff_bls(&g_msm.b1);
+    g1_rand_aff_bls(&g_msm.c);
+    g2_rand_aff_bls(&g_msm.b2);
+    if (g_special) {
+        memset(&g_fix_r, 0, sizeof(g_fix_r));
+        memset(&g_fix_s, 0, sizeof(g_fix_s));
     } else {
-        *a = g_fix_fp2;
+        rand_fr_bls(&g_fix_r);
+        rand_fr_bls(&g_fix_s);
     }
-}
-static void run_fp2_inv_ct(const void *in)
-{
-    czk_fp2 r;
-    czk_fp2_inv_ct(&r, in);
-    sink(&r, sizeof(r));
-}
-
-static void gen_fr(void *in, int cls)
-{
-    if (cls)
-        rand_fr(in);
-    else
-        memcpy(in, &g_fix_fr, sizeof(czk_fr));
-}
-static void run_fr_inv_ct(const void *in)
-{
-    czk_fr r;
-    czk_fr_inv_ct(&r, in);
-    sink(&r, sizeof(r));
-}
-
-static void gen_k(void *in, int cls)
-{
-    if (cls)
-        rand_fr(in);
-    else
-        memcpy(in, &g_fix_k, sizeof(czk_fr));
-}
-static void run_g1_mul_ct(const void *in)
-{
-    czk_g1 r, p;
-    czk_g1_from_aff(&p, &g_p1);
-    czk_g1_mul_ct(&r, &p, in);
-    sink(&r, sizeof(r));
-}
-static void run_g2_mul_ct(const void *in)
-{
-    czk_g2 r, p;
-    czk_g2_from_aff(&p, &g_p2);
-    czk_g2_mul_ct(&r, &p, in);
-    sink(&r, sizeof(r));
-}
-
-static void gen_j1(void *in, int cls)
-{
-    if (cls) {
-        czk_fp l;
-        rand_fp(&l);
-        g1_scaled(in, &g_p1, &l);
-    } else {
-        memcpy(in, &g_fix_j1, sizeof(czk_g1));
-    }
-}
-static void run_g1_to_aff_ct(const void *in)
-{
-    czk_g1_aff r;
-    czk_g1_to_aff_ct(&r, in);
-    sink(&r, sizeof(r));
-}
-
-static void run_g1_to_aff(const void *in)
-{
-    czk_g1_aff r;
-    czk_g1_to_aff(&r, in);
-    sink(&r, sizeof(r));
-}
-
-static void gen_j2(void *in, int cls)
-{
-    if (cls) {
-        czk_fp2 l;
-        rand_fp(&l.c0);
-        rand_fp(&l.c1);
-        g2_scaled(in, &g_p2, &l);
-    } else {
-        memcpy(in, &g_fix_j2, sizeof(czk_g2));
-    }
-}
-static void run_g2_to_aff_ct(const void *in)
-{
-    czk_g2_aff r;
-    czk_g2_to_aff_ct(&r, in);
-    sink(&r, sizeof(r));
 }
 
 static void gen_rs(void *in, int cls)
 {
     czk_fr *rs = in;
     if (cls) {
-        rand_fr(&rs[0]);
-        rand_fr(&rs[1]);
+        rand_fr_bls(&rs[0]);
+        rand_fr_bls(&rs[1]);
     } else {
         rs[0] = g_fix_r;
         rs[1] = g_fix_s;
@@ -315,26 +168,21 @@ static void run_finalize(const void *in)
     sink(&pr, sizeof(pr));
 }
 
-struct target {
-    const char *name;
-    size_t in_size;
-    void (*gen)(void *in, int cls);
-    void (*run)(const void *in);
-    long n_default; /* measurements, warm-up batch excluded */
+static const struct target target_finalize = {
+    "finalize", 2 * sizeof(czk_fr), gen_rs, run_finalize, 10000
 };
 
-static const struct target targets[] = {
-    { "fp_inv_ct", sizeof(czk_fp), gen_fp, run_fp_inv_ct, 200000 },
-    { "fp2_inv_ct", sizeof(czk_fp2), gen_fp2, run_fp2_inv_ct, 200000 },
-    { "fr_inv_ct", sizeof(czk_fr), gen_fr, run_fr_inv_ct, 200000 },
-    { "g1_mul_ct", sizeof(czk_fr), gen_k, run_g1_mul_ct, 40000 },
-    { "g2_mul_ct", sizeof(czk_fr), gen_k, run_g2_mul_ct, 20000 },
-    { "g1_to_aff_ct", sizeof(czk_g1), gen_j1, run_g1_to_aff_ct, 200000 },
-    { "g2_to_aff_ct", sizeof(czk_g2), gen_j2, run_g2_to_aff_ct, 200000 },
-    { "finalize", 2 * sizeof(czk_fr), gen_rs, run_finalize, 10000 },
-    { "fp_inv", sizeof(czk_fp), gen_fp, run_fp_inv, 200000 },
-    { "g1_to_aff", sizeof(czk_g1), gen_j1, run_g1_to_aff, 200000 },
-};
+/* every target by name */
+static const struct target *find_target(const char *name)
+{
+    for (int i = 0; i < NTARGETS_CURVE; i++) {
+        if (!strcmp(name, targets_bls[i].name))
+            return &targets_bls[i];
+        if (!strcmp(name, targets_bn254[i].name))
+            return &targets_bn254[i];
+    }
+    return !strcmp(name, target_finalize.name) ? &target_finalize : NULL;
+}
 
 /* ---- statistics ---- */
 
@@ -435,7 +283,7 @@ int main(int argc, char **argv)
     double threshold = 10;
     bool expect_leak = false;
     int ntargets = 0, failed = 0;
-    const struct target *sel[sizeof(targets) / sizeof(targets[0])];
+    const struct target *sel[2 * NTARGETS_CURVE + 1];
 
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-n") && i + 1 < argc) {
@@ -451,14 +299,10 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--expect-leak")) {
             expect_leak = true;
         } else {
-            size_t j;
-            for (j = 0; j < sizeof(targets) / sizeof(targets[0]); j++)
-                if (!strcmp(argv[i], targets[j].name))
-                    break;
-            if (j == sizeof(targets) / sizeof(targets[0]) ||
-                ntargets == (int)(sizeof(sel) / sizeof(sel[0])))
+            const struct target *tg = find_target(argv[i]);
+            if (!tg || ntargets == (int)(sizeof(sel) / sizeof(sel[0])))
                 goto usage;
-            sel[ntargets++] = &targets[j];
+            sel[ntargets++] = tg;
         }
     }
     if (ntargets == 0)
