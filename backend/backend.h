@@ -26,6 +26,7 @@
 
 #include <stdint.h>
 
+#include "common/base/digest.h"
 #include "common/base/error.h"
 #include "common/formats/formats.h"
 #include "common/groth16/groth16.h"
@@ -126,6 +127,19 @@ typedef struct czk_backend_ops {
     void (*remove_key)(czk_backend *b, unsigned circuit);
     int keeps_host_points;
 } czk_backend_ops;
+
+/*
+ * The names under which a backend keeps a circuit's key memory in systemd's
+ * fd store are "key-<gpu><suffix>", the suffix "-" and the first 24 hex
+ * digits of the key id (backend/keymem.h); gpud looks for the suffix to know
+ * whether a restart may resume a key (gpud/keys.c).  out: CZK_KEYMEM_SUFFIX bytes.
+ */
+#define CZK_KEYMEM_SUFFIX 26
+static inline void czk_keymem_suffix(const uint8_t *key_id, char out[CZK_KEYMEM_SUFFIX])
+{
+    out[0] = '-';
+    czk_hex(key_id, 12, out + 1);
+}
 
 /* "cpu", "cuda" or "auto" (the best one built in); NULL with e set when unknown */
 const czk_backend_ops *czk_backend_find(const char *name, czk_error *e);

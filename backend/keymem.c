@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
 #include "backend/keymem.h"
 #include "common/base/crc.h"
 #include "common/base/log.h"
@@ -33,14 +34,9 @@ _Static_assert(sizeof(keymem_hdr) <= CZK_KEYMEM_HDR, "keymem header");
 
 void czk_keymem_name(int device, const czk_zkey *z, char name[64])
 {
-    static const char hex[] = "0123456789abcdef";
-    char id[25];
-    for (int i = 0; i < 12; i++) {
-        id[2 * i] = hex[z->ident.id[i] >> 4];
-        id[2 * i + 1] = hex[z->ident.id[i] & 15];
-    }
-    id[24] = 0;
-    snprintf(name, 64, "key-%d-%s", device, id);
+    char suffix[CZK_KEYMEM_SUFFIX];
+    czk_keymem_suffix(z->ident.id, suffix);
+    snprintf(name, 64, "key-%d%s", device, suffix);
 }
 
 /* sections A, B1, B2, C, H after the header, each 256-byte aligned */

@@ -257,14 +257,12 @@ static int wait_backend(struct gpud_keys *K, const czk_backend_ops **ops, czk_ba
  */
 static int resume_key(gpud_keyload *L, gpud_circuit *c, const czk_backend_ops **ops, czk_backend **b)
 {
-    char suffix[1 + 24 + 1];
+    char suffix[CZK_KEYMEM_SUFFIX];
     czk_error e = {0};
     uint64_t t0 = czk_mono_ns();
     int rc;
 
-    suffix[0] = '-';
-    for (int i = 0; i < 12; i++)
-        snprintf(suffix + 1 + 2 * i, 3, "%02x", L->header_id[i]);
+    czk_keymem_suffix(L->header_id, suffix);
     if (czk_daemon_fdstore_has_suffix(suffix) == 0)
         return 0;
     if ((rc = wait_backend(L->g->keys, ops, b)) < 0)
