@@ -5,7 +5,10 @@
  *       staged path of czk-gpud in-process (build a, b, c, then the backend's
  *       copy_in + compute, then finalize); auto (default): cuda when a GPU is
  *       usable, else cpu.  CZK_TEST_RS="r,s" fixes the blinding (tests only).
- *   czk verify VKEY_JSON PUBLIC_JSON PROOF_JSON   (0 valid, 1 invalid, 2 error)
+ *       The key's primes pick the curve: BLS12-381, or BN254 (bn128), which
+ *       runs on the cpu prover (auto) since no backend has BN254 kernels yet.
+ *   czk verify VKEY_JSON PUBLIC_JSON PROOF_JSON   (0 valid, 1 invalid, 2 error; the
+ *       verification key's "curve" picks the curve)
  *   czk vkey ZKEY [OUT_JSON]                      (verification_key.json; stdout without OUT_JSON)
  * No daemons involved: proving runs all three Groth16 stages in this process.
  */
@@ -29,33 +32,6 @@
 static double now_s(void) { return (double)czk_mono_ns() * 1e-9; }
 
 /*
- * CZK_TEST_RS="r,s" (decimal, each < r the group order): fixed blinding
- * scalars, TEST ONLY -- a proof with known r, s reveals the witness.  Lets the
- * tests compare `--backend cuda` with `--backend cpu` proof for proof
- * (docs/tracing.md, tests/backend).  Returns 1 when set (r, s in Montgomery
- * form), 0 when unset, -EINVAL with e set when malformed.
- */
-static int test_rs(czk_fr *r, czk_fr *s, czk_error *e)
-{
-    const char *v = getenv("CZK_TEST_RS");
-    char buf[2 * CZK_FR_DEC_MAX + 2], *comma;
-    czk_fr rs, ss;
-
-    if (!v || !v[0])
-        return 0;
-    if (strlen(v) >= sizeof(buf) || !(comma = strchr(strcpy(buf, v), ',')))
-        return czk_errorf(e, -EINVAL, "CZK_TEST_RS must be \"r,s\" (two decimal scalars), not \"%s\"", v);
-    *comma = 0;
-    if (czk_fr_from_dec(&rs, buf) < 0 || czk_fr_from_dec(&ss, comma + 1) < 0)
-        return czk_errorf(e, -EINVAL, "CZK_TEST_RS: \"%s\" is not two decimal scalars below the group order", v);
-    czk_fr_to_mont(r, &rs);
-    czk_fr_to_mont(s, &ss);
-    fprintf(stderr, "czk prove: WARNING: CZK_TEST_RS is set: fixed blinding r, s (test only; such a proof is "
-                    "not zero-knowledge)\n");
-    return 1;
-}
-
-/*
  * The staged path gpud runs, in this process: build a, b, c (the synth's
  * stage) into one slot-like buffer, hand it to the backend (copy_in, compute),
  * then finalize.  *ran_cpu is set instead when the backend that opened is the
@@ -76,11 +52,9 @@ static int prove_staged(const char *backend, const czk_zkey *z, const char *zkey
     czk_groth16_params p;
     czk_fr *buf = NULL;
     double t0 = now_s(), t1, t2, t3;
-    int rc;
+    int rc = 0;
 
     *ran_cpu = 0;
-    if ((rc = czk_groth16_check_witness(z, zkey_name, w, wtns_name, e)))
-        return rc;
     buf = aligned_alloc(4096, (bytes + 4095) & ~(size_t)4095);
     if (!buf)
         return czk_errorf(e, -ENOMEM, "proving with \"%s\": cannot allocate %zu MiB for a, b, c, w", zkey_name,
@@ -158,16 +132,40 @@ out:
     return rc;
 }
 
+/*
+ * The non-cpu backends for a BN254 key: none has BN254 kernels yet, so auto
+ * proves on the cpu (saying why) and an explicit --backend cuda is refused.
+ */
+static int bn254_staged(const char *backend, czk_error *e, int *ran_cpu)
+{
+    if (!strcmp(backend, "auto")) {
+        czk_info("prove: backend cpu (auto: the GPU backend has no BN254 kernels yet)");
+        *ran_cpu = 1;
+        return 0;
+    }
+    *ran_cpu = 0;
+    return czk_errorf(e, -ENOTSUP, "--backend %s: BN254 (bn128) keys are proved on the cpu only for now "
+                      "(no BN254 GPU kernels yet); use --backend cpu or auto", backend);
+}
+
+#include "common/groth16/g16_names_bls12_381.h"
+#define CLI_STAGED(backend, z, zp, w, wp, r, s, proof, pub, ran_cpu, e) \
+    prove_staged(backend, z, zp, w, wp, r, s, proof, pub, ran_cpu, e)
+#include "cli/prove_tmpl.h"
+#undef CLI_STAGED
+#include "common/groth16/g16_names_bn254.h"
+#define CLI_STAGED(backend, z, zp, w, wp, r, s, proof, pub, ran_cpu, e) bn254_staged(backend, e, ran_cpu)
+#include "cli/prove_tmpl.h"
+#undef CLI_STAGED
+#include "common/groth16/g16_names_undef.h"
+
 int czk_cmd_prove(int argc, char **argv)
 {
     static const struct option opts[] = {{"backend", required_argument, NULL, 'b'}, {NULL, 0, NULL, 0}};
     const char *zkey_path, *wtns_path, *proof_path, *public_path, *backend = "auto";
-    int fixed, ran_cpu = 1, c;
+    int c;
     czk_zkey z;
     czk_wtns w;
-    czk_groth16_vk vk = { 0 };
-    czk_groth16_proof proof;
-    czk_fr *pub = NULL, r_fix, s_fix;
     czk_error e = { 0 };
     double t0 = now_s();
     int rc = CZK_EXIT_ERROR;
@@ -187,60 +185,23 @@ int czk_cmd_prove(int argc, char **argv)
     wtns_path = argv[optind + 1];
     proof_path = argv[optind + 2];
     public_path = argv[optind + 3];
-    if ((fixed = test_rs(&r_fix, &s_fix, &e)) < 0)
-        return czk_cli_fail(argv[0], &e);
 
-    if (czk_zkey_open(&z, zkey_path, &e))
+    /* the key's primes pick the curve; the witness must be of the same one */
+    if (czk_zkey_open_curves(&z, zkey_path, CZK_CURVES_ALL, &e))
         return czk_cli_fail(argv[0], &e);
-    if (czk_wtns_open(&w, wtns_path, &e)) {
+    if (czk_wtns_open_curves(&w, wtns_path, CZK_CURVES_ALL, &e)) {
         czk_cli_fail(argv[0], &e);
         goto out_zkey;
     }
-    pub = malloc(((size_t)z.n_public + 1) * sizeof(*pub));
-    if (!pub) {
-        czk_cli_failf(argv[0], "out of memory for %u public signals", z.n_public);
-        goto out;
-    }
-    czk_info("prove: \"%s\" (domain 2^%u, %u vars, %u public) with \"%s\"", zkey_path, z.log_domain, z.n_vars,
-             z.n_public, wtns_path);
-    if (!strcmp(backend, "cpu"))
-        czk_info("prove: backend cpu");
-    /* cuda (or auto with a usable GPU): the staged path gpud runs; cpu: all in one */
-    if (strcmp(backend, "cpu") &&
-        prove_staged(backend, &z, zkey_path, &w, wtns_path, fixed ? &r_fix : NULL, fixed ? &s_fix : NULL, &proof,
-                     pub, &ran_cpu, &e)) {
+    if (czk_groth16_check_witness(&z, zkey_path, &w, wtns_path, &e)) {
         czk_cli_fail(argv[0], &e);
         goto out;
     }
-    if (ran_cpu && czk_groth16_prove(&z, zkey_path, &w, wtns_path, fixed ? &r_fix : NULL, fixed ? &s_fix : NULL,
-                                     &proof, pub, czk_cli_threads, &e)) {
-        czk_cli_fail(argv[0], &e);
-        goto out;
-    }
-    explicit_bzero(&r_fix, sizeof(r_fix));
-    explicit_bzero(&s_fix, sizeof(s_fix));
-    czk_info("prove: proof computed in %.3f s", now_s() - t0);
-    /* check before release, as the finalizer does: a wrong proof is never written */
-    if (czk_groth16_vk_from_zkey(&vk, &z, &e)) {
-        czk_cli_fail(argv[0], &e);
-        goto out;
-    }
-    if (czk_groth16_verify(&vk, &proof, pub, z.n_public, &e)) {
-        czk_cli_failf(argv[0], "the proof computed from \"%s\" and \"%s\" does not verify (%s): "
-                      "the witness does not satisfy the circuit of this key",
-                      zkey_path, wtns_path, e.msg);
-        goto out;
-    }
-    if (czk_json_proof_write(proof_path, &proof, &e) ||
-        czk_json_public_write(public_path, pub, z.n_public, &e)) {
-        czk_cli_fail(argv[0], &e);
-        goto out;
-    }
-    czk_info("prove: wrote \"%s\" and \"%s\" in %.3f s", proof_path, public_path, now_s() - t0);
-    rc = CZK_EXIT_OK;
+    if (z.curve == CZK_CURVE_BN254)
+        rc = czk_bn254_cli_prove(argv[0], backend, &z, zkey_path, &w, wtns_path, proof_path, public_path, t0);
+    else
+        rc = czk_cli_prove(argv[0], backend, &z, zkey_path, &w, wtns_path, proof_path, public_path, t0);
 out:
-    czk_groth16_vk_free(&vk);
-    free(pub);
     czk_wtns_close(&w);
 out_zkey:
     czk_zkey_close(&z);
@@ -249,38 +210,17 @@ out_zkey:
 
 int czk_cmd_verify(int argc, char **argv)
 {
-    czk_groth16_vk vk = { 0 };
-    czk_groth16_proof proof;
-    czk_fr *pub = NULL;
-    size_t n_pub = 0;
     czk_error e = { 0 };
-    const char *vk_path, *pub_path, *proof_path;
-    int rc;
+    czk_curve_id curve;
 
     if (czk_cli_operands(argc, argv, 3, 3, "VKEY_JSON PUBLIC_JSON PROOF_JSON") < 0)
         return czk_cli_opt_status();
-    vk_path = argv[optind];
-    pub_path = argv[optind + 1];
-    proof_path = argv[optind + 2];
-    if (czk_json_vk_read(&vk, vk_path, &e))
+    /* the verification key's "curve" picks the curve */
+    if (czk_json_curve_read(&curve, argv[optind], &e))
         return czk_cli_fail(argv[0], &e);
-    if (czk_json_public_read(&pub, &n_pub, pub_path, &e) ||
-        czk_json_proof_read(&proof, proof_path, &e)) {
-        rc = czk_cli_fail(argv[0], &e);
-        goto out;
-    }
-    if (czk_groth16_verify(&vk, &proof, pub, n_pub, &e)) {
-        /* the files were well-formed: whatever the verifier rejects is an invalid proof */
-        fprintf(stderr, "czk verify: INVALID proof \"%s\": %s\n", proof_path, e.msg);
-        rc = CZK_EXIT_FALSE;
-        goto out;
-    }
-    printf("OK\n");
-    rc = CZK_EXIT_OK;
-out:
-    free(pub);
-    czk_groth16_vk_free(&vk);
-    return rc;
+    if (curve == CZK_CURVE_BN254)
+        return czk_bn254_cli_verify(argv[0], argv[optind], argv[optind + 1], argv[optind + 2]);
+    return czk_cli_verify(argv[0], argv[optind], argv[optind + 1], argv[optind + 2]);
 }
 
 /*
@@ -324,7 +264,6 @@ static int write_text(const char *path, const char *text, czk_error *e)
 int czk_cmd_vkey(int argc, char **argv)
 {
     czk_zkey z;
-    czk_groth16_vk vk = { 0 };
     czk_error e = { 0 };
     const char *zkey_path, *out_path;
     char *text = NULL;
@@ -334,15 +273,12 @@ int czk_cmd_vkey(int argc, char **argv)
         return czk_cli_opt_status();
     zkey_path = argv[optind];
     out_path = argc - optind == 2 && strcmp(argv[optind + 1], "-") ? argv[optind + 1] : NULL;
-    if (czk_zkey_open(&z, zkey_path, &e))
+    if (czk_zkey_open_curves(&z, zkey_path, CZK_CURVES_ALL, &e))
         return czk_cli_fail(argv[0], &e);
-    if (czk_groth16_vk_from_zkey(&vk, &z, &e)) {
-        czk_cli_fail(argv[0], &e);
-        goto out;
-    }
-    text = czk_json_vk_dump(&vk);
+    text = z.curve == CZK_CURVE_BN254 ? czk_bn254_cli_vkey_text(&z, zkey_path, &e)
+                                      : czk_cli_vkey_text(&z, zkey_path, &e);
     if (!text) {
-        czk_cli_failf(argv[0], "out of memory formatting the key of \"%s\"", zkey_path);
+        czk_cli_fail(argv[0], &e);
         goto out;
     }
     if (out_path) {
@@ -358,7 +294,6 @@ int czk_cmd_vkey(int argc, char **argv)
     rc = CZK_EXIT_OK;
 out:
     free(text);
-    czk_groth16_vk_free(&vk);
     czk_zkey_close(&z);
     return rc;
 }

@@ -1,7 +1,8 @@
 /*
  * cmd_setup.c — `czk setup` (development proving key) and `czk gen-circuit`
  * (synthetic circuit + witness): the tools to make test circuits and test
- * keys at any size.
+ * keys at any size, for BLS12-381 or BN254 (setup: the r1cs's prime picks;
+ * gen-circuit: --curve).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -54,6 +55,7 @@ int czk_cmd_gen_circuit(int argc, char **argv)
         { "publics", required_argument, NULL, 'k' },
         { "bits", required_argument, NULL, 'b' },
         { "seed", required_argument, NULL, 's' },
+        { "curve", required_argument, NULL, 'c' },
         { NULL, 0, NULL, 0 },
     };
     czk_gencircuit_opts o = { .n_public = 1, .bit_fraction = 0.5 };
@@ -84,6 +86,16 @@ int czk_cmd_gen_circuit(int argc, char **argv)
             if (errno || end == optarg || *end || !(o.bit_fraction >= 0 && o.bit_fraction <= 1))
                 return czk_cli_failf(argv[0], "--bits \"%s\": expected a fraction in [0, 1]", optarg);
             break;
+        case 'c':
+            /* snarkjs' and circom's names, and the curves' own */
+            if (!strcmp(optarg, "bls12381") || !strcmp(optarg, "bls12-381"))
+                o.curve = CZK_CURVE_BLS12_381;
+            else if (!strcmp(optarg, "bn254") || !strcmp(optarg, "bn128"))
+                o.curve = CZK_CURVE_BN254;
+            else
+                return czk_cli_usage_error(argv[0], "--curve must be bls12381 or bn254 (bn128), not \"%s\"",
+                                           optarg);
+            break;
         case 's':
             if (parse_u64(optarg, UINT64_MAX, &o.seed))
                 return czk_cli_failf(argv[0], "--seed \"%s\": expected a non-negative integer", optarg);
@@ -100,7 +112,7 @@ int czk_cmd_gen_circuit(int argc, char **argv)
                                    argc - optind == 1 ? "" : "s");
     if (!have_seed && getrandom(&o.seed, sizeof(o.seed), 0) != sizeof(o.seed))
         return czk_cli_failf(argv[0], "cannot draw a seed from getrandom: %s", strerror(errno));
-    czk_info("gen-circuit: seed %" PRIu64 " (pass --seed to reproduce)", o.seed);
+    czk_info("gen-circuit: %s, seed %" PRIu64 " (pass --seed to reproduce)", czk_curve_name(o.curve), o.seed);
     if (czk_gencircuit(&o, argv[optind], argv[optind + 1], &e))
         return czk_cli_fail(argv[0], &e);
     return CZK_EXIT_OK;

@@ -23,9 +23,9 @@
 #endif
 
 CZK_CLI_CMD("prove", prove, "[--backend cpu|cuda|auto] ZKEY WTNS PROOF_JSON PUBLIC_JSON",
-            "prove one witness in-process (snarkjs-compatible output)",
-            "  --backend B           cpu, cuda or auto (default: cuda when a GPU is usable, else cpu);\n"
-            "                        czk -v prove logs the backend chosen\n")
+            "prove one witness in-process (snarkjs-compatible output; BLS12-381 or BN254, from the key)",
+            "  --backend B           cpu, cuda or auto (default: cuda when a GPU is usable, else cpu;\n"
+            "                        BN254 keys: cpu); czk -v prove logs the backend chosen\n")
 CZK_CLI_CMD("verify", verify, "VKEY_JSON PUBLIC_JSON PROOF_JSON",
             "verify a proof: exit 0 valid, 1 invalid, 2 error", "")
 CZK_CLI_CMD("vkey", vkey, "ZKEY [OUT_JSON]",
@@ -33,12 +33,13 @@ CZK_CLI_CMD("vkey", vkey, "ZKEY [OUT_JSON]",
 CZK_CLI_CMD("setup", setup, "R1CS ZKEY",
             "DEVELOPMENT setup with fresh random secrets (tests/benchmarks only)", "")
 CZK_CLI_CMD("gen-circuit", gen_circuit,
-            "--constraints N [--publics K] [--bits F] [--seed S] OUT_R1CS OUT_WTNS",
+            "--constraints N [--publics K] [--bits F] [--seed S] [--curve C] OUT_R1CS OUT_WTNS",
             "generate a satisfiable synthetic circuit and its witness",
             "  --constraints N       number of constraints (required, 1..2^32-1)\n"
             "  --publics K           public signals (default 1)\n"
             "  --bits F              share of witness values that are 0 or 1, in [0, 1] (default 0.5)\n"
-            "  --seed S              random seed (default: drawn and logged with -v)\n")
+            "  --seed S              random seed (default: drawn and logged with -v)\n"
+            "  --curve C             bls12381 (default) or bn254 (also: bn128)\n")
 CZK_CLI_CMD("submit", submit,
             "--circuit NAME [--priority high|normal|low] [--request-id ID] [--wait] [--out DIR [--force]]\n"
             "          [--timeout S] [--reconnect-timeout S] [--config FILE] [--runtime-dir DIR] WTNS...",

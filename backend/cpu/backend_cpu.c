@@ -77,6 +77,14 @@ static int cpu_create(czk_backend **out, const czk_backend_config *cfg, czk_erro
         b->zkeys[i] = cfg->zkeys[i];
         if (!cfg->zkeys[i])
             continue; /* never added (defer_keys) */
+        if (cfg->zkeys[i]->curve != CZK_CURVE_BLS12_381) {
+            /* its stages and results are BLS12-381's: a BN254 key is refused, never read as BLS points */
+            int r = czk_errorf(e, -EINVAL, "cpu backend: circuit %u: the key is for %s; this backend proves "
+                               "BLS12-381 keys only (czk prove runs BN254 keys on the CPU prover itself)",
+                               i, czk_curve_name(cfg->zkeys[i]->curve));
+            cpu_destroy(b);
+            return r;
+        }
         if (!cfg->defer_keys)
             b->keys[i] = cfg->zkeys[i];
         if (cfg->zkeys[i]->domain_size > b->max_domain)
@@ -111,6 +119,9 @@ static int cpu_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk_
 
     if (circuit >= b->cfg.n_circuits || !(s = b->zkeys[circuit]))
         return czk_errorf(e, -EINVAL, "cpu backend: circuit %u was not configured at create", circuit);
+    if (z->curve != CZK_CURVE_BLS12_381)
+        return czk_errorf(e, -EINVAL, "cpu backend: circuit %u: the key is for %s; this backend proves "
+                          "BLS12-381 keys only", circuit, czk_curve_name(z->curve));
     if (!(z->loaded & CZK_ZKEY_POINTS) || z->n_vars != s->n_vars || z->n_public != s->n_public ||
         z->domain_size != s->domain_size)
         return czk_errorf(e, -EINVAL, "cpu backend: the key of circuit %u has other sizes than at create, or no points",

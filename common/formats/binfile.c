@@ -4,6 +4,7 @@
  */
 #include "common/base/fsutil.h"
 #include "common/formats/binfile.h"
+#include "common/crypto/bn254_field.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -218,6 +219,71 @@ int czk_binfile_check_field_header(const czk_binfile *bf, const czk_binfile_sect
     }
     *rest = p + 4 + prime_bytes;
     return 0;
+}
+
+const char *czk_curve_name(czk_curve_id c)
+{
+    switch (c) {
+    case CZK_CURVE_BLS12_381: return "BLS12-381";
+    case CZK_CURVE_BN254: return "BN254 (bn128)";
+    }
+    return "an unknown curve";
+}
+
+const char *czk_curve_snarkjs(czk_curve_id c)
+{
+    switch (c) {
+    case CZK_CURVE_BLS12_381: return "bls12381";
+    case CZK_CURVE_BN254: return "bn128";
+    }
+    return NULL;
+}
+
+bool czk_binfile_scalar_ok(czk_curve_id curve, const void *p)
+{
+    if (curve == CZK_CURVE_BN254) {
+        czk_bn254_fr v;
+        memcpy(&v, p, sizeof(v));
+        return czk_bn254_fr_is_canonical(&v);
+    }
+    czk_fr v;
+    memcpy(&v, p, sizeof(v));
+    return czk_fr_is_canonical(&v);
+}
+
+int czk_binfile_field_curve(const czk_binfile *bf, const czk_binfile_section *s, uint64_t header_bytes,
+                            unsigned curves, const char *hint, czk_curve_id *curve, const uint8_t **rest,
+                            czk_error *e)
+{
+    const uint8_t *p = czk_binfile_payload(bf, s);
+    char what[64];
+
+    if ((curves & CZK_CURVES_BN254) && s->size >= 4 + 32 && czk_le32(p) == 32 &&
+        memcmp(p + 4, BN128_R, 32) == 0) {
+        if (s->size != header_bytes)
+            return czk_errorf(e, -EINVAL, "%s: section %u (header): %llu bytes, expected %llu", bf->name, s->id,
+                              (unsigned long long)s->size, (unsigned long long)header_bytes);
+        *curve = CZK_CURVE_BN254;
+        *rest = p + 4 + 32;
+        return 0;
+    }
+    if (!(curves & CZK_CURVES_BN254) || (s->size >= 4 + 32 && czk_le32(p) == 32 &&
+                                         memcmp(p + 4, &CZK_FR_MOD, 32) == 0)) {
+        *curve = CZK_CURVE_BLS12_381;
+        return czk_binfile_check_field_header(bf, s, header_bytes, &CZK_FR_MOD, CZK_FR_BYTES, "BLS12-381's r",
+                                              hint, rest, e);
+    }
+    if (s->size < 4)
+        return czk_errorf(e, -EINVAL, "%s: section %u (header): %llu bytes, too short for n8", bf->name, s->id,
+                          (unsigned long long)s->size);
+    if (s->size < 4 + (uint64_t)czk_le32(p))
+        return czk_errorf(e, -EINVAL, "%s: section %u (header): n8=%u but the section has %llu bytes", bf->name,
+                          s->id, czk_le32(p), (unsigned long long)s->size);
+    czk_binfile_describe_prime(what, sizeof(what), p + 4, czk_le32(p));
+    return czk_errorf(e, -EINVAL,
+                      "%s: section %u (header): prime r is %s, neither BLS12-381's nor BN254's (bn128): "
+                      "unsupported curve",
+                      bf->name, s->id, what);
 }
 
 /* ---- writing ---- */

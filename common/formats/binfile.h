@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "common/base/error.h"
+#include "common/formats/formats.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "czk reads snarkjs files in place and needs a little-endian host"
@@ -91,6 +92,19 @@ int czk_binfile_check_field_header(const czk_binfile *bf, const czk_binfile_sect
                                    uint64_t header_bytes, const void *prime, uint32_t prime_bytes,
                                    const char *prime_name, const char *hint, const uint8_t **rest,
                                    czk_error *e);
+
+/* The field header of a .r1cs / .wtns (as czk_binfile_check_field_header)
+ * whose prime r names the curve: BLS12-381's r, or BN254's r when `curves`
+ * has CZK_CURVES_BN254.  A prime of no accepted curve gets the message of
+ * czk_binfile_check_field_header for BLS12-381's r (with hint), or, when
+ * BN254 is accepted, one naming both curves and the prime found. */
+int czk_binfile_field_curve(const czk_binfile *bf, const czk_binfile_section *s, uint64_t header_bytes,
+                            unsigned curves, const char *hint, czk_curve_id *curve, const uint8_t **rest,
+                            czk_error *e);
+
+/* the 32 little-endian bytes at p (unaligned) are a scalar below the r of
+ * `curve`: a witness value, an r1cs coefficient, a zkey coefficient */
+bool czk_binfile_scalar_ok(czk_curve_id curve, const void *p);
 
 /* Streamed writing of a container to a temp file that is renamed over the
  * target when done (temp in the same directory, fsync file, rename, fsync

@@ -6,6 +6,17 @@
  *
  * Pointers into a mapped file: point sections are used in place when they are
  * 8-byte aligned in the file, otherwise copied once into an aligned buffer.
+ *
+ * Curves: a file's header names its primes, and that picks the curve
+ * (docs/file-formats.md 4.0): BLS12-381 or BN254 (snarkjs "bn128").  The
+ * plain readers (czk_zkey_open, czk_zkey_load, czk_wtns_open, czk_r1cs_open
+ * and their _fd forms) accept BLS12-381 only, what every daemon proves; a
+ * BN254 file is refused there with an error that names the file and the
+ * curve.  The _curves readers (and czk_zkey_load_opts.curves) take a mask of
+ * the curves the caller handles and set the struct's `curve`.  The
+ * BLS12-381 fields keep their names and types; a BN254 zkey fills `bn`
+ * (BN254-typed points) and leaves the BLS12-381 point fields zero / NULL,
+ * so code that knows only BLS12-381 can never read BN254 points as its own.
  */
 #ifndef CZK_FORMATS_H
 #define CZK_FORMATS_H
@@ -13,11 +24,24 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "common/crypto/bn254_curve.h"
 #include "common/crypto/curve.h"
 #include "common/base/digest.h"
 #include "common/base/error.h"
 
-/* one entry of zkey section 4, as stored (44 bytes, unaligned) */
+/* the curve of a file, from its header's primes (BLS12-381 is 0: zeroed
+ * structs and specs mean BLS12-381, as before BN254 existed) */
+typedef enum czk_curve_id { CZK_CURVE_BLS12_381 = 0, CZK_CURVE_BN254 = 1 } czk_curve_id;
+#define CZK_CURVES_BLS12_381 (1u << CZK_CURVE_BLS12_381)
+#define CZK_CURVES_BN254 (1u << CZK_CURVE_BN254)
+#define CZK_CURVES_ALL (CZK_CURVES_BLS12_381 | CZK_CURVES_BN254)
+/* "BLS12-381", "BN254 (bn128)"; "an unknown curve" for other values */
+const char *czk_curve_name(czk_curve_id c);
+/* the "curve" of snarkjs' JSON files: "bls12381", "bn128" (NULL for others) */
+const char *czk_curve_snarkjs(czk_curve_id c);
+
+/* one entry of zkey section 4, as stored (44 bytes, unaligned); for a BN254
+ * key value holds the bytes of a czk_bn254_fr (same size, same encoding) */
 typedef struct __attribute__((packed)) czk_zkey_coef {
     uint32_t matrix;     /* 0 = A, 1 = B */
     uint32_t constraint; /* row */
@@ -47,6 +71,14 @@ typedef struct czk_zkey_ident {
 } czk_zkey_ident;
 #define CZK_ZKEY_ID_HEX CZK_SHA256_HEX /* 64 hex digits and a NUL */
 
+/* a BN254 key's points: header points and point sections, as in czk_zkey */
+typedef struct czk_zkey_bn254 {
+    czk_bn254_g1_aff alpha1, beta1, delta1;
+    czk_bn254_g2_aff beta2, gamma2, delta2;
+    const czk_bn254_g1_aff *ic, *a, *b1, *c, *h;
+    const czk_bn254_g2_aff *b2;
+} czk_zkey_bn254;
+
 typedef struct czk_zkey {
     const uint8_t *map;   /* whole file: a read-only mapping (open), or private memory (load) */
     size_t map_size;
@@ -64,19 +96,26 @@ typedef struct czk_zkey {
     uint32_t n_coefs;
     const czk_zkey_coef *coefs;
     void *owned[8];         /* aligned copies made by the reader, freed on close */
+    czk_curve_id curve;     /* BLS12-381: the fields above; BN254: bn below */
+    czk_zkey_bn254 bn;      /* the same points of a BN254 key (zero for BLS12-381) */
 } czk_zkey;
 
 typedef struct czk_wtns {
     const uint8_t *map;
     size_t map_size;
     uint32_t n_witness;
-    const czk_fr *w;        /* standard form, w[0] == 1 */
+    union {                       /* standard form, w[0] == 1 */
+        const czk_fr *w;          /* curve == CZK_CURVE_BLS12_381 */
+        const czk_bn254_fr *w_bn; /* curve == CZK_CURVE_BN254 */
+    };
     void *owned;
+    czk_curve_id curve;
 } czk_wtns;
 
 typedef struct czk_r1cs {
     const uint8_t *map;
     size_t map_size;
+    czk_curve_id curve;           /* a BN254 term's coef holds a czk_bn254_fr */
     uint32_t n_wires, n_pub_out, n_pub_in, n_prv_in, n_constraints;
     uint64_t n_labels;
     const uint8_t *constraints;  /* section 2 payload, validated */
@@ -92,6 +131,8 @@ typedef struct __attribute__((packed)) czk_r1cs_term { uint32_t wire; czk_fr coe
  * the curve, coefficient indices in range. */
 int czk_zkey_open(czk_zkey *z, const char *path, czk_error *e);
 int czk_zkey_open_fd(czk_zkey *z, int fd, const char *name, czk_error *e);
+/* the same for the curves in the mask `curves` (CZK_CURVES_*) */
+int czk_zkey_open_curves(czk_zkey *z, const char *path, unsigned curves, czk_error *e);
 void czk_zkey_close(czk_zkey *z);
 
 /*
@@ -139,6 +180,7 @@ typedef struct czk_zkey_load_opts {
     void (*digest)(void *ctx, const void *p, size_t n);
     int (*progress)(void *ctx, uint64_t read, uint64_t checked);
     void *ctx;
+    unsigned curves; /* CZK_CURVES_* accepted; 0 = BLS12-381 only */
 } czk_zkey_load_opts;
 int czk_zkey_load_fd(czk_zkey *z, int fd, const char *name, const czk_zkey_load_opts *o, czk_error *e);
 
@@ -190,9 +232,11 @@ int czk_zkey_recheck_log(const czk_zkey_ident *loaded, czk_zkey_stamp *reported,
                          const char *circuit, const char *path, int verbose);
 int czk_wtns_open(czk_wtns *w, const char *path, czk_error *e);
 int czk_wtns_open_fd(czk_wtns *w, int fd, const char *name, czk_error *e);
+int czk_wtns_open_curves(czk_wtns *w, const char *path, unsigned curves, czk_error *e);
 void czk_wtns_close(czk_wtns *w);
 int czk_r1cs_open(czk_r1cs *r, const char *path, czk_error *e);
 int czk_r1cs_open_fd(czk_r1cs *r, int fd, const char *name, czk_error *e);
+int czk_r1cs_open_curves(czk_r1cs *r, const char *path, unsigned curves, czk_error *e);
 void czk_r1cs_close(czk_r1cs *r);
 /* walk constraints: cb gets the three linear combinations (terms unaligned: memcpy) */
 typedef int (*czk_r1cs_constraint_fn)(void *ctx, uint32_t index,
@@ -203,10 +247,14 @@ int czk_r1cs_foreach(const czk_r1cs *r, czk_r1cs_constraint_fn cb, void *ctx);
 
 /* Writers (atomic: temp file, fsync, rename). */
 int czk_wtns_write(const char *path, const czk_fr *w_std, uint32_t n, czk_error *e);
-/* streaming r1cs writer for gen-circuit */
+int czk_wtns_write_bn254(const char *path, const czk_bn254_fr *w_std, uint32_t n, czk_error *e);
+/* streaming r1cs writer for gen-circuit (_curve: the header names that
+ * curve's r and the terms' coefs are checked below it) */
 typedef struct czk_r1cs_writer czk_r1cs_writer;
 int czk_r1cs_writer_open(czk_r1cs_writer **wr, const char *path, uint32_t n_wires, uint32_t n_pub_out,
                          uint32_t n_pub_in, uint32_t n_prv_in, czk_error *e);
+int czk_r1cs_writer_open_curve(czk_r1cs_writer **wr, const char *path, czk_curve_id curve, uint32_t n_wires,
+                               uint32_t n_pub_out, uint32_t n_pub_in, uint32_t n_prv_in, czk_error *e);
 int czk_r1cs_writer_add(czk_r1cs_writer *wr, const czk_r1cs_term *a, uint32_t na,
                         const czk_r1cs_term *b, uint32_t nb, const czk_r1cs_term *c, uint32_t nc);
 int czk_r1cs_writer_close(czk_r1cs_writer *wr, czk_error *e); /* finalises header counts */
@@ -221,6 +269,8 @@ typedef struct czk_zkey_spec {
     const czk_g2_aff *b2;
     uint32_t n_coefs;
     const czk_zkey_coef *coefs;
+    czk_curve_id curve;          /* BN254: the points come from bn, the fields above are unused */
+    czk_zkey_bn254 bn;
 } czk_zkey_spec;
 int czk_zkey_write(const char *path, const czk_zkey_spec *s, czk_error *e);
 

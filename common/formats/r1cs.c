@@ -10,7 +10,7 @@
  *
  * circom writes the sections as 2, 1, 3.  The reader checks the whole of
  * section 2 once at open (term counts within the section, wire < nWires,
- * coefficients < r, no bytes left over), so czk_r1cs_foreach walks it
+ * coefficients < r of the header's curve, no bytes left over), so czk_r1cs_foreach walks it
  * without further checks.  Terms are 36 bytes and unaligned: callbacks read
  * them through the packed czk_r1cs_term type.
  */
@@ -53,15 +53,13 @@ static int check_lc(const czk_r1cs *r, const char *name, const uint8_t *p, uint6
     t = p + *pos;
     for (uint32_t k = 0; k < nt; k++, t += TERM_BYTES) {
         uint32_t wire = czk_le32(t);
-        czk_fr c;
 
         if (wire >= r->n_wires)
             return czk_errorf(e, -EINVAL,
                               "%s: section 2 (constraints): constraint %u, %c term %u: wire %u is "
                               "not below nWires = %u",
                               name, ci, LC_NAME[which], k, wire, r->n_wires);
-        memcpy(&c, t + 4, sizeof(c));
-        if (!czk_fr_is_canonical(&c))
+        if (!czk_binfile_scalar_ok(r->curve, t + 4))
             return czk_errorf(e, -EINVAL,
                               "%s: section 2 (constraints): constraint %u, %c term %u: "
                               "coefficient is not below r",
@@ -71,7 +69,7 @@ static int check_lc(const czk_r1cs *r, const char *name, const uint8_t *p, uint6
     return 0;
 }
 
-static int r1cs_validate(czk_r1cs *r, const char *name, czk_error *e)
+static int r1cs_validate(czk_r1cs *r, const char *name, unsigned curves, czk_error *e)
 {
     czk_binfile bf;
     const czk_binfile_section *s1, *s2, *s3;
@@ -85,9 +83,8 @@ static int r1cs_validate(czk_r1cs *r, const char *name, czk_error *e)
     if ((rc = czk_binfile_require(&bf, 1, "header", &s1, e)) ||
         (rc = czk_binfile_require(&bf, 2, "constraints", &s2, e)))
         return rc;
-    if ((rc = czk_binfile_check_field_header(&bf, s1, R1CS_HEADER_BYTES, &CZK_FR_MOD, CZK_FR_BYTES,
-                                             "BLS12-381's r", "compile with circom -p bls12381", &p,
-                                             e)))
+    if ((rc = czk_binfile_field_curve(&bf, s1, R1CS_HEADER_BYTES, curves, "compile with circom -p bls12381",
+                                      &r->curve, &p, e)))
         return rc;
     r->n_wires = czk_le32(p);
     r->n_pub_out = czk_le32(p + 4);
@@ -145,17 +142,22 @@ static int r1cs_validate(czk_r1cs *r, const char *name, czk_error *e)
     return 0;
 }
 
-int czk_r1cs_open(czk_r1cs *r, const char *path, czk_error *e)
+int czk_r1cs_open_curves(czk_r1cs *r, const char *path, unsigned curves, czk_error *e)
 {
     int rc;
 
     memset(r, 0, sizeof(*r));
     rc = czk_binfile_map_path(&r->map, &r->map_size, path, e);
     if (!rc)
-        rc = r1cs_validate(r, path, e);
+        rc = r1cs_validate(r, path, curves, e);
     if (rc)
         czk_r1cs_close(r);
     return rc;
+}
+
+int czk_r1cs_open(czk_r1cs *r, const char *path, czk_error *e)
+{
+    return czk_r1cs_open_curves(r, path, CZK_CURVES_BLS12_381, e);
 }
 
 /* additive: the same checks for an already open descriptor (fuzzing, daemons) */
@@ -166,7 +168,7 @@ int czk_r1cs_open_fd(czk_r1cs *r, int fd, const char *name, czk_error *e)
     memset(r, 0, sizeof(*r));
     rc = czk_binfile_map_fd(&r->map, &r->map_size, fd, name, e);
     if (!rc)
-        rc = r1cs_validate(r, name, e);
+        rc = r1cs_validate(r, name, CZK_CURVES_BLS12_381, e);
     if (rc)
         czk_r1cs_close(r);
     return rc;
@@ -204,12 +206,19 @@ int czk_r1cs_foreach(const czk_r1cs *r, czk_r1cs_constraint_fn cb, void *ctx)
 struct czk_r1cs_writer {
     czk_binfile_writer *w;
     char path[4096];
+    czk_curve_id curve;
     uint32_t n_wires, n_constraints;
     uint64_t n_constraints_off; /* file offset of the header's nConstraints */
 };
 
 int czk_r1cs_writer_open(czk_r1cs_writer **wrp, const char *path, uint32_t n_wires,
                          uint32_t n_pub_out, uint32_t n_pub_in, uint32_t n_prv_in, czk_error *e)
+{
+    return czk_r1cs_writer_open_curve(wrp, path, CZK_CURVE_BLS12_381, n_wires, n_pub_out, n_pub_in, n_prv_in, e);
+}
+
+int czk_r1cs_writer_open_curve(czk_r1cs_writer **wrp, const char *path, czk_curve_id curve, uint32_t n_wires,
+                               uint32_t n_pub_out, uint32_t n_pub_in, uint32_t n_prv_in, czk_error *e)
 {
     czk_r1cs_writer *wr;
     uint64_t n_io = 1 + (uint64_t)n_pub_out + n_pub_in + n_prv_in;
@@ -230,9 +239,13 @@ int czk_r1cs_writer_open(czk_r1cs_writer **wrp, const char *path, uint32_t n_wir
         return rc;
     }
     wr->n_wires = n_wires;
+    wr->curve = curve;
     czk_binfile_writer_begin_section(wr->w, 1, R1CS_HEADER_BYTES);
     czk_binfile_writer_u32(wr->w, CZK_FR_BYTES);
-    czk_binfile_writer_write(wr->w, &CZK_FR_MOD, CZK_FR_BYTES);
+    if (curve == CZK_CURVE_BN254)
+        czk_binfile_writer_write(wr->w, &CZK_BN254_FR_MOD, CZK_BN254_BYTES);
+    else
+        czk_binfile_writer_write(wr->w, &CZK_FR_MOD, CZK_FR_BYTES);
     czk_binfile_writer_u32(wr->w, n_wires);
     czk_binfile_writer_u32(wr->w, n_pub_out);
     czk_binfile_writer_u32(wr->w, n_pub_in);
@@ -248,16 +261,13 @@ int czk_r1cs_writer_open(czk_r1cs_writer **wrp, const char *path, uint32_t n_wir
 static int write_lc(czk_r1cs_writer *wr, const czk_r1cs_term *t, uint32_t n, int which)
 {
     for (uint32_t k = 0; k < n; k++) {
-        czk_fr c;
-
         if (t[k].wire >= wr->n_wires)
             return czk_binfile_writer_fail(wr->w, -EINVAL,
                                            "%s: constraint %u, %c term %u: wire %u is not below "
                                            "nWires = %u",
                                            wr->path, wr->n_constraints, LC_NAME[which], k,
                                            t[k].wire, wr->n_wires);
-        memcpy(&c, &t[k].coef, sizeof(c));
-        if (!czk_fr_is_canonical(&c))
+        if (!czk_binfile_scalar_ok(wr->curve, &t[k].coef))
             return czk_binfile_writer_fail(wr->w, -EINVAL,
                                            "%s: constraint %u, %c term %u: coefficient is not "
                                            "below r",

@@ -5,12 +5,13 @@
  *   section 2 (witness): nWitness x value[32], standard form LE, value[0] = 1
  *
  * The reader maps the file and checks the container, that the prime is
- * BLS12-381's r, the section sizes against nWitness, every value < r and
- * w[0] == 1.  Values are used in place when section 2 is 8-byte aligned in
+ * BLS12-381's r (or BN254's, when the caller accepts it: the curve), the
+ * section sizes against nWitness, every value < r and w[0] == 1.  Values are used in place when section 2 is 8-byte aligned in
  * the mapping; a snarkjs file puts it at offset 76, so usually it is copied
  * once into an aligned buffer owned by the czk_wtns.
  */
 #include "common/formats/binfile.h"
+#include "common/crypto/bn254_field.h"
 #include "common/crypto/field.h"
 #include "common/formats/formats.h"
 
@@ -22,7 +23,7 @@
 /* w[0] must be the integer 1 (standard form) */
 static const czk_fr FR_STD_ONE = {{1, 0, 0, 0}};
 
-static int wtns_validate(czk_wtns *w, const char *name, czk_error *e)
+static int wtns_validate(czk_wtns *w, const char *name, unsigned curves, czk_error *e)
 {
     czk_binfile bf;
     const czk_binfile_section *s1, *s2;
@@ -36,8 +37,7 @@ static int wtns_validate(czk_wtns *w, const char *name, czk_error *e)
     if ((rc = czk_binfile_require(&bf, 1, "header", &s1, e)) ||
         (rc = czk_binfile_require(&bf, 2, "witness", &s2, e)))
         return rc;
-    if ((rc = czk_binfile_check_field_header(&bf, s1, WTNS_HEADER_BYTES, &CZK_FR_MOD, CZK_FR_BYTES,
-                                             "BLS12-381's r", NULL, &p, e)))
+    if ((rc = czk_binfile_field_curve(&bf, s1, WTNS_HEADER_BYTES, curves, NULL, &w->curve, &p, e)))
         return rc;
     n = czk_le32(p);
     if (n == 0)
@@ -62,12 +62,12 @@ static int wtns_validate(czk_wtns *w, const char *name, czk_error *e)
         w->w = copy;
     }
     for (uint32_t i = 0; i < n; i++)
-        if (!czk_fr_is_canonical(&w->w[i]))
+        if (!czk_binfile_scalar_ok(w->curve, &w->w[i]))
             return czk_errorf(e, -EINVAL,
                               "%s: section 2 (witness): value %u is not below r (not a canonical "
-                              "BLS12-381 scalar)",
-                              name, i);
-    if (!czk_fr_eq(&w->w[0], &FR_STD_ONE))
+                              "%s scalar)",
+                              name, i, w->curve == CZK_CURVE_BN254 ? "BN254" : "BLS12-381");
+    if (memcmp(&w->w[0], &FR_STD_ONE, sizeof(FR_STD_ONE)) != 0)
         return czk_errorf(e, -EINVAL, "%s: section 2 (witness): w[0] is not 1", name);
     w->n_witness = n;
     return 0;
@@ -80,7 +80,20 @@ int czk_wtns_open_fd(czk_wtns *w, int fd, const char *name, czk_error *e)
     memset(w, 0, sizeof(*w));
     rc = czk_binfile_map_fd(&w->map, &w->map_size, fd, name, e);
     if (!rc)
-        rc = wtns_validate(w, name, e);
+        rc = wtns_validate(w, name, CZK_CURVES_BLS12_381, e);
+    if (rc)
+        czk_wtns_close(w);
+    return rc;
+}
+
+int czk_wtns_open_curves(czk_wtns *w, const char *path, unsigned curves, czk_error *e)
+{
+    int rc;
+
+    memset(w, 0, sizeof(*w));
+    rc = czk_binfile_map_path(&w->map, &w->map_size, path, e);
+    if (!rc)
+        rc = wtns_validate(w, path, curves, e);
     if (rc)
         czk_wtns_close(w);
     return rc;
@@ -88,15 +101,7 @@ int czk_wtns_open_fd(czk_wtns *w, int fd, const char *name, czk_error *e)
 
 int czk_wtns_open(czk_wtns *w, const char *path, czk_error *e)
 {
-    int rc;
-
-    memset(w, 0, sizeof(*w));
-    rc = czk_binfile_map_path(&w->map, &w->map_size, path, e);
-    if (!rc)
-        rc = wtns_validate(w, path, e);
-    if (rc)
-        czk_wtns_close(w);
-    return rc;
+    return czk_wtns_open_curves(w, path, CZK_CURVES_BLS12_381, e);
 }
 
 void czk_wtns_close(czk_wtns *w)
@@ -106,26 +111,40 @@ void czk_wtns_close(czk_wtns *w)
     memset(w, 0, sizeof(*w));
 }
 
-int czk_wtns_write(const char *path, const czk_fr *w_std, uint32_t n, czk_error *e)
+static int wtns_write(const char *path, czk_curve_id curve, const void *w_std, uint32_t n, czk_error *e)
 {
     czk_binfile_writer *wr;
+    bool bn = curve == CZK_CURVE_BN254;
     int rc;
 
     if (n == 0)
         return czk_errorf(e, -EINVAL, "%s: a witness needs at least w[0] = 1", path);
-    if (!czk_fr_eq(&w_std[0], &FR_STD_ONE))
+    if (memcmp(w_std, &FR_STD_ONE, sizeof(FR_STD_ONE)) != 0)
         return czk_errorf(e, -EINVAL, "%s: w[0] must be 1 (standard form)", path);
     for (uint32_t i = 0; i < n; i++)
-        if (!czk_fr_is_canonical(&w_std[i]))
+        if (!czk_binfile_scalar_ok(curve, (const uint8_t *)w_std + (size_t)i * CZK_FR_BYTES))
             return czk_errorf(e, -EINVAL, "%s: witness value %u is not below r", path, i);
     rc = czk_binfile_writer_open(&wr, path, "wtns", 2, 2, e);
     if (rc)
         return rc;
     czk_binfile_writer_begin_section(wr, 1, WTNS_HEADER_BYTES);
     czk_binfile_writer_u32(wr, CZK_FR_BYTES);
-    czk_binfile_writer_write(wr, &CZK_FR_MOD, CZK_FR_BYTES);
+    if (bn)
+        czk_binfile_writer_write(wr, &CZK_BN254_FR_MOD, CZK_BN254_BYTES);
+    else
+        czk_binfile_writer_write(wr, &CZK_FR_MOD, CZK_FR_BYTES);
     czk_binfile_writer_u32(wr, n);
     czk_binfile_writer_begin_section(wr, 2, (uint64_t)n * CZK_FR_BYTES);
     czk_binfile_writer_write(wr, w_std, (size_t)n * CZK_FR_BYTES);
     return czk_binfile_writer_commit(wr, e);
+}
+
+int czk_wtns_write(const char *path, const czk_fr *w_std, uint32_t n, czk_error *e)
+{
+    return wtns_write(path, CZK_CURVE_BLS12_381, w_std, n, e);
+}
+
+int czk_wtns_write_bn254(const char *path, const czk_bn254_fr *w_std, uint32_t n, czk_error *e)
+{
+    return wtns_write(path, CZK_CURVE_BN254, w_std, n, e);
 }

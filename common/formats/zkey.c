@@ -3,31 +3,35 @@
  * and writer.  Layout (docs/file-formats.md 4.3):
  *
  *   1 protocol (u32, 1 = groth16)
- *   2 header: u32 n8q | q[48] | u32 n8r | r[32] | u32 nVars | u32 nPublic |
- *     u32 domainSize | alpha1 | beta1 | beta2 | gamma2 | delta1 | delta2 (964 bytes)
+ *   2 header: u32 n8q | q[n8q] | u32 n8r | r[32] | u32 nVars | u32 nPublic |
+ *     u32 domainSize | alpha1 | beta1 | beta2 | gamma2 | delta1 | delta2
+ *     (964 bytes for BLS12-381, n8q = 48; 660 for BN254, n8q = 32)
  *   3 IC (nPublic+1 G1)      4 coefficients (u32 n | n x 44-byte entries)
  *   5 A (nVars G1)  6 B1 (nVars G1)  7 B2 (nVars G2)
  *   8 C (nVars-nPublic-1 G1)  9 H (domainSize G1)  10 MPC parameters
  *
  * Points are affine, coordinates little-endian Montgomery, infinity all-zero;
- * that is the czk_g1_aff / czk_g2_aff layout, so point sections are used in
+ * that is the czk_g1_aff / czk_g2_aff layout (czk_bn254_g1_aff / _g2_aff for
+ * a BN254 key), so point sections are used in
  * place when 8-byte aligned in the mapping and otherwise copied once into an
  * aligned buffer (z->owned, freed by close).
  *
  * Before anything is trusted the reader checks: the container (binfile.c),
- * protocol, both primes equal BLS12-381's q and r, nVars/nPublic/domainSize
+ * protocol, both primes equal BLS12-381's q and r (or BN254's, when the
+ * caller accepts that curve), nVars/nPublic/domainSize
  * consistent with each other and with the sizes of sections 3-9, every
  * coefficient's matrix (0/1), row (< domainSize), wire (< nVars) and value
  * (< r), every point coordinate < q and every point on its curve (infinity
  * allowed).  Subgroup membership is not checked (snarkjs does not either);
  * the proof is verified with a pairing check before release anyway.  The
  * point checks run in parallel (czk_par_for) for big sections, and 8 points
- * at a time with AVX-512 IFMA where the CPU has it (fpx8.h); a point the
+ * at a time with AVX-512 IFMA where the CPU has it (fpx8.h, BLS12-381 only); a point the
  * vector test does not pass (infinity, or a bad point) is looked at again by
  * the scalar check, which also words the error.
  * Section 10 is not needed for proving and is not read.
  */
 #include "common/formats/binfile.h"
+#include "common/crypto/bn254_curve.h"
 #include "common/crypto/curve.h"
 #include "common/crypto/field.h"
 #include "common/formats/formats.h"
@@ -49,36 +53,74 @@
 #define G2_BYTES ((uint64_t)sizeof(czk_g2_aff))
 #define ZKEY_HEADER_BYTES (4 + 48 + 4 + 32 + 3 * 4 + 3 * 96 + 3 * 192)
 _Static_assert(ZKEY_HEADER_BYTES == 964, "zkey header section is 964 bytes for BLS12-381");
+#define BN_G1_BYTES ((uint64_t)sizeof(czk_bn254_g1_aff))
+#define BN_G2_BYTES ((uint64_t)sizeof(czk_bn254_g2_aff))
+#define BN_ZKEY_HEADER_BYTES (4 + 32 + 4 + 32 + 3 * 4 + 3 * 64 + 3 * 128)
+_Static_assert(BN_ZKEY_HEADER_BYTES == 660, "zkey header section is 660 bytes for BN254");
+
+/* the four kinds of points a zkey holds: curve and group */
+enum pt_kind { PT_G1, PT_G2, PT_BN_G1, PT_BN_G2 };
+
+static enum pt_kind pt_kind_of(czk_curve_id curve, bool g2)
+{
+    if (curve == CZK_CURVE_BN254)
+        return g2 ? PT_BN_G2 : PT_BN_G1;
+    return g2 ? PT_G2 : PT_G1;
+}
+
+static uint64_t pt_bytes(enum pt_kind k)
+{
+    static const uint64_t b[] = {G1_BYTES, G2_BYTES, BN_G1_BYTES, BN_G2_BYTES};
+    return b[k];
+}
 #define MPC_EMPTY_BYTES (64 + 4)
 #define PAR_MIN_POINTS 8192
 
 /* ---- point checks ---- */
 
-/* what is wrong with one point, or NULL when it is fine */
-static const char *g1_problem(const czk_g1_aff *p)
-{
-    if (!czk_fp_is_canonical(&p->x))
-        return "coordinate x is not below q";
-    if (!czk_fp_is_canonical(&p->y))
-        return "coordinate y is not below q";
-    if (!czk_g1_aff_on_curve(p))
-        return "not on the G1 curve y^2 = x^3 + 4";
-    return NULL;
-}
+/* POINT_PROBLEMS(PFX, CV, CURVE): PFX##g1_problem and PFX##g2_problem, what
+ * is wrong with one point of the curve whose names start with CV (czk_,
+ * czk_bn254_), or NULL when it is fine; CURVE ("" or "BN254 ") and the
+ * equations word the messages */
+#define POINT_PROBLEMS(PFX, CV, CURVE, G1_EQ, G2_EQ)                                   \
+    static const char *PFX##g1_problem(const CV##g1_aff *p)                            \
+    {                                                                                  \
+        if (!CV##fp_is_canonical(&p->x))                                               \
+            return "coordinate x is not below q";                                      \
+        if (!CV##fp_is_canonical(&p->y))                                               \
+            return "coordinate y is not below q";                                      \
+        if (!CV##g1_aff_on_curve(p))                                                   \
+            return "not on the " CURVE "G1 curve " G1_EQ;                              \
+        return NULL;                                                                   \
+    }                                                                                  \
+    static const char *PFX##g2_problem(const CV##g2_aff *p)                            \
+    {                                                                                  \
+        static const char *const what[4] = {"coordinate x.c0 is not below q",          \
+                                            "coordinate x.c1 is not below q",          \
+                                            "coordinate y.c0 is not below q",          \
+                                            "coordinate y.c1 is not below q"};         \
+        const CV##fp *c[4] = {&p->x.c0, &p->x.c1, &p->y.c0, &p->y.c1};                 \
+        for (int k = 0; k < 4; k++)                                                    \
+            if (!CV##fp_is_canonical(c[k]))                                            \
+                return what[k];                                                        \
+        if (!CV##g2_aff_on_curve(p))                                                   \
+            return "not on the " CURVE "G2 curve " G2_EQ;                              \
+        return NULL;                                                                   \
+    }
+POINT_PROBLEMS(, czk_, "", "y^2 = x^3 + 4", "y^2 = x^3 + 4(1+u)")
+POINT_PROBLEMS(bn_, czk_bn254_, "BN254 ", "y^2 = x^3 + 3", "y^2 = x^3 + 3/(9+u)")
+#undef POINT_PROBLEMS
 
-static const char *g2_problem(const czk_g2_aff *p)
+/* point i of an array of kind k */
+static const char *pt_problem(enum pt_kind k, const void *pts, size_t i)
 {
-    if (!czk_fp_is_canonical(&p->x.c0))
-        return "coordinate x.c0 is not below q";
-    if (!czk_fp_is_canonical(&p->x.c1))
-        return "coordinate x.c1 is not below q";
-    if (!czk_fp_is_canonical(&p->y.c0))
-        return "coordinate y.c0 is not below q";
-    if (!czk_fp_is_canonical(&p->y.c1))
-        return "coordinate y.c1 is not below q";
-    if (!czk_g2_aff_on_curve(p))
-        return "not on the G2 curve y^2 = x^3 + 4(1+u)";
-    return NULL;
+    switch (k) {
+    case PT_G1: return g1_problem((const czk_g1_aff *)pts + i);
+    case PT_G2: return g2_problem((const czk_g2_aff *)pts + i);
+    case PT_BN_G1: return bn_g1_problem((const czk_bn254_g1_aff *)pts + i);
+    case PT_BN_G2: return bn_g2_problem((const czk_bn254_g2_aff *)pts + i);
+    }
+    return "unknown point kind";
 }
 
 #ifdef CZK_HAVE_FPX8
@@ -157,7 +199,7 @@ CZK_IFMA static size_t pts_first_bad_x8(const void *pts, bool g2, size_t begin, 
 
 struct pts_check {
     const void *pts;
-    bool g2;
+    enum pt_kind kind;
     size_t base;              /* czk_par_for's [begin, end) are relative to it */
     _Atomic size_t first_bad; /* SIZE_MAX: none */
 };
@@ -170,8 +212,8 @@ static void pts_check_range(void *ctx, size_t begin, size_t end, unsigned worker
     end += c->base;
 
 #ifdef CZK_HAVE_FPX8
-    if (czk_fpx8_enabled()) {
-        size_t i = pts_first_bad_x8(c->pts, c->g2, begin, end), cur;
+    if ((c->kind == PT_G1 || c->kind == PT_G2) && czk_fpx8_enabled()) {
+        size_t i = pts_first_bad_x8(c->pts, c->kind == PT_G2, begin, end), cur;
         if (i == end)
             return;
         cur = atomic_load(&c->first_bad);
@@ -181,8 +223,7 @@ static void pts_check_range(void *ctx, size_t begin, size_t end, unsigned worker
     }
 #endif
     for (size_t i = begin; i < end; i++) {
-        const char *bad = c->g2 ? g2_problem((const czk_g2_aff *)c->pts + i)
-                                : g1_problem((const czk_g1_aff *)c->pts + i);
+        const char *bad = pt_problem(c->kind, c->pts, i);
         if (bad) {
             size_t cur = atomic_load(&c->first_bad);
             while (i < cur && !atomic_compare_exchange_weak(&c->first_bad, &cur, i))
@@ -211,9 +252,9 @@ static int hooks_progress(struct load_hooks *h, const char *name, czk_error *e)
 #define CHECK_STEP ((size_t)1 << 20)
 
 static int check_points(const char *name, uint32_t sec, const char *what, const void *pts,
-                        size_t n, bool g2, struct load_hooks *h, czk_error *e)
+                        size_t n, enum pt_kind kind, struct load_hooks *h, czk_error *e)
 {
-    struct pts_check c = {.pts = pts, .g2 = g2};
+    struct pts_check c = {.pts = pts, .kind = kind};
     size_t i;
 
     atomic_init(&c.first_bad, SIZE_MAX);
@@ -228,7 +269,7 @@ static int check_points(const char *name, uint32_t sec, const char *what, const 
         if (atomic_load(&c.first_bad) != SIZE_MAX)
             break;
         if (h) {
-            h->checked += (uint64_t)len * (g2 ? G2_BYTES : G1_BYTES);
+            h->checked += (uint64_t)len * pt_bytes(kind);
             if ((rc = hooks_progress(h, name, e)) < 0)
                 return rc;
         }
@@ -237,15 +278,14 @@ static int check_points(const char *name, uint32_t sec, const char *what, const 
     if (i == SIZE_MAX)
         return 0;
     return czk_errorf(e, -EINVAL, "%s: section %u (%s): point %zu of %zu: %s", name, sec, what, i,
-                      n, g2 ? g2_problem((const czk_g2_aff *)pts + i)
-                            : g1_problem((const czk_g1_aff *)pts + i));
+                      n, pt_problem(kind, pts, i));
 }
 
 struct point_section {
     uint32_t id;
     const char *what;
     uint64_t count;
-    bool g2;
+    enum pt_kind kind;
     const void **out;
 };
 
@@ -254,7 +294,7 @@ static int check_point_section_size(const czk_binfile *bf, const char *name,
                                     const struct point_section *ps, czk_error *e)
 {
     const czk_binfile_section *s;
-    uint64_t psize = ps->g2 ? G2_BYTES : G1_BYTES;
+    uint64_t psize = pt_bytes(ps->kind);
     int rc;
 
     if ((rc = czk_binfile_require(bf, ps->id, ps->what, &s, e)))
@@ -288,16 +328,16 @@ static int map_points(czk_zkey *z, const czk_binfile *bf, const char *name,
     *ps->out = p;
     if (ps->id != 3 && h && h->o && h->o->skip_point_checks)
         return 0; /* the caller vouches for them (czk_zkey_load_opts) */
-    return check_points(name, ps->id, ps->what, p, ps->count, ps->g2, h, e);
+    return check_points(name, ps->id, ps->what, p, ps->count, ps->kind, h, e);
 }
 
 static int header_point(const char *name, const char *what, const uint8_t *src, void *dst,
-                        bool g2, czk_error *e)
+                        enum pt_kind kind, czk_error *e)
 {
     const char *bad;
 
-    memcpy(dst, src, g2 ? G2_BYTES : G1_BYTES);
-    bad = g2 ? g2_problem(dst) : g1_problem(dst);
+    memcpy(dst, src, pt_bytes(kind));
+    bad = pt_problem(kind, dst, 0);
     if (bad)
         return czk_errorf(e, -EINVAL, "%s: section 2 (header): %s: %s", name, what, bad);
     return 0;
@@ -312,7 +352,32 @@ static const char *protocol_name(uint32_t p)
     }
 }
 
-static int check_header(czk_zkey *z, const czk_binfile *bf, const char *name, czk_error *e)
+/* the BN254 primes of a header whose n8q is 32 (p at n8q): 0, or -EINVAL
+ * naming the file and the prime that is not BN254's */
+static int check_bn254_primes(const uint8_t *p, uint64_t size, const char *name, czk_error *e)
+{
+    char what[64];
+
+    if (size != BN_ZKEY_HEADER_BYTES)
+        return czk_errorf(e, -EINVAL, "%s: section 2 (header): %llu bytes, expected %d (BN254 key)", name,
+                          (unsigned long long)size, BN_ZKEY_HEADER_BYTES);
+    if (memcmp(p + 4, &CZK_BN254_FP_MOD, CZK_BN254_BYTES) != 0) {
+        czk_binfile_describe_prime(what, sizeof(what), p + 4, 32);
+        return czk_errorf(e, -EINVAL,
+                          "%s: section 2 (header): prime q is %s, neither BLS12-381's nor BN254's (bn128): "
+                          "unsupported curve",
+                          name, what);
+    }
+    p += 4 + CZK_BN254_BYTES;
+    if (czk_le32(p) != CZK_BN254_BYTES || memcmp(p + 4, &CZK_BN254_FR_MOD, CZK_BN254_BYTES) != 0) {
+        czk_binfile_describe_prime(what, sizeof(what), p + 4, czk_le32(p) == 32 ? 32 : 0);
+        return czk_errorf(e, -EINVAL, "%s: section 2 (header): q is BN254's but prime r is %s, not BN254's r",
+                          name, what);
+    }
+    return 0;
+}
+
+static int check_header(czk_zkey *z, const czk_binfile *bf, const char *name, unsigned curves, czk_error *e)
 {
     const czk_binfile_section *s;
     const uint8_t *p;
@@ -338,6 +403,13 @@ static int check_header(czk_zkey *z, const czk_binfile *bf, const char *name, cz
         return czk_errorf(e, -EINVAL, "%s: section 2 (header): %llu bytes, too short for n8q",
                           name, (unsigned long long)s->size);
     n8q = czk_le32(p);
+    if (n8q == CZK_BN254_BYTES && (curves & CZK_CURVES_BN254) && s->size >= 4 + 32 + 4 + 32) {
+        if ((rc = check_bn254_primes(p, s->size, name, e)))
+            return rc;
+        z->curve = CZK_CURVE_BN254;
+        p += 4 + CZK_BN254_BYTES + 4 + CZK_BN254_BYTES;
+        goto counts;
+    }
     if (n8q != CZK_FP_BYTES)
         return czk_errorf(e, -EINVAL,
                           "%s: section 2 (header): prime q is not BLS12-381's (found a %s field, "
@@ -364,6 +436,7 @@ static int check_header(czk_zkey *z, const czk_binfile *bf, const char *name, cz
                           what);
     }
     p += 4 + CZK_FR_BYTES;
+counts:
     z->n_vars = czk_le32(p);
     z->n_public = czk_le32(p + 4);
     z->domain_size = czk_le32(p + 8);
@@ -382,13 +455,21 @@ static int check_header(czk_zkey *z, const czk_binfile *bf, const char *name, cz
                           "= %llu (the public-input rows)",
                           name, z->domain_size, (unsigned long long)z->n_public + 1);
     z->log_domain = (uint32_t)__builtin_ctz(z->domain_size);
-    if ((rc = header_point(name, "alpha1", p, &z->alpha1, false, e)) ||
-        (rc = header_point(name, "beta1", p + 96, &z->beta1, false, e)) ||
-        (rc = header_point(name, "beta2", p + 192, &z->beta2, true, e)) ||
-        (rc = header_point(name, "gamma2", p + 384, &z->gamma2, true, e)) ||
-        (rc = header_point(name, "delta1", p + 576, &z->delta1, false, e)) ||
-        (rc = header_point(name, "delta2", p + 672, &z->delta2, true, e)))
-        return rc;
+    /* the six header points, in file order, into the fields of the key's curve */
+    const bool bn = z->curve == CZK_CURVE_BN254;
+    const enum pt_kind k1 = pt_kind_of(z->curve, false), k2 = pt_kind_of(z->curve, true);
+    const struct {
+        const char *what;
+        void *dst;
+        enum pt_kind kind;
+    } hp[6] = {
+        {"alpha1", bn ? (void *)&z->bn.alpha1 : &z->alpha1, k1}, {"beta1", bn ? (void *)&z->bn.beta1 : &z->beta1, k1},
+        {"beta2", bn ? (void *)&z->bn.beta2 : &z->beta2, k2},    {"gamma2", bn ? (void *)&z->bn.gamma2 : &z->gamma2, k2},
+        {"delta1", bn ? (void *)&z->bn.delta1 : &z->delta1, k1}, {"delta2", bn ? (void *)&z->bn.delta2 : &z->delta2, k2},
+    };
+    for (int i = 0; i < 6; p += pt_bytes(hp[i].kind), i++)
+        if ((rc = header_point(name, hp[i].what, p, hp[i].dst, hp[i].kind, e)))
+            return rc;
     return 0;
 }
 
@@ -417,7 +498,6 @@ static int check_coefs(czk_zkey *z, const czk_binfile *bf, const char *name, czk
     z->n_coefs = n;
     for (uint32_t i = 0; i < n; i++) {
         const czk_zkey_coef *c = &z->coefs[i];
-        czk_fr v;
 
         if (c->matrix > 1)
             return czk_errorf(e, -EINVAL,
@@ -434,8 +514,7 @@ static int check_coefs(czk_zkey *z, const czk_binfile *bf, const char *name, czk
                               "%s: section 4 (coefficients): entry %u: signal %u is not below "
                               "nVars = %u",
                               name, i, c->signal, z->n_vars);
-        memcpy(&v, &c->value, sizeof(v));
-        if (!czk_fr_is_canonical(&v))
+        if (!czk_binfile_scalar_ok(z->curve, &c->value))
             return czk_errorf(e, -EINVAL,
                               "%s: section 4 (coefficients): entry %u: value is not below r",
                               name, i);
@@ -460,7 +539,8 @@ static int zkey_id_of(const czk_binfile *bf, const char *name, uint8_t out[CZK_S
     return 0;
 }
 
-static int zkey_validate(czk_zkey *z, const char *name, unsigned what, struct load_hooks *h, czk_error *e)
+static int zkey_validate(czk_zkey *z, const char *name, unsigned what, unsigned curves, struct load_hooks *h,
+                         czk_error *e)
 {
     czk_binfile bf;
     int rc, n_owned = 0;
@@ -469,18 +549,20 @@ static int zkey_validate(czk_zkey *z, const char *name, unsigned what, struct lo
     rc = czk_binfile_parse(&bf, z->map, z->map_size, name, "zkey", 1, e);
     if (rc)
         return rc;
-    if ((rc = check_header(z, &bf, name, e)))
+    if ((rc = check_header(z, &bf, name, curves, e)))
         return rc;
     nv = z->n_vars;
     np = z->n_public;
     const czk_binfile_section *coef_sec;
+    const bool bn = z->curve == CZK_CURVE_BN254;
+    const enum pt_kind k1 = pt_kind_of(z->curve, false), k2 = pt_kind_of(z->curve, true);
     const struct point_section ps[] = {
-        {3, "IC", np + 1, false, (const void **)&z->ic},
-        {5, "A", nv, false, (const void **)&z->a},
-        {6, "B1", nv, false, (const void **)&z->b1},
-        {7, "B2", nv, true, (const void **)&z->b2},
-        {8, "C", nv - np - 1, false, (const void **)&z->c},
-        {9, "H", z->domain_size, false, (const void **)&z->h},
+        {3, "IC", np + 1, k1, bn ? (const void **)&z->bn.ic : (const void **)&z->ic},
+        {5, "A", nv, k1, bn ? (const void **)&z->bn.a : (const void **)&z->a},
+        {6, "B1", nv, k1, bn ? (const void **)&z->bn.b1 : (const void **)&z->b1},
+        {7, "B2", nv, k2, bn ? (const void **)&z->bn.b2 : (const void **)&z->b2},
+        {8, "C", nv - np - 1, k1, bn ? (const void **)&z->bn.c : (const void **)&z->c},
+        {9, "H", z->domain_size, k1, bn ? (const void **)&z->bn.h : (const void **)&z->h},
     };
     _Static_assert(sizeof(ps) / sizeof(ps[0]) <= sizeof(z->owned) / sizeof(z->owned[0]),
                    "one owned buffer per point section");
@@ -517,7 +599,7 @@ static void stamp_fd(int fd, czk_zkey_stamp *s)
         stamp_of(&st, s);
 }
 
-int czk_zkey_open_fd(czk_zkey *z, int fd, const char *name, czk_error *e)
+static int zkey_open_fd(czk_zkey *z, int fd, const char *name, unsigned curves, czk_error *e)
 {
     int rc;
 
@@ -525,14 +607,19 @@ int czk_zkey_open_fd(czk_zkey *z, int fd, const char *name, czk_error *e)
     rc = czk_binfile_map_fd(&z->map, &z->map_size, fd, name, e);
     if (!rc) {
         stamp_fd(fd, &z->ident.stamp);
-        rc = zkey_validate(z, name, CZK_ZKEY_ALL, NULL, e);
+        rc = zkey_validate(z, name, CZK_ZKEY_ALL, curves, NULL, e);
     }
     if (rc)
         czk_zkey_close(z);
     return rc;
 }
 
-int czk_zkey_open(czk_zkey *z, const char *path, czk_error *e)
+int czk_zkey_open_fd(czk_zkey *z, int fd, const char *name, czk_error *e)
+{
+    return zkey_open_fd(z, fd, name, CZK_CURVES_BLS12_381, e);
+}
+
+int czk_zkey_open_curves(czk_zkey *z, const char *path, unsigned curves, czk_error *e)
 {
     int fd, rc;
 
@@ -542,9 +629,14 @@ int czk_zkey_open(czk_zkey *z, const char *path, czk_error *e)
         int err = errno;
         return czk_errorf(e, -err, "%s: cannot open: %s", path, strerror(err));
     }
-    rc = czk_zkey_open_fd(z, fd, path, e);
+    rc = zkey_open_fd(z, fd, path, curves, e);
     close(fd);
     return rc;
+}
+
+int czk_zkey_open(czk_zkey *z, const char *path, czk_error *e)
+{
+    return czk_zkey_open_curves(z, path, CZK_CURVES_BLS12_381, e);
 }
 
 void czk_zkey_close(czk_zkey *z)
@@ -746,7 +838,7 @@ int czk_zkey_load_fd(czk_zkey *z, int fd, const char *name, const czk_zkey_load_
         rc = czk_errorf(e, -err, "%s: cannot protect the loaded key: %s", name, strerror(err));
     }
     if (!rc)
-        rc = zkey_validate(z, name, what, &h, e);
+        rc = zkey_validate(z, name, what, o && o->curves ? o->curves : CZK_CURVES_BLS12_381, &h, e);
     if (rc)
         czk_zkey_close(z);
     return rc;
@@ -772,23 +864,27 @@ int czk_zkey_check_points(const czk_zkey *z, const char *name, const czk_zkey_lo
 {
     struct load_hooks h = {.o = o};
     uint64_t nv = z->n_vars, np = z->n_public;
+    const bool bn = z->curve == CZK_CURVE_BN254;
+    const enum pt_kind k1 = pt_kind_of(z->curve, false), k2 = pt_kind_of(z->curve, true);
     const struct {
         uint32_t id;
         const char *what;
         const void *pts;
         uint64_t n;
-        bool g2;
+        enum pt_kind kind;
     } s[] = {
-        {5, "A", z->a, nv, false},        {6, "B1", z->b1, nv, false},
-        {7, "B2", z->b2, nv, true},       {8, "C", z->c, nv - np - 1, false},
-        {9, "H", z->h, z->domain_size, false},
+        {5, "A", bn ? (const void *)z->bn.a : z->a, nv, k1},
+        {6, "B1", bn ? (const void *)z->bn.b1 : z->b1, nv, k1},
+        {7, "B2", bn ? (const void *)z->bn.b2 : z->b2, nv, k2},
+        {8, "C", bn ? (const void *)z->bn.c : z->c, nv - np - 1, k1},
+        {9, "H", bn ? (const void *)z->bn.h : z->h, z->domain_size, k1},
     };
     int rc;
 
     if (!(z->loaded & CZK_ZKEY_POINTS))
         return czk_errorf(e, -EINVAL, "%s: the point sections were not loaded", name);
     for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
-        if ((rc = check_points(name, s[i].id, s[i].what, s[i].pts, (size_t)s[i].n, s[i].g2, &h, e)))
+        if ((rc = check_points(name, s[i].id, s[i].what, s[i].pts, (size_t)s[i].n, s[i].kind, &h, e)))
             return rc;
     return 0;
 }
@@ -796,7 +892,8 @@ int czk_zkey_check_points(const czk_zkey *z, const char *name, const czk_zkey_lo
 uint64_t czk_zkey_points_bytes(const czk_zkey *z)
 {
     uint64_t nv = z->n_vars, np = z->n_public;
-    return nv * G1_BYTES * 2 + nv * G2_BYTES + (nv - np - 1) * G1_BYTES + (uint64_t)z->domain_size * G1_BYTES;
+    uint64_t g1 = pt_bytes(pt_kind_of(z->curve, false)), g2 = pt_bytes(pt_kind_of(z->curve, true));
+    return nv * g1 * 2 + nv * g2 + (nv - np - 1) * g1 + (uint64_t)z->domain_size * g1;
 }
 
 void czk_zkey_id(const czk_zkey *z, uint8_t out[CZK_SHA256_LEN])
@@ -934,8 +1031,9 @@ int czk_zkey_recheck_log(const czk_zkey_ident *loaded, czk_zkey_stamp *reported,
         czk_warn("circuit %s: %s changed on disk: %s; %s keeps the key it loaded", circuit, path, what, prog);
     else
         czk_err("circuit %s: %s changed on disk: %s; %s keeps using the key it loaded, and a daemon restarted now "
-                "would load another key and be refused this circuit: restart czk-gpud, czk-synth and "
-                "czk-finalizer together",
+                "would load another key and be refused this circuit: SIGHUP to czk-gpud (systemctl reload "
+                "czk-gpud) switches all three daemons to it after the jobs accepted before, or restart czk-gpud, "
+                "czk-synth and czk-finalizer together",
                 circuit, path, what, prog);
     return r;
 }
@@ -952,16 +1050,18 @@ static int check_spec(const char *path, const czk_zkey_spec *s, czk_error *e)
         return czk_errorf(e, -EINVAL,
                           "%s: domainSize = %u, expected a power of two of at least nPublic + 1",
                           path, s->domain_size);
-    if (!s->ic || !s->a || !s->b1 || !s->b2 || !s->h || (!s->c && s->n_vars > s->n_public + 1) ||
-        (!s->coefs && s->n_coefs))
+    const bool bn = s->curve == CZK_CURVE_BN254;
+    if (bn ? (!s->bn.ic || !s->bn.a || !s->bn.b1 || !s->bn.b2 || !s->bn.h ||
+              (!s->bn.c && s->n_vars > s->n_public + 1))
+           : (!s->ic || !s->a || !s->b1 || !s->b2 || !s->h || (!s->c && s->n_vars > s->n_public + 1)))
+        return czk_errorf(e, -EINVAL, "%s: a point or coefficient array is missing", path);
+    if (!s->coefs && s->n_coefs)
         return czk_errorf(e, -EINVAL, "%s: a point or coefficient array is missing", path);
     for (uint32_t i = 0; i < s->n_coefs; i++) {
         const czk_zkey_coef *c = &s->coefs[i];
-        czk_fr v;
 
-        memcpy(&v, &c->value, sizeof(v));
         if (c->matrix > 1 || c->constraint >= s->domain_size || c->signal >= s->n_vars ||
-            !czk_fr_is_canonical(&v))
+            !czk_binfile_scalar_ok(s->curve, &c->value))
             return czk_errorf(e, -EINVAL,
                               "%s: coefficient %u: (matrix %u, constraint %u, signal %u) out of "
                               "range for domainSize %u, nVars %u, or value not below r",
@@ -975,6 +1075,24 @@ int czk_zkey_write(const char *path, const czk_zkey_spec *s, czk_error *e)
 {
     czk_binfile_writer *w;
     uint64_t nv = s->n_vars, np = s->n_public;
+    const bool bn = s->curve == CZK_CURVE_BN254;
+    const uint64_t g1 = bn ? BN_G1_BYTES : G1_BYTES, g2 = bn ? BN_G2_BYTES : G2_BYTES;
+    const czk_zkey_bn254 *b = &s->bn;
+    /* the header points, IC and the point sections, in file order */
+    const void *hdr[6] = {bn ? (const void *)&b->alpha1 : &s->alpha1, bn ? (const void *)&b->beta1 : &s->beta1,
+                          bn ? (const void *)&b->beta2 : &s->beta2,   bn ? (const void *)&b->gamma2 : &s->gamma2,
+                          bn ? (const void *)&b->delta1 : &s->delta1, bn ? (const void *)&b->delta2 : &s->delta2};
+    const uint64_t hdr_size[6] = {g1, g1, g2, g2, g1, g2};
+    const void *ic = bn ? (const void *)b->ic : s->ic;
+    const struct {
+        uint32_t id;
+        const void *pts;
+        uint64_t bytes;
+    } sec[] = {
+        {5, bn ? (const void *)b->a : s->a, nv * g1},   {6, bn ? (const void *)b->b1 : s->b1, nv * g1},
+        {7, bn ? (const void *)b->b2 : s->b2, nv * g2}, {8, bn ? (const void *)b->c : s->c, (nv - np - 1) * g1},
+        {9, bn ? (const void *)b->h : s->h, (uint64_t)s->domain_size * g1},
+    };
     int rc;
 
     if ((rc = check_spec(path, s, e)))
@@ -985,39 +1103,36 @@ int czk_zkey_write(const char *path, const czk_zkey_spec *s, czk_error *e)
     czk_binfile_writer_begin_section(w, 1, 4);
     czk_binfile_writer_u32(w, 1); /* groth16 */
 
-    czk_binfile_writer_begin_section(w, 2, ZKEY_HEADER_BYTES);
-    czk_binfile_writer_u32(w, CZK_FP_BYTES);
-    czk_binfile_writer_write(w, &CZK_FP_MOD, CZK_FP_BYTES);
-    czk_binfile_writer_u32(w, CZK_FR_BYTES);
-    czk_binfile_writer_write(w, &CZK_FR_MOD, CZK_FR_BYTES);
+    czk_binfile_writer_begin_section(w, 2, bn ? BN_ZKEY_HEADER_BYTES : ZKEY_HEADER_BYTES);
+    if (bn) {
+        czk_binfile_writer_u32(w, CZK_BN254_BYTES);
+        czk_binfile_writer_write(w, &CZK_BN254_FP_MOD, CZK_BN254_BYTES);
+        czk_binfile_writer_u32(w, CZK_BN254_BYTES);
+        czk_binfile_writer_write(w, &CZK_BN254_FR_MOD, CZK_BN254_BYTES);
+    } else {
+        czk_binfile_writer_u32(w, CZK_FP_BYTES);
+        czk_binfile_writer_write(w, &CZK_FP_MOD, CZK_FP_BYTES);
+        czk_binfile_writer_u32(w, CZK_FR_BYTES);
+        czk_binfile_writer_write(w, &CZK_FR_MOD, CZK_FR_BYTES);
+    }
     czk_binfile_writer_u32(w, s->n_vars);
     czk_binfile_writer_u32(w, s->n_public);
     czk_binfile_writer_u32(w, s->domain_size);
-    czk_binfile_writer_write(w, &s->alpha1, G1_BYTES);
-    czk_binfile_writer_write(w, &s->beta1, G1_BYTES);
-    czk_binfile_writer_write(w, &s->beta2, G2_BYTES);
-    czk_binfile_writer_write(w, &s->gamma2, G2_BYTES);
-    czk_binfile_writer_write(w, &s->delta1, G1_BYTES);
-    czk_binfile_writer_write(w, &s->delta2, G2_BYTES);
+    for (int i = 0; i < 6; i++)
+        czk_binfile_writer_write(w, hdr[i], hdr_size[i]);
 
-    czk_binfile_writer_begin_section(w, 3, (np + 1) * G1_BYTES);
-    czk_binfile_writer_write(w, s->ic, (np + 1) * G1_BYTES);
+    czk_binfile_writer_begin_section(w, 3, (np + 1) * g1);
+    czk_binfile_writer_write(w, ic, (np + 1) * g1);
 
     czk_binfile_writer_begin_section(w, 4, 4 + (uint64_t)s->n_coefs * sizeof(czk_zkey_coef));
     czk_binfile_writer_u32(w, s->n_coefs);
     czk_binfile_writer_write(w, s->coefs, (size_t)s->n_coefs * sizeof(czk_zkey_coef));
 
-    czk_binfile_writer_begin_section(w, 5, nv * G1_BYTES);
-    czk_binfile_writer_write(w, s->a, nv * G1_BYTES);
-    czk_binfile_writer_begin_section(w, 6, nv * G1_BYTES);
-    czk_binfile_writer_write(w, s->b1, nv * G1_BYTES);
-    czk_binfile_writer_begin_section(w, 7, nv * G2_BYTES);
-    czk_binfile_writer_write(w, s->b2, nv * G2_BYTES);
-    czk_binfile_writer_begin_section(w, 8, (nv - np - 1) * G1_BYTES);
-    if (nv - np - 1)
-        czk_binfile_writer_write(w, s->c, (nv - np - 1) * G1_BYTES);
-    czk_binfile_writer_begin_section(w, 9, (uint64_t)s->domain_size * G1_BYTES);
-    czk_binfile_writer_write(w, s->h, (uint64_t)s->domain_size * G1_BYTES);
+    for (size_t i = 0; i < sizeof(sec) / sizeof(sec[0]); i++) {
+        czk_binfile_writer_begin_section(w, sec[i].id, sec[i].bytes);
+        if (sec[i].bytes)
+            czk_binfile_writer_write(w, sec[i].pts, sec[i].bytes);
+    }
 
     /* MPC parameters: csHash (zeros: not computed) and no contributions;
      * snarkjs readMPCParams reads exactly this, prove/verify never look. */

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "common/base/error.h"
+#include "common/formats/formats.h"
 
 #define CZK_GENCIRCUIT_PRIVATE_INPUTS 2
 
@@ -26,6 +27,7 @@ typedef struct czk_gencircuit_opts {
     uint32_t n_public;       /* K public inputs */
     double bit_fraction;     /* in [0, 1]: share of constraint wires that are bits */
     uint64_t seed;
+    czk_curve_id curve;      /* the r1cs's and wtns's prime (0: BLS12-381) */
 } czk_gencircuit_opts;
 
 int czk_gencircuit(const czk_gencircuit_opts *o, const char *r1cs_path, const char *wtns_path,

@@ -1,5 +1,5 @@
 /*
- * json.h — snarkjs JSON files for Groth16 over BLS12-381 (jansson):
+ * json.h — snarkjs JSON files for Groth16 over BLS12-381 and BN254 (jansson):
  * proof.json, public.json and verification_key.json
  * (docs/file-formats.md section 7).
  *
@@ -12,8 +12,9 @@
  * Readers take untrusted text and check everything before returning: JSON
  * syntax, types, array shapes, decimal strings, coordinates < q, public
  * signals < r, every point on its curve AND in the order-r subgroup,
- * "protocol": "groth16" and "curve": "bls12381" (required in proof.json
- * and verification_key.json; proof.json may omit "curve"), nPublic equal to
+ * "protocol": "groth16" and "curve": "bls12381" ("bn128" for the BN254
+ * functions; required in verification_key.json, proof.json may omit it),
+ * nPublic equal to
  * the IC count - 1.  Errors return -EINVAL (-ENOENT etc. for files) with a
  * message naming the file and the field, e.g.
  *     proof.json: pi_b[1][0]: not a decimal string
@@ -37,29 +38,20 @@
 /* upper bound on public signals / IC points a reader accepts */
 #define CZK_JSON_MAX_PUBLIC (1u << 24)
 
-/* parse from memory; name is the file name used in error messages */
-int czk_json_proof_parse(czk_groth16_proof *p, const char *text, size_t len,
-                         const char *name, czk_error *e);
-/* *pub is malloc'd (free()); *n may be 0 (then *pub may be NULL) */
-int czk_json_public_parse(czk_fr **pub, size_t *n, const char *text, size_t len,
-                          const char *name, czk_error *e);
-/* vk->ic is malloc'd: release with czk_groth16_vk_free */
-int czk_json_vk_parse(czk_groth16_vk *vk, const char *text, size_t len,
-                      const char *name, czk_error *e);
+/* The "curve" of a proof.json / verification_key.json: "bls12381" or
+ * absent -> BLS12-381, "bn128" -> BN254; another value or type, or text that
+ * is not a JSON object: -EINVAL naming the file (and the value, printable
+ * characters only).  What picks the curve of `czk verify`. */
+int czk_json_curve_parse(czk_curve_id *curve, const char *text, size_t len, const char *name, czk_error *e);
+int czk_json_curve_read(czk_curve_id *curve, const char *path, czk_error *e);
 
-/* the same, reading the file at path (at most 256 MiB) */
-int czk_json_proof_read(czk_groth16_proof *p, const char *path, czk_error *e);
-int czk_json_public_read(czk_fr **pub, size_t *n, const char *path, czk_error *e);
-int czk_json_vk_read(czk_groth16_vk *vk, const char *path, czk_error *e);
-
-/* text in snarkjs layout, malloc'd and NUL-terminated (free()); NULL on ENOMEM */
-char *czk_json_proof_dump(const czk_groth16_proof *p);
-char *czk_json_public_dump(const czk_fr *pub_std, size_t n);
-char *czk_json_vk_dump(const czk_groth16_vk *vk);
-
-/* atomic file writers */
-int czk_json_proof_write(const char *path, const czk_groth16_proof *p, czk_error *e);
-int czk_json_public_write(const char *path, const czk_fr *pub_std, size_t n, czk_error *e);
-int czk_json_vk_write(const char *path, const czk_groth16_vk *vk, czk_error *e);
+/* BLS12-381: czk_json_* (the "curve" must be "bls12381"); BN254:
+ * czk_json_bn254_* with czk_groth16_bn254_* and czk_bn254_fr (the "curve"
+ * must be "bn128") */
+#include "common/groth16/g16_names_bls12_381.h"
+#include "common/groth16/json_api_tmpl.h"
+#include "common/groth16/g16_names_bn254.h"
+#include "common/groth16/json_api_tmpl.h"
+#include "common/groth16/g16_names_undef.h"
 
 #endif

@@ -16,23 +16,18 @@
 #define CZK_SETUP_H
 
 #include "common/base/error.h"
+#include "common/crypto/bn254_field.h"
 #include "common/crypto/field.h"
 
-/* the toxic waste, Montgomery form, all non-zero, tau outside the 2n-domain */
-typedef struct czk_setup_secrets {
-    czk_fr tau, alpha, beta, delta;
-} czk_setup_secrets;
-
-/* draw fresh secrets (getrandom) that satisfy the conditions above */
-int czk_setup_secrets_random(czk_setup_secrets *s);
-
-/* `czk setup`: fresh secrets, key written atomically to zkey_path, secrets and
- * every derived secret scalar wiped before returning */
+/* `czk setup`: the r1cs's prime picks the curve (BLS12-381 or BN254);
+ * fresh secrets, key written atomically to zkey_path, secrets and every
+ * derived secret scalar wiped before returning */
 int czk_setup_dev(const char *r1cs_path, const char *zkey_path, int nthreads, czk_error *e);
 
-/* the same with given secrets (tests check the key against them); -EINVAL when
- * they violate the conditions above */
-int czk_setup_with_secrets(const char *r1cs_path, const char *zkey_path,
-                           const czk_setup_secrets *secrets, int nthreads, czk_error *e);
+#include "common/groth16/g16_names_bls12_381.h"
+#include "common/groth16/setup_api_tmpl.h"
+#include "common/groth16/g16_names_bn254.h"
+#include "common/groth16/setup_api_tmpl.h"
+#include "common/groth16/g16_names_undef.h"
 
 #endif

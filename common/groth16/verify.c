@@ -8,85 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/crypto/bn254_msm.h"
 #include "common/crypto/msm.h"
 
 /* below this many public signals, plain scalar multiplications are faster */
 #define VERIFY_MSM_MIN 64
 
-void czk_groth16_vk_free(czk_groth16_vk *vk)
-{
-    if (!vk)
-        return;
-    free(vk->ic);
-    memset(vk, 0, sizeof(*vk));
-}
-
-int czk_groth16_vk_from_zkey(czk_groth16_vk *vk, const czk_zkey *z, czk_error *e)
-{
-    size_t n_ic = (size_t)z->n_public + 1;
-
-    memset(vk, 0, sizeof(*vk));
-    vk->ic = malloc(n_ic * sizeof(czk_g1_aff));
-    if (!vk->ic)
-        return czk_errorf(e, -ENOMEM, "verification key: cannot allocate %zu IC points", n_ic);
-    memcpy(vk->ic, z->ic, n_ic * sizeof(czk_g1_aff));
-    vk->n_public = z->n_public;
-    vk->alpha1 = z->alpha1;
-    vk->beta2 = z->beta2;
-    vk->gamma2 = z->gamma2;
-    vk->delta2 = z->delta2;
-    czk_pairing(&vk->alphabeta, &vk->alpha1, &vk->beta2);
-    return 0;
-}
-
-int czk_groth16_verify(const czk_groth16_vk *vk, const czk_groth16_proof *proof,
-                       const czk_fr *pub_std, size_t n_pub, czk_error *e)
-{
-    czk_g1_aff p[4];
-    czk_g2_aff q[4];
-    czk_g1 acc, t;
-
-    if (n_pub != vk->n_public)
-        return czk_errorf(e, -EINVAL, "verify: %zu public signals given, the verification key has nPublic %u",
-                          n_pub, vk->n_public);
-    for (size_t i = 0; i < n_pub; i++) {
-        if (!czk_fr_is_canonical(&pub_std[i]))
-            return czk_errorf(e, -EINVAL, "verify: public signal %zu is not below the scalar field order r", i);
-    }
-    if (!czk_g1_aff_in_subgroup(&proof->a))
-        return czk_errorf(e, -EBADMSG, "verify: pi_a is not a point of G1 (off the curve or outside the order-r subgroup)");
-    if (!czk_g2_aff_in_subgroup(&proof->b))
-        return czk_errorf(e, -EBADMSG, "verify: pi_b is not a point of G2 (off the curve or outside the order-r subgroup)");
-    if (!czk_g1_aff_in_subgroup(&proof->c))
-        return czk_errorf(e, -EBADMSG, "verify: pi_c is not a point of G1 (off the curve or outside the order-r subgroup)");
-
-    /* cpub = IC_0 + sum IC_i * pub_i (an MSM once there are many signals;
-     * one thread: the caller may itself be one of many verifying threads) */
-    if (n_pub > VERIFY_MSM_MIN) {
-        int rc = czk_msm_g1(&acc, vk->ic + 1, pub_std, n_pub, 1);
-        if (rc < 0)
-            return czk_errorf(e, rc, "verify: public-input MSM over %zu points failed", n_pub);
-        czk_g1_add_aff(&acc, &acc, &vk->ic[0]);
-    } else {
-        czk_g1_from_aff(&acc, &vk->ic[0]);
-        for (size_t i = 0; i < n_pub; i++) {
-            czk_g1_mul_aff(&t, &vk->ic[i + 1], &pub_std[i]);
-            czk_g1_add(&acc, &acc, &t);
-        }
-    }
-
-    if (czk_g1_aff_is_inf(&proof->a))
-        p[0] = proof->a;
-    else
-        czk_g1_aff_neg(&p[0], &proof->a);
-    q[0] = proof->b;
-    czk_g1_to_aff(&p[1], &acc);
-    q[1] = vk->gamma2;
-    p[2] = proof->c;
-    q[2] = vk->delta2;
-    p[3] = vk->alpha1;
-    q[3] = vk->beta2;
-    if (!czk_pairing_product_is_one(p, q, 4))
-        return czk_errorf(e, -EBADMSG, "verify: invalid proof (the pairing check failed)");
-    return 0;
-}
+#include "common/groth16/g16_names_bls12_381.h"
+#include "common/groth16/verify_tmpl.h"
+#include "common/groth16/g16_names_bn254.h"
+#include "common/groth16/verify_tmpl.h"
+#include "common/groth16/g16_names_undef.h"

@@ -19,31 +19,16 @@
 #include "common/base/error.h"
 #include "common/formats/formats.h"
 #include "common/groth16/groth16.h"
+#include "common/crypto/bn254_pairing.h"
 #include "common/crypto/pairing.h"
 
-/* the contents of snarkjs' verification_key.json */
-typedef struct czk_groth16_vk {
-    uint32_t n_public;
-    czk_g1_aff alpha1;
-    czk_g2_aff beta2, gamma2, delta2;
-    czk_fp12 alphabeta;   /* e(alpha1, beta2): vk_alphabeta_12 */
-    czk_g1_aff *ic;       /* n_public + 1 points, malloc'd, owned by the struct */
-} czk_groth16_vk;
-
-/* frees vk->ic and clears the struct (safe on a zeroed struct) */
-void czk_groth16_vk_free(czk_groth16_vk *vk);
-
-/* the verification key of an opened zkey, as `snarkjs zkey export
- * verificationkey` derives it (alphabeta computed with the pairing).
- * -ENOMEM when IC cannot be allocated. */
-int czk_groth16_vk_from_zkey(czk_groth16_vk *vk, const czk_zkey *z, czk_error *e);
-
-/* Returns 0 when the proof verifies, -EBADMSG when it does not (pairing
- * check failed, or a proof point is not on the curve / not in its
- * subgroup), -EINVAL when n_pub != vk->n_public or a public signal is >= r,
- * another -errno (-ENOMEM) when the public-input MSM (over 64 signals)
- * fails.  e (optional) says which. */
-int czk_groth16_verify(const czk_groth16_vk *vk, const czk_groth16_proof *proof,
-                       const czk_fr *pub_std, size_t n_pub, czk_error *e);
+/* BLS12-381: czk_groth16_vk, czk_groth16_verify, ...; BN254:
+ * czk_groth16_bn254_vk, czk_groth16_bn254_verify, ... (the contracts are in
+ * verify_api_tmpl.h).  A key of the other curve: -EINVAL from vk_from_zkey. */
+#include "common/groth16/g16_names_bls12_381.h"
+#include "common/groth16/verify_api_tmpl.h"
+#include "common/groth16/g16_names_bn254.h"
+#include "common/groth16/verify_api_tmpl.h"
+#include "common/groth16/g16_names_undef.h"
 
 #endif

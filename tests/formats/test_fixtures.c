@@ -14,7 +14,10 @@
  *     A (resp. B) term and are not public.
  *
  * usage: test_fixtures DIR nWires nConstraints nPrvIn nPubIn nLabels nPubOut
- *        test_fixtures --wrong-curve DIR   (bn128 files: every reader refuses)
+ *        test_fixtures --wrong-curve DIR   (bn128 files: every plain reader refuses)
+ *        test_fixtures --bn254 DIR         (bn128 files: the _curves readers take them;
+ *            the key's points satisfy BN254's curve equations in GMP, the counts agree,
+ *            the BLS12-381 fields stay empty, and czk_zkey_write gives the same bytes back)
  */
 #include "tests/formats/fmt_test.h"
 
@@ -237,6 +240,114 @@ static int wrong_curve(const char *dir)
     return fmt_failures ? 1 : 0;
 }
 
+/* (Montgomery bytes of x, y) on y^2 = x^3 + 3 mod q, in GMP; infinity counts */
+static bool bn_g1_on_curve_gmp(const czk_bn254_g1_aff *p, const mpz_t q, const mpz_t rinv)
+{
+    static const czk_bn254_g1_aff inf;
+    mpz_t x, y, l, r;
+    bool ok;
+
+    if (!memcmp(p, &inf, sizeof(inf)))
+        return true;
+    mpz_inits(x, y, l, r, NULL);
+    mpz_from_le(x, &p->x, 32);
+    mpz_from_le(y, &p->y, 32);
+    mpz_mul(x, x, rinv);
+    mpz_mod(x, x, q);
+    mpz_mul(y, y, rinv);
+    mpz_mod(y, y, q);
+    mpz_mul(l, y, y);
+    mpz_mod(l, l, q);
+    mpz_pow_ui(r, x, 3);
+    mpz_add_ui(r, r, 3);
+    mpz_mod(r, r, q);
+    ok = mpz_cmp(l, r) == 0;
+    mpz_clears(x, y, l, r, NULL);
+    return ok;
+}
+
+static int bn254_files(const char *dir)
+{
+    char zp[4096], wp[4096], rp[4096], tmp[4096];
+    czk_zkey z, z2;
+    czk_wtns w;
+    czk_r1cs r;
+    czk_error e = {0};
+    mpz_t q, rinv;
+
+    snprintf(zp, sizeof(zp), "%s/circuit.zkey", dir);
+    snprintf(wp, sizeof(wp), "%s/witness.wtns", dir);
+    snprintf(rp, sizeof(rp), "%s/circuit.r1cs", dir);
+    if (czk_zkey_open_curves(&z, zp, CZK_CURVES_ALL, &e) || czk_wtns_open_curves(&w, wp, CZK_CURVES_ALL, &e) ||
+        czk_r1cs_open_curves(&r, rp, CZK_CURVES_ALL, &e)) {
+        fprintf(stderr, "%s\n", e.msg);
+        return 1;
+    }
+    CHECK(z.curve == CZK_CURVE_BN254 && w.curve == CZK_CURVE_BN254 && r.curve == CZK_CURVE_BN254, "curves");
+    CHECK(z.n_vars == r.n_wires && w.n_witness == r.n_wires, "nVars %u, nWitness %u, nWires %u", z.n_vars,
+          w.n_witness, r.n_wires);
+    CHECK(z.n_public == r.n_pub_out + r.n_pub_in, "nPublic %u", z.n_public);
+    CHECK(!z.a && !z.b1 && !z.b2 && !z.c && !z.h && !z.ic && z.bn.a && z.bn.b2 && z.bn.h && z.bn.ic,
+          "BN254 points in z.bn only");
+    {
+        czk_zkey zb;
+        czk_error eb = {0};
+        int rc = czk_zkey_open_curves(&zb, zp, CZK_CURVES_BLS12_381, &eb);
+        CHECK(rc == -EINVAL && strstr(eb.msg, zp), "BLS12-381-only reader: %d %s", rc, eb.msg);
+    }
+
+    /* the points against BN254's G1 equation, with GMP (q from the file's own header is not
+     * trusted: the published value) */
+    mpz_inits(q, rinv, NULL);
+    mpz_set_str(q, "21888242871839275222246405745257275088696311157297823662689037894645226208583", 10);
+    mpz_set_ui(rinv, 1);
+    mpz_mul_2exp(rinv, rinv, 256);
+    CHECK(mpz_invert(rinv, rinv, q), "2^256 invertible mod q");
+    CHECK(bn_g1_on_curve_gmp(&z.bn.alpha1, q, rinv) && bn_g1_on_curve_gmp(&z.bn.beta1, q, rinv) &&
+              bn_g1_on_curve_gmp(&z.bn.delta1, q, rinv),
+          "header G1 points on y^2 = x^3 + 3");
+    for (uint32_t i = 0; i <= z.n_public; i++)
+        CHECK(bn_g1_on_curve_gmp(&z.bn.ic[i], q, rinv), "IC[%u]", i);
+    for (uint32_t i = 0; i < z.n_vars; i++)
+        CHECK(bn_g1_on_curve_gmp(&z.bn.a[i], q, rinv) && bn_g1_on_curve_gmp(&z.bn.b1[i], q, rinv), "A/B1[%u]", i);
+    for (uint32_t i = 0; i < z.domain_size; i++)
+        CHECK(bn_g1_on_curve_gmp(&z.bn.h[i], q, rinv), "H[%u]", i);
+    mpz_clears(q, rinv, NULL);
+
+    /* the writer: the same key written again reads back the same */
+    snprintf(tmp, sizeof(tmp), "%s/bn254_roundtrip.zkey", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    {
+        czk_zkey_spec sp = {.n_vars = z.n_vars, .n_public = z.n_public, .domain_size = z.domain_size,
+                            .n_coefs = z.n_coefs, .coefs = z.coefs, .curve = CZK_CURVE_BN254, .bn = z.bn};
+        CHECK(czk_zkey_write(tmp, &sp, &e) == 0, "write: %s", e.msg);
+    }
+    if (czk_zkey_open_curves(&z2, tmp, CZK_CURVES_ALL, &e) == 0) {
+        uint64_t np = z.n_public, nv = z.n_vars;
+        CHECK(z2.curve == CZK_CURVE_BN254 && z2.n_coefs == z.n_coefs &&
+                  !memcmp(z2.coefs, z.coefs, (size_t)z.n_coefs * sizeof(czk_zkey_coef)),
+              "coefficients");
+        CHECK(!memcmp(&z2.bn.alpha1, &z.bn.alpha1, sizeof(z.bn.alpha1)) &&
+                  !memcmp(&z2.bn.delta2, &z.bn.delta2, sizeof(z.bn.delta2)) &&
+                  !memcmp(&z2.bn.gamma2, &z.bn.gamma2, sizeof(z.bn.gamma2)),
+              "header points");
+        CHECK(!memcmp(z2.bn.ic, z.bn.ic, (np + 1) * sizeof(*z.bn.ic)) &&
+                  !memcmp(z2.bn.b2, z.bn.b2, nv * sizeof(*z.bn.b2)) &&
+                  !memcmp(z2.bn.c, z.bn.c, (nv - np - 1) * sizeof(*z.bn.c)) &&
+                  !memcmp(z2.bn.h, z.bn.h, (size_t)z.domain_size * sizeof(*z.bn.h)),
+              "point sections");
+        CHECK(czk_zkey_points_bytes(&z2) == nv * (64 * 2 + 128) + (nv - np - 1) * 64 + (uint64_t)z.domain_size * 64,
+              "points bytes");
+        czk_zkey_close(&z2);
+    } else {
+        CHECK(0, "reopen: %s", e.msg);
+    }
+    unlink(tmp);
+    czk_r1cs_close(&r);
+    czk_wtns_close(&w);
+    czk_zkey_close(&z);
+    return fmt_failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     char path[4096];
@@ -250,6 +361,8 @@ int main(int argc, char **argv)
     init_consts();
     if (argc == 3 && !strcmp(argv[1], "--wrong-curve"))
         return wrong_curve(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "--bn254"))
+        return bn254_files(argv[2]);
     if (argc != 8) {
         fprintf(stderr, "usage: %s DIR nWires nConstraints nPrvIn nPubIn nLabels nPubOut\n",
                 argv[0]);

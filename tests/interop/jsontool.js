@@ -9,6 +9,8 @@
 //   node jsontool.js bump-x IN OUT NAME           x coordinate of proof point NAME += 1 (off-curve)
 //   node jsontool.js count FILE                   print the length of a JSON array
 //   node jsontool.js get FILE KEY                 print a top-level field
+// The moduli of bump-public, noncanon-public, neg-point and bump-x are the curve's named by
+// $JT_CURVE (bls12381, the default, or bn128).
 'use strict';
 const fs = require('fs');
 
@@ -22,6 +24,9 @@ const CURVES = {
     q: 21888242871839275222246405745257275088696311157297823662689037894645226208583n,
   },
 };
+
+const CUR = CURVES[process.env.JT_CURVE || 'bls12381'];
+if (!CUR) { console.error(`jsontool: JT_CURVE=${process.env.JT_CURVE}: unknown curve`); process.exit(1); }
 
 const read = (f) => JSON.parse(fs.readFileSync(f, 'utf8'));
 const write = (f, v) => fs.writeFileSync(f, JSON.stringify(v, null, 1) + '\n');
@@ -90,7 +95,7 @@ switch (cmd) {
     checkProofShape(read(args[0]), args[1] || 'bls12381');
     break;
   case 'bump-public': {
-    const pub = read(args[0]), i = Number(args[2]), r = CURVES.bls12381.r;
+    const pub = read(args[0]), i = Number(args[2]), r = CUR.r;
     if (!(i >= 0 && i < pub.length)) die(`index ${i} out of range (${pub.length} signals)`);
     let d = BigInt(args[3]) % r;
     if (d === 0n) d = 1n;
@@ -101,12 +106,12 @@ switch (cmd) {
   case 'noncanon-public': {
     const pub = read(args[0]), i = Number(args[2]);
     if (!(i >= 0 && i < pub.length)) die(`index ${i} out of range (${pub.length} signals)`);
-    pub[i] = (BigInt(pub[i]) + CURVES.bls12381.r).toString();
+    pub[i] = (BigInt(pub[i]) + CUR.r).toString();
     write(args[1], pub);
     break;
   }
   case 'neg-point': {
-    const p = read(args[0]), n = args[2], q = CURVES.bls12381.q;
+    const p = read(args[0]), n = args[2], q = CUR.q;
     if (n === 'pi_b') {
       p.pi_b[1] = p.pi_b[1].map((c) => ((q - BigInt(c)) % q).toString());
     } else {
@@ -116,7 +121,7 @@ switch (cmd) {
     break;
   }
   case 'bump-x': {
-    const p = read(args[0]), n = args[2], q = CURVES.bls12381.q;
+    const p = read(args[0]), n = args[2], q = CUR.q;
     if (n === 'pi_b') p.pi_b[0][0] = ((BigInt(p.pi_b[0][0]) + 1n) % q).toString();
     else p[n][0] = ((BigInt(p[n][0]) + 1n) % q).toString();
     write(args[1], p);

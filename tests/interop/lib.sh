@@ -17,6 +17,10 @@ note() { echo "--- $*"; }
 command -v node >/dev/null 2>&1 || skip "node not installed"
 [ -x "$SNARKJS" ] || skip "snarkjs not installed at $SNARKJS (run scripts/setup-npm.sh)"
 [ -d "$FIXTURES" ] || fail "fixtures directory $FIXTURES missing"
+# the fixture's curve, by its name (NAME_bn128: BN254), for jsontool.js and the checks
+CURVE=bls12381
+case $FX in *_bn128) CURVE=bn128 ;; esac
+export JT_CURVE=$CURVE
 if [ -n "$FX" ]; then
     F="$FIXTURES/$FX"
     [ -f "$F/circuit.zkey" ] || fail "fixture $F incomplete (no circuit.zkey)"
@@ -60,6 +64,18 @@ expect_fail() {
         fail "$desc: exit status 0, want non-zero"
     fi
     note "ok ($RC): $desc"
+}
+
+# expect_err_says DESC WORDS CMD...: CMD must exit 2 with every |-separated word of WORDS
+# in its standard error.
+expect_err_says() {
+    local desc=$1 words=$2 w; shift 2
+    expect_rc 2 "$desc" "$@"
+    IFS='|' read -ra ws <<<"$words"
+    for w in "${ws[@]}"; do
+        grep -qF -- "$w" "$TMP/err" || { cat "$TMP/err" >&2; fail "$desc: message does not say \"$w\""; }
+    done
+    echo "    message: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
 }
 
 snarkjs_verify() { "$SNARKJS" groth16 verify "$@"; }

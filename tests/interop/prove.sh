@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 
 expect_rc 0 "czk prove $FX" "$CZK" prove "$F/circuit.zkey" "$F/witness.wtns" "$TMP/proof.json" "$TMP/public.json"
-node "$JT" proof-shape "$TMP/proof.json" bls12381 || fail "czk proof.json layout"
+node "$JT" proof-shape "$TMP/proof.json" "$CURVE" || fail "czk proof.json layout"
 node "$JT" cmp "$TMP/public.json" "$F/public.json" || fail "czk public.json differs from snarkjs'"
 expect_rc 0 "snarkjs groth16 verify of czk proof ($FX)" snarkjs_verify "$F/verification_key.json" "$TMP/public.json" "$TMP/proof.json"
 grep -q "OK" "$TMP/out" || fail "snarkjs did not print OK"
