@@ -55,6 +55,8 @@ typedef struct fin_circuit {
     czk_zkey_ident ident;    /* key id and file stamp of the zkey it was read from */
     czk_zkey_stamp reported; /* the file's stamp last reported by the re-check */
     uint8_t refused;         /* czk-gpud announced another key id (or none) under this name */
+    uint8_t failed;          /* its zkey could not be read at start: announced with an all-zero key id,
+                                which no key has, so czk-gpud sends none of it (until a reload) */
 } fin_circuit;
 
 /* a verified proof whose files could not be written yet (disk full) */
@@ -290,6 +292,13 @@ static void on_result(fin *f, const czk_msg_result *r)
     fin_timings t;
     int rc;
 
+    if (c && c->failed) {
+        /* gpud sends none of a circuit we announced without a key; the
+         * RESULT stays with gpud (re-sent later), nothing is failed for it */
+        czk_err("job %llu partition %u: circuit \"%s\" has no key here (its zkey could not be read): not "
+                "answered", (unsigned long long)r->job_id, r->partition, c->name);
+        return;
+    }
     if (!c) {
         snprintf(why, sizeof(why), "circuit \"%s\" (#%u) is not configured in the finalizer", r->circuit,
                  r->circuit_id);
@@ -499,7 +508,7 @@ static int reload_circuit(fin *f, unsigned i, const uint8_t *theirs)
         czk_err("circuit \"%s\": could not load the key czk-gpud now uses: %s", c->name, e.msg);
         return 0;
     }
-    if (memcmp(nc.ident.id, theirs, CZK_MSG_KEY_ID) != 0 || nc.n_public != c->n_public) {
+    if (memcmp(nc.ident.id, theirs, CZK_MSG_KEY_ID) != 0 || (!c->failed && nc.n_public != c->n_public)) {
         czk_err("circuit \"%s\": %s changed again while it was loaded, or has another number of public signals: "
                 "keeping the old key",
                 c->name, path);
@@ -526,6 +535,8 @@ static int check_gpud_circuits(fin *f, const czk_msg_hello *h)
         if (h->n_circuits == 0)
             continue; /* an older gpud: it did not say */
         czk_hex(c->ident.id, CZK_SHA256_LEN, ours);
+        if (k < 0 && c->failed)
+            continue; /* failed here at start (logged then), and not served by gpud either */
         if (k < 0) {
             czk_warn("circuit \"%s\" (key id %s) is not configured in czk-gpud", c->name, ours);
             continue;
@@ -623,8 +634,9 @@ static void zkey_watch_tick(czk_timer *t, void *ctx)
     if (verbose)
         czk_info("SIGHUP: re-checking the zkeys");
     for (unsigned i = 0; i < f->n_circuits; i++)
-        czk_zkey_recheck_log(&f->circuits[i].ident, &f->circuits[i].reported, "czk-finalizer", f->circuits[i].name,
-                             f->cfg.circuits[i].zkey, verbose);
+        if (!f->circuits[i].failed)
+            czk_zkey_recheck_log(&f->circuits[i].ident, &f->circuits[i].reported, "czk-finalizer",
+                                 f->circuits[i].name, f->cfg.circuits[i].zkey, verbose);
 }
 
 static void zkey_watch_start(fin *f)
@@ -731,9 +743,17 @@ static int open_circuits(fin *f, czk_error *e)
     if (!f->circuits)
         return czk_errorf(e, -ENOMEM, "out of memory");
     for (int i = 0; i < f->cfg.n_circuits; i++) {
-        int r = circuit_load(&f->circuits[i], f->cfg.circuits[i].name, f->cfg.circuits[i].zkey, e);
-        if (r < 0)
-            return r;
+        fin_circuit *c = &f->circuits[i];
+        czk_error ce = {0};
+        if (circuit_load(c, f->cfg.circuits[i].name, f->cfg.circuits[i].zkey, &ce) < 0) {
+            /* as czk-gpud does: the other circuits are served */
+            memset(c, 0, sizeof(*c));
+            snprintf(c->name, sizeof(c->name), "%s", f->cfg.circuits[i].name);
+            c->failed = 1;
+            czk_err("circuit %s: its key cannot be read: %s; no proof of it is finalized until the zkey is fixed "
+                    "and czk-finalizer restarted",
+                    c->name, ce.msg);
+        }
         f->n_circuits++;
     }
     return 0;

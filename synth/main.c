@@ -45,8 +45,9 @@ static void zkey_watch_tick(czk_timer *t, void *ctx)
     if (verbose)
         czk_info("SIGHUP: re-checking the zkeys");
     for (unsigned i = 0; i < s->n_circuits; i++)
-        czk_zkey_recheck_log(&s->zkeys[i].ident, &zkey_reported[i], "czk-synth", s->cfg.circuits[i].name,
-                             s->cfg.circuits[i].zkey, verbose);
+        if (s->zkeys[i].map) /* not for a key that failed at start */
+            czk_zkey_recheck_log(&s->zkeys[i].ident, &zkey_reported[i], "czk-synth", s->cfg.circuits[i].name,
+                                 s->cfg.circuits[i].zkey, verbose);
 }
 
 static void zkey_watch_start(synth *s)
@@ -175,6 +176,11 @@ static void on_assign(synth *s, const czk_msg_assign *a)
         czk_warn("ASSIGN for pool %u slot %u, which is not ours: ignored", a->pool_id, a->slot);
         return;
     }
+    if (a->circuit_id < s->n_circuits && !s->zkeys[a->circuit_id].map) {
+        czk_err("ASSIGN for circuit \"%s\", whose key this synth could not read: ignored (gpud takes the slot "
+                "back after its lease)", s->cfg.circuits[a->circuit_id].name);
+        return;
+    }
     if (a->circuit_id >= s->n_circuits) {
         czk_err("ASSIGN for circuit %u, but only %u circuits are configured here: check that gpud and this "
                 "synth read the same config", a->circuit_id, s->n_circuits);
@@ -273,8 +279,8 @@ static int reload_circuit(synth *s, unsigned i, const uint8_t *theirs)
         czk_err("circuit \"%s\": could not load the key czk-gpud now uses: %s", s->cfg.circuits[i].name, e.msg);
         return 0;
     }
-    if (memcmp(nz.ident.id, theirs, CZK_MSG_KEY_ID) != 0 || nz.domain_size != s->zkeys[i].domain_size ||
-        nz.n_vars != s->zkeys[i].n_vars) {
+    if (memcmp(nz.ident.id, theirs, CZK_MSG_KEY_ID) != 0 ||
+        (s->zkeys[i].map && (nz.domain_size != s->zkeys[i].domain_size || nz.n_vars != s->zkeys[i].n_vars))) {
         czk_err("circuit \"%s\": %s changed again while it was loaded, or has other sizes: keeping the old key",
                 s->cfg.circuits[i].name, path);
         czk_zkey_close(&nz);
@@ -302,6 +308,8 @@ static void conn_open(czk_conn *c, void *ctx)
         int k = czk_msg_hello_circuit(h, s->cfg.circuits[i].name);
         char ours[CZK_ZKEY_ID_HEX], theirs[CZK_ZKEY_ID_HEX];
         czk_zkey_id_hex(&s->zkeys[i], ours);
+        if (k < 0 && !s->zkeys[i].map)
+            continue; /* failed here at start (logged then), and not served by gpud either */
         if (k < 0) {
             czk_warn("circuit \"%s\" (key id %s) is not configured in czk-gpud: it will assign none of it",
                      s->cfg.circuits[i].name, ours);
@@ -480,8 +488,15 @@ int main(int argc, char **argv)
     for (int i = 0; i < s->cfg.n_circuits; i++) {
         char id[CZK_ZKEY_ID_HEX];
         if (czk_zkey_load(&s->zkeys[i], s->cfg.circuits[i].zkey, CZK_ZKEY_COEFS, &e) < 0) {
-            czk_err("circuit %s: %s", s->cfg.circuits[i].name, e.msg);
-            return 1;
+            /* as czk-gpud does: the other circuits are served; this one is
+             * announced with an all-zero key id, which no key has, so gpud
+             * assigns none of it */
+            memset(&s->zkeys[i], 0, sizeof(s->zkeys[i]));
+            s->n_circuits++;
+            czk_err("circuit %s: its key cannot be read: %s; this synth takes no partition of it until the zkey is "
+                    "fixed and czk-synth restarted",
+                    s->cfg.circuits[i].name, e.msg);
+            continue;
         }
         s->n_circuits++;
         zkey_reported[i] = s->zkeys[i].ident.stamp;
