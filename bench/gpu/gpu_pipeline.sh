@@ -74,12 +74,15 @@ echo "verified: $ok / $NPART proofs"
 kill $(jobs -p) 2>/dev/null; wait 2>/dev/null
 
 # sequential baseline on the same machine, same run
+# (NSEQ=0 skips it: multi_gpu.sh)
 NS=${NSEQ:-4}; t0=$(now)
-for i in $(seq 0 $((NS - 1))); do
-    "$CZK" prove --backend cuda c$LOG.zkey w$LOG-$i.wtns "$T/seq.proof.json" "$T/seq.public.json" 2>>"$T/seq.log" || echo "seq prove failed"
-done
-t1=$(now); el=$(calc "$t1 - $t0")
-echo "sequential czk prove --backend cuda: $NS in $el s: $(calc "60 * $NS / $el") proofs/min"
+if [ "$NS" -gt 0 ]; then
+    for i in $(seq 0 $((NS - 1))); do
+        "$CZK" prove --backend cuda c$LOG.zkey w$LOG-$i.wtns "$T/seq.proof.json" "$T/seq.public.json" 2>>"$T/seq.log" || echo "seq prove failed"
+    done
+    t1=$(now); el=$(calc "$t1 - $t0")
+    echo "sequential czk prove --backend cuda: $NS in $el s: $(calc "60 * $NS / $el") proofs/min"
+fi
 
 tail -3 "$T/logs/gpud.log"
 exit 0
