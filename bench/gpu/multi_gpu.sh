@@ -4,13 +4,20 @@
 # (0,1), in the same run on the same machine, and one table: proofs/min with
 # one and two GPUs, their ratio (goal >= 1.9), GPU busy and the largest gap
 # (czk status), proofs verified.  With SYNTH_NICE / NSYNTH as gpu_pipeline.sh.
-# Needs a machine with two GPUs (nvidia-h200-x2); exits 77 with one.
+# Needs a machine with two GPUs (nvidia-h200-x2); exits 77 with one, unless
+# MULTI_GPU_SELFTEST=1, which runs both rows on GPU 0 (a check of the script:
+# the ratio is then ~1).
 # usage: multi_gpu.sh BINDIR WORKDIR [NPART_2^20] [NPART_2^22]
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 BIN=$1 W=$2 N20=${3:-96} N22=${4:-48}
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
-[ "$ngpu" -ge 2 ] || { echo "multi_gpu.sh: $ngpu GPU(s) visible, 2 needed"; exit 77; }
+TWO=0,1
+if [ -n "${MULTI_GPU_SELFTEST:-}" ]; then
+    TWO=0
+elif [ "$ngpu" -lt 2 ]; then
+    echo "multi_gpu.sh: $ngpu GPU(s) visible, 2 needed"; exit 77
+fi
 mkdir -p "$W"
 row() { # LOG NPART GPUS: one line "LOG GPUS proofs/min busy gap verified"
     local out="$W/run-$1-$3.txt"
@@ -27,7 +34,7 @@ echo "| --- | --- | --- | --- | --- | --- | --- |"
 for L in 20 22; do
     np=$N20; [ "$L" = 22 ] && np=$N22
     read -r _ _ pm1 b1 g1 v1 <<<"$(row "$L" "$np" 0)"
-    read -r _ _ pm2 b2 g2 v2 <<<"$(row "$L" "$np" 0,1)"
+    read -r _ _ pm2 b2 g2 v2 <<<"$(row "$L" "$np" "$TWO")"
     ratio=$(awk -v a="$pm2" -v b="$pm1" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }')
     echo "| 2^$L | 1 | $pm1 | 1.00 | $b1 | $g1 | $v1 |"
     echo "| 2^$L | 2 | $pm2 | $ratio | $b2 | $g2 | $v2 |"
