@@ -14,6 +14,13 @@
  * the synth as soon as copy_in returns (docs/design.md, "A partition's life", step 7).
  * Both run on worker threads, never on gpud's event-loop thread.
  *
+ * Errors of copy_in and compute: -ENODEV says the compute device of ctx is
+ * lost (the cuda backend: a sticky CUDA error such as a lost device, an
+ * uncorrectable ECC error or a kernel fault, after which every call on that
+ * device fails); gpud then takes every context of that device out of service
+ * and proves the partition elsewhere.  Any other -errno is the partition's
+ * own failure (bad input, a transient error) and the device stays in service.
+ *
  * Implementations: "cpu" (backend/cpu/backend_cpu.c: memcpy into preallocated
  * buffers, then czk_groth16_compute_h + czk_groth16_msms) and, when built
  * with CUDA, "cuda" (backend/backend_cuda.c: async H2D copies from the
@@ -126,6 +133,15 @@ typedef struct czk_backend_ops {
      */
     void (*remove_key)(czk_backend *b, unsigned circuit);
     int keeps_host_points;
+    /*
+     * Optional (NULL: not known, as for the cpu backend): the memory of
+     * compute device dev (a device_of value) in bytes, *used (by anyone, not
+     * only this backend) and *total.  0, or -errno when it cannot be read.
+     * Callable from any thread while the workers compute (gpud: its loop
+     * thread, once a second for each device in service); never called for a
+     * device whose copy_in or compute returned -ENODEV.
+     */
+    int (*device_mem)(const czk_backend *b, unsigned dev, uint64_t *used, uint64_t *total);
 } czk_backend_ops;
 
 /*

@@ -125,14 +125,15 @@ static size_t key_bytes(const cuda_circuit *z)
            (size_t)z->domain_size * sizeof(czk_g1_aff);
 }
 
-static void keys_free(cuda_keys *k)
+/* drop: the fd store's copy goes too (a replaced key); else it stays for the next gpud */
+static void keys_free(cuda_keys *k, int drop)
 {
     czk_cuda_bases_free(k->a);
     czk_cuda_bases_free(k->b1);
     czk_cuda_bases_free(k->b2);
     czk_cuda_bases_free(k->c);
     czk_cuda_bases_free(k->h);
-    czk_keymem_free(&k->km, 0); /* the fd store keeps it for the next gpud */
+    czk_keymem_free(&k->km, drop);
     memset(k, 0, sizeof(*k));
 }
 
@@ -142,7 +143,7 @@ static void cuda_destroy(czk_backend *b)
         return;
     for (unsigned g = 0; b->gpus && g < b->n_gpus; g++)
         for (unsigned c = 0; b->gpus[g].keys && c < b->cfg.n_circuits; c++)
-            keys_free(&b->gpus[g].keys[c]);
+            keys_free(&b->gpus[g].keys[c], 0);
     for (unsigned i = 0; b->ctx && i < b->n; i++) {
         czk_cuda_ctx_free(b->ctx[i].cc);
         if (b->ctx[i].sem_ok)
@@ -192,6 +193,10 @@ static int cuda_resume_key(czk_backend *b, unsigned circuit, const czk_zkey *z, 
 
     if (circuit >= b->cfg.n_circuits || !b->circ[circuit].configured)
         return czk_errorf(e, -EINVAL, "cuda backend: circuit %u was not configured at create", circuit);
+    if (z->curve != CZK_CURVE_BLS12_381)
+        return czk_errorf(e, -EINVAL, "cuda backend: circuit %u: the key is for %s; this backend proves "
+                          "BLS12-381 keys only (no BN254 kernels yet)",
+                          circuit, czk_curve_name(z->curve));
     ci = &b->circ[circuit];
     if (ci->has_key || z->n_vars != ci->n_vars || z->n_public != ci->n_public || z->domain_size != ci->domain_size)
         return 0;
@@ -204,7 +209,7 @@ static int cuda_resume_key(czk_backend *b, unsigned circuit, const czk_zkey *z, 
     }
     if (r != 1)
         for (unsigned g = 0; g < b->n_gpus; g++)
-            keys_free(&b->gpus[g].keys[circuit]);
+            keys_free(&b->gpus[g].keys[circuit], 0);
     else
         ci->has_key = 1;
     pthread_mutex_unlock(&b->add_mu);
@@ -224,6 +229,10 @@ static int cuda_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk
 
     if (circuit >= b->cfg.n_circuits || !b->circ[circuit].configured)
         return czk_errorf(e, -EINVAL, "cuda backend: circuit %u was not configured at create", circuit);
+    if (z->curve != CZK_CURVE_BLS12_381)
+        return czk_errorf(e, -EINVAL, "cuda backend: circuit %u: the key is for %s; this backend proves "
+                          "BLS12-381 keys only (no BN254 kernels yet)",
+                          circuit, czk_curve_name(z->curve));
     ci = &b->circ[circuit];
     if (!(z->loaded & CZK_ZKEY_POINTS) || z->n_vars != ci->n_vars || z->n_public != ci->n_public ||
         z->domain_size != ci->domain_size)
@@ -275,7 +284,7 @@ static int cuda_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk
     }
     if (r < 0) /* nothing half-done stays behind */
         for (unsigned k = 0; k < b->n_gpus; k++)
-            keys_free(&b->gpus[k].keys[circuit]);
+            keys_free(&b->gpus[k].keys[circuit], 0);
     else
         ci->has_key = 1;
     pthread_mutex_unlock(&b->add_mu);
@@ -283,6 +292,18 @@ static int cuda_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk
         czk_info("cuda backend: circuit %u: %zu MiB of key points resident on %u GPU(s)", circuit, need >> 20,
                  b->n_gpus);
     return r;
+}
+
+static void cuda_remove_key(czk_backend *b, unsigned circuit)
+{
+    if (circuit >= b->cfg.n_circuits || !b->circ[circuit].configured)
+        return;
+    pthread_mutex_lock(&b->add_mu);
+    for (unsigned g = 0; g < b->n_gpus; g++)
+        keys_free(&b->gpus[g].keys[circuit], 1);
+    b->circ[circuit].has_key = 0;
+    pthread_mutex_unlock(&b->add_mu);
+    czk_info("cuda backend: circuit %u: key points freed", circuit);
 }
 
 /* one pool region's page-locking, on its own thread (register_regions) */
@@ -355,6 +376,12 @@ static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_err
         return czk_errorf(e, r, "cuda backend: no usable GPU (%s)", cuda_err());
     if (cfg->n_circuits == 0)
         return czk_errorf(e, -EINVAL, "cuda backend: no circuits");
+    /* no BN254 kernels yet: a BN254 key is refused, never read as BLS12-381 points */
+    for (unsigned i = 0; i < cfg->n_circuits; i++)
+        if (cfg->zkeys[i] && cfg->zkeys[i]->curve != CZK_CURVE_BLS12_381)
+            return czk_errorf(e, -EINVAL, "cuda backend: circuit %u: the key is for %s; this backend proves "
+                              "BLS12-381 keys only (no BN254 kernels yet)",
+                              i, czk_curve_name(cfg->zkeys[i]->curve));
     b = calloc(1, sizeof(*b));
     if (!b)
         return czk_errorf(e, -ENOMEM, "cuda backend: out of memory");
@@ -475,6 +502,31 @@ static unsigned cuda_contexts(const czk_backend *b) { return b->n; }
 
 static unsigned cuda_device_of(const czk_backend *b, unsigned ctx) { return ctx < b->n ? b->ctx[ctx].gpu : 0; }
 
+/* A failed CUDA call on context c: a sticky error (lost device, uncorrectable
+ * ECC, illegal address, kernel fault) leaves the device unusable, and every
+ * later call fails with it, so one more synchronisation of c's streams tells
+ * it from an error the device recovered from (that one was consumed when it
+ * was reported).  The sticky kind is -ENODEV (backend.h: gpud takes the
+ * device out of service); the others stay as they were. */
+static int device_error(cuda_ctx *c, int r)
+{
+    return r == -EIO && czk_cuda_sync(c->cc) < 0 ? -ENODEV : r;
+}
+
+static int cuda_device_mem(const czk_backend *b, unsigned dev, uint64_t *used, uint64_t *total)
+{
+    size_t mfree, mtotal;
+    int r;
+
+    if (dev >= b->n_gpus)
+        return -EINVAL;
+    if ((r = czk_cuda_mem_info(b->gpus[dev].device, &mfree, &mtotal)) < 0)
+        return r;
+    *total = mtotal;
+    *used = mtotal > mfree ? mtotal - mfree : 0;
+    return 0;
+}
+
 /* CUDA's callback thread: the copies of this context are complete */
 static void copy_done(void *arg)
 {
@@ -509,8 +561,10 @@ static int cuda_copy_in(czk_backend *b, unsigned ctx, unsigned circuit, const cz
         czk_errorf(e, r, "cuda backend: queueing the copy of job %llu partition %u: %s", (unsigned long long)in->job,
                    in->partition, cuda_err());
         /* copies already queued may still read the slot, which gpud hands
-         * back when we return: wait for them (error path only) */
-        czk_cuda_sync(c->cc);
+         * back when we return: wait for them (error path only); a wait that
+         * fails as well is a sticky error: the device is lost */
+        if (czk_cuda_sync(c->cc) < 0 && r == -EIO)
+            e->code = r = -ENODEV;
         return r;
     }
     while (sem_wait(&c->copied) < 0)
@@ -561,9 +615,14 @@ static int cuda_compute(czk_backend *b, unsigned ctx, unsigned circuit, czk_grot
 #define STAGE(stage, what, call)                                                                                   \
     do {                                                                                                           \
         t = czk_trace_now();                                                                                       \
-        if ((r = (call)) < 0)                                                                                      \
-            return czk_errorf(e, r, "cuda backend: %s of job %llu partition %u failed: %s", what,                \
-                              (unsigned long long)c->job, c->partition, cuda_err());                             \
+        if ((r = (call)) < 0) {                                                                                    \
+            char why_[512];                                                                                        \
+            snprintf(why_, sizeof(why_), "%s", cuda_err());                                                        \
+            r = device_error(c, r);                                                                                \
+            return czk_errorf(e, r, "cuda backend: %s of job %llu partition %u failed: %s%s", what,              \
+                              (unsigned long long)c->job, c->partition, why_,                                      \
+                              r == -ENODEV ? " (a sticky error: the device is lost)" : "");                        \
+        }                                                                                                          \
         czk_trace_add(c->job, c->partition, stage, t, czk_trace_now());                                          \
     } while (0)
 
@@ -594,5 +653,7 @@ const czk_backend_ops czk_backend_cuda_ops = {
     .device_of = cuda_device_of,
     .add_key = cuda_add_key,
     .resume_key = cuda_resume_key,
+    .remove_key = cuda_remove_key,
     .keeps_host_points = 0,
+    .device_mem = cuda_device_mem,
 };

@@ -10,7 +10,9 @@
  * reach programs too.
  *
  * The table: jobs per state, partitions per stage, slots in use per pool,
- * mean time per stage, proofs in the last minute, then one row per active
+ * mean time per stage, proofs in the last minute, the backend's busy share,
+ * one row per compute device ("gpus": in service or not and why, busy share,
+ * largest gap, partitions, memory), then one row per active
  * job of this user (and the --job one), and a line counting other users'
  * active jobs when the reply carries that count ("others": {"jobs",
  * "partitions"}), and under the job rows the reason of each job that is not
@@ -168,6 +170,37 @@ static void circuit_rows(const czk_status_reply *st)
     }
 }
 
+/* one line per compute device, and a warning when none is in service */
+static void gpu_rows(const czk_status_reply *st)
+{
+    unsigned in_service = 0;
+
+    for (uint32_t i = 0; i < st->n_gpus; i++) {
+        const czk_status_gpu *d = &st->gpus[i];
+        char state[4 * sizeof(d->state)], why[4 * CZK_STATUS_GPU_REASON];
+        int ok = !strcmp(d->state, "in_service");
+        const char *what = ok ? "in service"
+                              : !strcmp(d->state, "out_of_service") ? "OUT OF SERVICE"
+                                                                     : str(d->state, state, sizeof(state));
+        in_service += ok;
+        printf("%-11s %u: %s, %u context%s, %.1f%% busy, largest idle gap %llu ms; %llu partition%s done",
+               i ? "" : "devices", d->index, what, d->contexts, d->contexts == 1 ? "" : "s", d->busy_pct,
+               (unsigned long long)d->max_gap_ms, (unsigned long long)d->done, d->done == 1 ? "" : "s");
+        if (d->failed)
+            printf(", %llu failed", (unsigned long long)d->failed);
+        if (d->requeued)
+            printf(", %llu queued again when it went out of service", (unsigned long long)d->requeued);
+        if (d->has_mem)
+            printf("; memory %.1f of %.1f GiB used", (double)d->mem_used / (double)(1ull << 30),
+                   (double)d->mem_total / (double)(1ull << 30));
+        if (d->reason[0])
+            printf("\n%-11s   why: %s", "", czk_esc(d->reason, why, sizeof(why)));
+        printf("\n");
+    }
+    if (st->n_gpus && !in_service)
+        printf("%-11s NO compute device is in service: accepted jobs wait; restart czk-gpud once one works\n", "");
+}
+
 static void print_table(const czk_status_reply *st)
 {
     char name[4 * CZK_MSG_STR_SHORT], backend[4 * CZK_MSG_STR_SHORT];
@@ -204,6 +237,7 @@ static void print_table(const czk_status_reply *st)
     if (st->has_gpu_busy)
         printf("backend     %.1f%% busy over the last minute (compute stage), largest idle gap %.1f ms\n",
                st->gpu_busy_pct, (double)st->gpu_max_gap_ms);
+    gpu_rows(st);
     /* other users' jobs travel only as counts: {"others": {"jobs": N, "partitions": M}} */
     if (st->has_others)
         printf("other users: %llu job%s (%llu partition%s) active\n", (unsigned long long)st->others.jobs,

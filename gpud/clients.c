@@ -110,7 +110,7 @@ static const char *job_state_name(int s)
     return s >= 0 && s <= J_CANCELLED ? n[s] : "?";
 }
 
-static void fill_job(const gpud *g, const gpud_job *j, czk_status_job *o)
+void gpud_status_job(const gpud *g, const gpud_job *j, czk_status_job *o)
 {
     unsigned per[P_STATE_COUNT] = {0};
     for (uint32_t i = 0; j->parts && i < j->nparts; i++)
@@ -136,28 +136,43 @@ static void fill_job(const gpud *g, const gpud_job *j, czk_status_job *o)
     else if (j->state == J_ACTIVE && j->circuit != UINT32_MAX)
         gpud_circuits_job_reason(g, j->circuit, per[P_QUEUED], per[P_QUEUED] + per[P_READY], per[P_FINALIZE],
                                  o->reason, sizeof(o->reason));
+    if (j->state == J_ACTIVE && g->gpus && !gpud_gpus_in_service(g) && per[P_QUEUED] + per[P_SYNTH] + per[P_READY]) {
+        /* worker.c took every device out of service: what is not computed waits */
+        size_t k = strlen(o->reason);
+        snprintf(o->reason + k, sizeof(o->reason) - k, "%swaiting: no compute device is in service (every one "
+                 "failed; `czk status` lists why): restart czk-gpud once one works", k ? "; " : "");
+    }
 }
 
 /* gpu_busy_pct / gpu_max_gap_ms over the last minute, from the compute spans
- * of the workers (finished ones from g->compute_hist, running ones up to now) */
-static void fill_busy(gpud *g, czk_status_reply *sr, uint64_t now)
+ * of the workers (finished ones from the compute history, running ones up to
+ * now): all devices together, then each device in "gpus" */
+void gpud_status_busy(gpud *g, czk_status_reply *sr, uint64_t now)
 {
-    czk_trace_span run[64];
-    size_t nrun = 0;
-    double pct = 0;
-    uint64_t gap = 0, t0 = now > 60000000000ull ? now - 60000000000ull : 0;
+    double pct;
+    uint64_t gap;
 
-    for (unsigned i = 0; i < g->n_workers && nrun < 64; i++) {
-        uint64_t t = atomic_load(&g->workers[i].t_started);
-        if (t) {
-            run[nrun].begin_ns = t;
-            run[nrun++].end_ns = now;
-        }
-    }
-    if (czk_trace_busy(&g->compute_hist, run, nrun, t0, now, &pct, &gap) < 0)
-        gap = now - t0;
+    gpud_busy(g, -1, now, 60000000000ull, &pct, &gap);
     sr->gpu_busy_pct = pct;
     sr->gpu_max_gap_ms = gap / 1000000u;
+    for (unsigned d = 0; d < g->n_gpus && sr->n_gpus < CZK_STATUS_MAX_GPUS; d++) {
+        const gpud_gpu *x = &g->gpus[d];
+        czk_status_gpu *o = &sr->gpus[sr->n_gpus++];
+        memset(o, 0, sizeof(*o));
+        o->index = d;
+        snprintf(o->state, sizeof(o->state), "%s", x->lost ? "out_of_service" : "in_service");
+        o->contexts = x->contexts;
+        gpud_busy(g, (int)d, now, 60000000000ull, &pct, &gap);
+        o->busy_pct = pct;
+        o->max_gap_ms = gap / 1000000u;
+        o->done = x->done;
+        o->failed = x->failed;
+        o->requeued = x->requeued;
+        if ((o->has_mem = (uint8_t)(x->has_mem && !x->lost)))
+            o->mem_used = x->mem_used, o->mem_total = x->mem_total;
+        if (x->lost)
+            snprintf(o->reason, sizeof(o->reason), "%s", x->why);
+    }
 }
 
 static void on_status(gpud *g, czk_conn *c, const czk_msg_status *req)
@@ -198,7 +213,7 @@ static void on_status(gpud *g, czk_conn *c, const czk_msg_status *req)
             sr.others.jobs++;
             sr.others.partitions += j->nparts - j->nfinished;
         } else if (sr.n_active < CZK_STATUS_MAX_JOBS) {
-            fill_job(g, j, &sr.active[sr.n_active++]);
+            gpud_status_job(g, j, &sr.active[sr.n_active++]);
         }
     }
     sr.has_others = !all;
@@ -227,7 +242,7 @@ static void on_status(gpud *g, czk_conn *c, const czk_msg_status *req)
         if (g->done_ring[i] && now - g->done_ring[i] < 60000000000ull)
             recent++;
     sr.proofs_per_minute = recent;
-    fill_busy(g, &sr, now);
+    gpud_status_busy(g, &sr, now);
     sr.proofs_total = g->proofs_total;
     sr.failures_total = g->failures_total;
     sr.synth_timeouts_total = g->synth_timeouts_total;
@@ -235,7 +250,7 @@ static void on_status(gpud *g, czk_conn *c, const czk_msg_status *req)
     sr.synths = gpud_synth_count(g);
     sr.finalizer = g->finalizer != NULL;
     if (wj) {
-        fill_job(g, wj, &sr.job);
+        gpud_status_job(g, wj, &sr.job);
         sr.has_job = 1;
     }
     /* the body and the record's own keys must fit one record */

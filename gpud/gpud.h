@@ -15,7 +15,9 @@
  *   sched.c    pools, synth connections (POOL/ASSIGN/READY/RESYNC), leases,
  *              and the scheduler proper (slots for queued partitions, idle
  *              backend contexts for READY ones)
- *   worker.c   backend worker threads (copy-in, compute), posting back to the loop
+ *   worker.c   backend worker threads (copy-in, compute), posting back to the loop;
+ *              the compute devices: per-device accounting, busy time, and a
+ *              device that failed taken out of service
  *   results.c  the finalizer connection (RESULT out, DONE in, re-sends)
  *   part.c     the one owner of a partition's life: its state machine (table
  *              in part.h), the slot and synth accounting, the journal records
@@ -38,7 +40,7 @@
  *   main    -> circuits, intake, io, jobs, keys, reload, results, sched, table, worker
  *   reload  -> circuits, io, keys
  *   keys    -> io, worker
- *   clients -> circuits, events, io, jobs, keys, part, results, sched, table
+ *   clients -> circuits, events, io, jobs, keys, part, results, sched, table, worker
  *   jobs    -> events, intake, io, part, queue, results, table
  *   sched   -> circuits, events, io, part, table, worker
  *   worker  -> io, part, results
@@ -251,10 +253,37 @@ typedef struct gpud_turn {
     uint64_t spin_ns;   /* the next worker spins this long before expect_end (0: it only sleeps) */
 } gpud_turn;
 
+/* the per-device metrics, labelled gpu="N" (main.c's open_metrics registers
+ * them for devices 0..GPUD_METRIC_GPUS-1 before the backend exists: the set
+ * of metrics is fixed once they are served; a label whose device the backend
+ * does not have keeps contexts 0) */
+#define GPUD_METRIC_GPUS 8
+typedef struct gpud_gpu_metrics {
+    czk_metric *contexts, *in_service, *busy, *gap, *done, *mem_used;
+} gpud_gpu_metrics;
+
+#define GPUD_GPU_WHY 256
+
+/* One compute device (the backend's device_of; the cpu backend is one
+ * device).  Loop thread only (worker.c's gpud_work_computed and the STATUS
+ * and metrics readers), set up when the workers start. */
+typedef struct gpud_gpu {
+    unsigned contexts;       /* backend contexts on it */
+    int lost;                /* out of service: a copy-in or compute said the device is gone (-ENODEV) */
+    char why[GPUD_GPU_WHY];  /* lost: the backend's error text */
+    uint64_t done;           /* partitions computed on it */
+    uint64_t failed;         /* partitions that failed on it with an error of their own */
+    uint64_t requeued;       /* partitions it held when it was lost, queued again */
+    czk_trace_hist *hist;    /* its compute spans (busy % and largest gap) */
+    int has_mem;             /* the backend's device_mem answered (main.c's metrics tick) */
+    uint64_t mem_used, mem_total;
+} gpud_gpu;
+
 struct gpud_work {
     czk_loop_task copied_task, computed_task;
     gpud *g;
     unsigned ctx;
+    unsigned dev; /* its compute device: index into g->gpus (0 when g->gpus is NULL) */
     gpud_turn *turn; /* the device's turn order; NULL: compute at once (concurrent) */
     int busy; /* loop thread: an item is out */
     /* input, written by the loop before start */
@@ -355,6 +384,11 @@ struct gpud {
     unsigned n_workers;
     gpud_turn *turns; /* one per compute device */
     unsigned n_turns;
+    gpud_gpu *gpus;   /* one per compute device (worker.c); NULL until the workers start */
+    unsigned n_gpus;
+    uint64_t gpus_lost_total;
+    czk_metric *m_gpus_lost;                      /* czk_gpud_gpus_lost_total */
+    gpud_gpu_metrics m_gpu[GPUD_METRIC_GPUS];     /* czk_gpud_gpu_*{gpu} (main.c) */
     /* queues */
     gpud_part *lane_head[GPUD_LANES], *lane_tail[GPUD_LANES];
     gpud_part *ready_head, *ready_tail;
@@ -502,7 +536,23 @@ unsigned gpud_synth_count(const gpud *g);
 /* worker.c */
 int gpud_workers_start(gpud *g, czk_error *e);
 void gpud_workers_stop(gpud *g);
+/* an idle context on a device in service, or NULL */
 gpud_work *gpud_worker_idle(gpud *g);
+/* g->gpus from the backend's device_of over g->workers (each worker's dev
+ * set); gpud_workers_start calls it, the unit tests call it over their own
+ * workers and fake backend ops.  In test builds (CZK_FAULT_INJECTION) the
+ * environment variable CZK_GPUD_TEST_DEVICES=N makes a backend without
+ * device_of present N devices (context i on device i % N). */
+int gpud_gpus_setup(gpud *g, czk_error *e);
+void gpud_gpus_free(gpud *g);
+/* devices in service (every device counts while g->gpus is NULL: 1) */
+unsigned gpud_gpus_in_service(const gpud *g);
+/* busy % and largest idle gap of device dev (-1: all devices together)
+ * over the last window_ns up to now; a running compute counts up to now */
+void gpud_busy(gpud *g, int dev, uint64_t now, uint64_t window_ns, double *pct, uint64_t *gap_ns);
+/* the loop's view of a device loss: the device of w is taken out of service
+ * (logged once, counted); returns 1 when it was in service until now */
+int gpud_gpu_lost(gpud *g, unsigned dev, const char *why);
 void gpud_work_start(gpud *g, gpud_work *w, gpud_part *p); /* p is P_READY */
 /* loop thread, after the worker's copied/computed posts (unit tests call them directly) */
 void gpud_work_copied(gpud *g, gpud_work *w);
@@ -544,5 +594,11 @@ void gpud_results_resend(gpud *g);                 /* send every RESULT awaiting
 /* clients.c */
 extern const czk_conn_ops gpud_client_ops;
 extern const czk_conn_ops gpud_daemon_ops;
+/* parts of STATUS_REPLY (also for the unit tests): a job as STATUS shows it
+ * (counts per stage, why it is not moving), and the busy share of the
+ * backend over the last minute, all devices together and per device
+ * ("gpus": state, why out of service, partitions, memory) */
+void gpud_status_job(const gpud *g, const gpud_job *j, czk_status_job *o);
+void gpud_status_busy(gpud *g, czk_status_reply *sr, uint64_t now);
 
 #endif

@@ -61,15 +61,15 @@ static void status_tick(czk_timer *t, void *ctx)
 
 /* The gauges that are read off gpud's state rather than updated where it
  * changes: partitions per stage, quarantined slots, connected peers, and the
- * backend's busy ratio and longest idle gap over the last minute (the same
- * computation as STATUS's gpu_busy_pct / gpu_max_gap_ms, clients.c). */
+ * backend's busy ratio and longest idle gap over the last minute, for all
+ * devices together and per device (gpud_busy, the computation behind
+ * STATUS's gpu_busy_pct / gpu_max_gap_ms and its "gpus").  Each device's
+ * memory is asked of the backend here, once a second, and kept for STATUS. */
 static void metrics_tick(czk_timer *t, void *ctx)
 {
     gpud *g = ctx;
-    czk_trace_span run[64];
-    size_t nrun = 0;
     double pct = 0;
-    uint64_t now = czk_mono_ns(), gap = 0, t0 = now > 60000000000ull ? now - 60000000000ull : 0;
+    uint64_t now = czk_mono_ns(), gap = 0;
     (void)t;
 
     for (int st = P_QUEUED; st <= P_FINALIZE; st++)
@@ -82,17 +82,63 @@ static void metrics_tick(czk_timer *t, void *ctx)
     }
     czk_metric_set(g->m_synths, gpud_synth_count(g));
     czk_metric_set(g->m_finalizer, g->finalizer ? 1 : 0);
-    for (unsigned i = 0; i < g->n_workers && nrun < 64; i++) {
-        uint64_t ts = atomic_load(&g->workers[i].t_started);
-        if (ts) {
-            run[nrun].begin_ns = ts;
-            run[nrun++].end_ns = now;
-        }
-    }
-    if (now <= t0 || czk_trace_busy(&g->compute_hist, run, nrun, t0, now, &pct, &gap) < 0)
-        gap = now - t0;
+    gpud_busy(g, -1, now, 60000000000ull, &pct, &gap);
     czk_metric_set_f(g->m_busy_ratio, pct / 100.0);
     czk_metric_set_f(g->m_max_gap, (double)gap * 1e-9);
+    for (unsigned d = 0; d < g->n_gpus; d++) {
+        gpud_gpu *x = &g->gpus[d];
+        /* never asked of a lost device: every call on it fails (and logs) */
+        x->has_mem = !x->lost && x->contexts && g->bops && g->bops->device_mem &&
+                     g->bops->device_mem(g->backend, d, &x->mem_used, &x->mem_total) == 0;
+        if (d >= GPUD_METRIC_GPUS)
+            continue;
+        gpud_busy(g, (int)d, now, 60000000000ull, &pct, &gap);
+        czk_metric_set_f(g->m_gpu[d].busy, pct / 100.0);
+        czk_metric_set_f(g->m_gpu[d].gap, (double)gap * 1e-9);
+        if (x->has_mem)
+            czk_metric_set(g->m_gpu[d].mem_used, (int64_t)x->mem_used);
+    }
+}
+
+/* czk_gpud_gpu_*{gpu="N"}: registered for devices 0..GPUD_METRIC_GPUS-1
+ * before the backend exists (the set of metrics is fixed once served, and
+ * the backend, which knows its devices, is created later on a thread);
+ * worker.c sets contexts and in_service when the workers start, so a label
+ * the backend has no device for keeps contexts 0.  Registered last: when the
+ * registry is full (CZK_METRICS_MAX, many circuits and pools) these are the
+ * ones left out (czk_metrics_add logs it), not the others. */
+static void open_gpu_metrics(gpud *g)
+{
+    char label[32];
+
+    g->m_gpus_lost = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_gpud_gpus_lost_total", NULL,
+                                     "compute devices taken out of service after a copy or compute said the "
+                                     "device is lost");
+    czk_metric_inc(g->m_gpus_lost, (int64_t)g->gpus_lost_total);
+    for (unsigned d = 0; d < GPUD_METRIC_GPUS; d++) {
+        gpud_gpu_metrics *m = &g->m_gpu[d];
+        snprintf(label, sizeof(label), "gpu=\"%u\"", d);
+        m->contexts = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_gpu_contexts", label,
+                                      "backend contexts on the compute device (0: the backend has no such device, "
+                                      "or it is not created yet)");
+        m->in_service = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_gpu_in_service", label,
+                                        "1 while the device is given work, 0 once it was taken out of service "
+                                        "(or when it has no contexts)");
+        m->busy = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_gpu_busy_ratio", label,
+                                  "share of the last 60 s in which the device computed (0..1)");
+        m->gap = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_gpu_max_idle_seconds", label,
+                                 "longest stretch of the last 60 s in which the device computed nothing");
+        m->done = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_gpud_gpu_partitions_total", label,
+                                  "partitions computed on the device");
+        czk_metric_inc(m->done, 0);
+        m->mem_used = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_gpu_memory_used_bytes", label,
+                                      "device memory in use (by any process), when the backend can say (STATUS "
+                                      "has the total)");
+    }
+    for (unsigned d = 0; d < g->n_gpus && d < GPUD_METRIC_GPUS; d++) {
+        czk_metric_set(g->m_gpu[d].contexts, g->gpus[d].contexts);
+        czk_metric_set(g->m_gpu[d].in_service, g->gpus[d].contexts && !g->gpus[d].lost);
+    }
 }
 
 /* Every metric gpud exports (contrib/grafana/README.md lists them); the
@@ -183,6 +229,7 @@ static int open_metrics(gpud *g)
         czk_warn("could not start the metrics timer: stage, slot and busy gauges stay as they are now");
     if ((r = czk_loop_export_metrics(g->loop, g->metrics)) < 0)
         czk_warn("could not register the connection metrics: %s", strerror(-r));
+    open_gpu_metrics(g);
     /* czk_metrics_serve logs where it serves, or why it cannot */
     if (czk_metrics_serve(g->metrics, g->cfg.metrics_addr, g->cfg.metrics_port) < 0)
         czk_warn("continuing without metrics");

@@ -36,11 +36,26 @@
  * older kernels): a task with a shorter slice preempts the running one when
  * it wakes instead of waiting for that one's slice to end.
  * CZK_GPUD_WORKER_SLICE_US sets it (default 100; 0 = the kernel's default).
+ *
+ * Devices: g->gpus has one entry per compute device, with the partitions
+ * computed and failed on it and its own compute spans (STATUS "gpus", the
+ * czk_gpud_gpu_* metrics).  A copy-in or compute that returns -ENODEV
+ * (backend.h: the device is lost, e.g. a sticky CUDA error) takes that
+ * device out of service for good (until gpud restarts): one log line, the
+ * metric czk_gpud_gpus_lost_total, no more work for its contexts
+ * (gpud_worker_idle skips them), and the partition goes back to the front
+ * of its lane to be synthesised again (its slot went back to the synth at
+ * the end of the copy) and proved on a device still in service.  Its
+ * contexts that are computing finish on their own: each one that fails the
+ * same way is queued again too.  With no device left, partitions wait in
+ * their slots and lanes; nothing accepted is failed for it.  Any other
+ * error fails only its partition.
  */
 #define TURN_OVERRUN_NS 50000000ull
 #include <errno.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -189,7 +204,11 @@ static void *worker_main(void *arg)
             if (w->turn)
                 turn_started(w->turn, ticket, w->last_compute_ns ? t_start + w->last_compute_ns : 0);
             atomic_store(&w->t_started, t_start);
-            w->rc_compute = g->bops->compute(g->backend, w->ctx, w->circuit, &w->out, w->pub, &w->err);
+            if (czk_fault("gpud.device_lost") < 0) /* tests: the device fails as a sticky CUDA error would */
+                w->rc_compute = czk_errorf(&w->err, -ENODEV, "device %u is lost (fault point gpud.device_lost)",
+                                           w->dev);
+            else
+                w->rc_compute = g->bops->compute(g->backend, w->ctx, w->circuit, &w->out, w->pub, &w->err);
             w->t_computed = czk_mono_ns(); /* before the next context's turn begins */
             if (w->turn)
                 turn_give(w->turn);
@@ -229,16 +248,32 @@ void gpud_work_computed(gpud *g, gpud_work *w)
     uint32_t npub;
 
     uint64_t t_started = atomic_exchange(&w->t_started, 0);
+    gpud_gpu *d = g->gpus && w->dev < g->n_gpus ? &g->gpus[w->dev] : NULL;
+    /* the device is gone (backend.h): not the partition's fault */
+    int lost = !w->verify_bad && (w->rc_copy == -ENODEV || w->rc_compute == -ENODEV);
     w->busy = 0;
     w->part = NULL;
     gpud_sched_dirty(g); /* a backend context is free */
     if (t_started) {
         czk_trace_hist_add(&g->compute_hist, t_started, w->t_computed);
+        if (d)
+            czk_trace_hist_add(d->hist, t_started, w->t_computed);
         czk_metric_add_f(g->m_busy_seconds, (double)(w->t_computed - t_started) * 1e-9);
     }
+    if (lost)
+        gpud_gpu_lost(g, w->dev, w->err.msg);
     if (p->discard) {
         p->discard = 0;
         gpud_job_maybe_release(g, p->job);
+        return;
+    }
+    if (lost) {
+        if (d)
+            d->requeued++;
+        czk_info("job %llu partition %u: queued again, to be synthesised and proved on another device (device %u "
+                 "is out of service)",
+                 (unsigned long long)p->job->id, p->index, w->dev);
+        gpud_part_requeue(g, p, GPUD_SLOT_LOST); /* the slot went back at the copy's end */
         return;
     }
     if (w->verify_bad && p->resynth < GPUD_RESYNTH_MAX) {
@@ -252,9 +287,15 @@ void gpud_work_computed(gpud *g, gpud_work *w)
         return;
     }
     if (w->rc_copy < 0 || w->rc_compute < 0) {
+        if (d && !w->verify_bad)
+            d->failed++;
         gpud_part_finish(g, p, w->rc_copy < 0 ? w->rc_copy : w->rc_compute, w->err.msg, NULL, NULL);
         return;
     }
+    if (d)
+        d->done++;
+    if (w->dev < GPUD_METRIC_GPUS)
+        czk_metric_inc(g->m_gpu[w->dev].done, 1);
     npub = g->circuits[p->job->circuit].zkey.n_public;
     res = malloc(sizeof(*res));
     pub = malloc((npub ? npub : 1) * sizeof(czk_fr));
@@ -283,24 +324,149 @@ static void on_computed(czk_loop_task *t, void *ctx)
     gpud_work_computed(w->g, w);
 }
 
-/* the compute device of context ctx (one device when the backend has no device_of) */
+/* a device index past this is a backend bug, not a machine */
+#define GPUD_MAX_DEVICES 1024
+
+/* the compute device of context ctx (one device when the backend has no
+ * device_of, except in test builds with CZK_GPUD_TEST_DEVICES) */
 static unsigned device_of(const gpud *g, unsigned ctx)
 {
-    return g->bops->device_of ? g->bops->device_of(g->backend, ctx) : 0;
+    if (g->bops && g->bops->device_of)
+        return g->bops->device_of(g->backend, ctx);
+#ifdef CZK_FAULT_INJECTION
+    {
+        const char *s = getenv("CZK_GPUD_TEST_DEVICES");
+        unsigned long n = s && *s ? strtoul(s, NULL, 10) : 0;
+        if (n > 1 && n <= GPUD_MAX_DEVICES)
+            return ctx % (unsigned)n;
+    }
+#endif
+    return 0;
+}
+
+/* g->gpus for the first n workers (their dev is set here) */
+static int gpus_setup(gpud *g, unsigned n, czk_error *e)
+{
+    unsigned nd = 1;
+
+    for (unsigned i = 0; i < n; i++) {
+        unsigned d = device_of(g, i);
+        if (d >= GPUD_MAX_DEVICES)
+            return czk_errorf(e, -EINVAL, "backend context %u is on device %u: more than %u devices", i, d,
+                              GPUD_MAX_DEVICES);
+        g->workers[i].dev = d;
+        if (d + 1 > nd)
+            nd = d + 1;
+    }
+    if (!(g->gpus = calloc(nd, sizeof(gpud_gpu))))
+        return czk_errorf(e, -ENOMEM, "out of memory for the devices");
+    g->n_gpus = nd;
+    for (unsigned d = 0; d < nd; d++)
+        if (!(g->gpus[d].hist = calloc(1, sizeof(czk_trace_hist)))) {
+            gpud_gpus_free(g);
+            return czk_errorf(e, -ENOMEM, "out of memory for the devices");
+        }
+    for (unsigned i = 0; i < n; i++)
+        g->gpus[g->workers[i].dev].contexts++;
+    for (unsigned d = 0; d < nd && d < GPUD_METRIC_GPUS; d++) {
+        czk_metric_set(g->m_gpu[d].contexts, g->gpus[d].contexts);
+        czk_metric_set(g->m_gpu[d].in_service, g->gpus[d].contexts ? 1 : 0);
+    }
+    return 0;
+}
+
+int gpud_gpus_setup(gpud *g, czk_error *e)
+{
+    return gpus_setup(g, g->n_workers, e);
+}
+
+void gpud_gpus_free(gpud *g)
+{
+    for (unsigned d = 0; g->gpus && d < g->n_gpus; d++)
+        free(g->gpus[d].hist);
+    free(g->gpus);
+    g->gpus = NULL;
+    g->n_gpus = 0;
+}
+
+unsigned gpud_gpus_in_service(const gpud *g)
+{
+    unsigned n = 0;
+    if (!g->gpus)
+        return 1;
+    for (unsigned d = 0; d < g->n_gpus; d++)
+        n += g->gpus[d].contexts && !g->gpus[d].lost;
+    return n;
+}
+
+int gpud_gpu_lost(gpud *g, unsigned dev, const char *why)
+{
+    const char *backend = g->bops ? g->bops->name : "test";
+    gpud_gpu *d;
+    unsigned left;
+
+    if (!g->gpus || dev >= g->n_gpus) {
+        czk_err("device %u of the %s backend reported lost, but gpud does not know it: %s", dev, backend,
+                why && why[0] ? why : "(no reason)");
+        return 0;
+    }
+    d = &g->gpus[dev];
+    if (d->lost)
+        return 0;
+    d->lost = 1;
+    snprintf(d->why, sizeof(d->why), "%s", why && why[0] ? why : "the backend reported the device lost");
+    g->gpus_lost_total++;
+    czk_metric_inc(g->m_gpus_lost, 1);
+    if (dev < GPUD_METRIC_GPUS)
+        czk_metric_set(g->m_gpu[dev].in_service, 0);
+    left = gpud_gpus_in_service(g);
+    if (left)
+        czk_err("device %u of the %s backend is taken out of service (%u context%s): %s; its partitions are "
+                "synthesised again and proved on the %u device%s left",
+                dev, backend, d->contexts, d->contexts == 1 ? "" : "s", d->why, left, left == 1 ? "" : "s");
+    else
+        czk_err("device %u of the %s backend is taken out of service (%u context%s): %s; no device is left in "
+                "service: accepted jobs wait until czk-gpud is restarted with a working device",
+                dev, backend, d->contexts, d->contexts == 1 ? "" : "s", d->why);
+    gpud_sched_dirty(g);
+    return 1;
+}
+
+void gpud_busy(gpud *g, int dev, uint64_t now, uint64_t window_ns, double *pct, uint64_t *gap_ns)
+{
+    czk_trace_span run[64];
+    size_t nrun = 0;
+    uint64_t t0 = now > window_ns ? now - window_ns : 0;
+    const czk_trace_hist *h = dev >= 0 && g->gpus && (unsigned)dev < g->n_gpus ? g->gpus[dev].hist
+                                                                               : &g->compute_hist;
+
+    for (unsigned i = 0; i < g->n_workers && nrun < 64; i++) {
+        uint64_t t = atomic_load(&g->workers[i].t_started);
+        if (t && (dev < 0 || !g->gpus || g->workers[i].dev == (unsigned)dev)) {
+            run[nrun].begin_ns = t;
+            run[nrun++].end_ns = now;
+        }
+    }
+    *pct = 0;
+    *gap_ns = 0;
+    if (now <= t0 || czk_trace_busy(h, run, nrun, t0, now, pct, gap_ns) < 0) {
+        *pct = 0;
+        *gap_ns = now - t0;
+    }
 }
 
 int gpud_workers_start(gpud *g, czk_error *e)
 {
-    unsigned n = g->bops->contexts(g->backend), nt = 1;
+    unsigned n = g->bops->contexts(g->backend), nt;
     const char *conc = getenv("CZK_GPUD_CONCURRENT_COMPUTE");
-    int turns = !(conc && conc[0] == '1');
+    int turns = !(conc && conc[0] == '1'), rc;
 
     g->workers = calloc(n, sizeof(gpud_work));
     if (!g->workers)
         return czk_errorf(e, -ENOMEM, "out of memory for workers");
-    for (unsigned i = 0; turns && i < n; i++)
-        if (device_of(g, i) + 1 > nt)
-            nt = device_of(g, i) + 1;
+    if ((rc = gpus_setup(g, n, e)) < 0)
+        return rc;
+    nt = g->n_gpus;
     if (turns) {
         g->turns = calloc(nt, sizeof(gpud_turn));
         if (!g->turns)
@@ -326,7 +492,7 @@ int gpud_workers_start(gpud *g, czk_error *e)
         w->g = g;
         w->ctx = i;
         if (g->turns)
-            w->turn = &g->turns[device_of(g, i)];
+            w->turn = &g->turns[w->dev];
         w->pub = calloc(g->max_public + 1, sizeof(czk_fr));
         if (!w->pub)
             return czk_errorf(e, -ENOMEM, "out of memory for workers");
@@ -366,14 +532,30 @@ void gpud_workers_stop(gpud *g)
     free(g->turns);
     g->turns = NULL;
     g->n_turns = 0;
+    gpud_gpus_free(g);
 }
 
+/* an idle context on a device in service, on the device with the fewest
+ * busy contexts: partitions spread over the devices instead of queueing on
+ * the first one */
 gpud_work *gpud_worker_idle(gpud *g)
 {
-    for (unsigned i = 0; i < g->n_workers; i++)
-        if (!g->workers[i].busy)
-            return &g->workers[i];
-    return NULL;
+    gpud_work *best = NULL;
+    unsigned best_busy = 0;
+
+    for (unsigned i = 0; i < g->n_workers; i++) {
+        gpud_work *w = &g->workers[i];
+        unsigned busy = 0;
+        if (w->busy || (g->gpus && w->dev < g->n_gpus && g->gpus[w->dev].lost))
+            continue;
+        if (!g->gpus)
+            return w;
+        for (unsigned k = 0; k < g->n_workers; k++)
+            busy += g->workers[k].busy && g->workers[k].dev == w->dev;
+        if (!best || busy < best_busy)
+            best = w, best_busy = busy;
+    }
+    return best;
 }
 
 void gpud_work_start(gpud *g, gpud_work *w, gpud_part *p)

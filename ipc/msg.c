@@ -277,6 +277,26 @@ static const czk_schema s_status_circuit = {.name = "circuit", .fields = f_statu
                                             .max_bytes = CZK_MSG_MAX_RECORD, .open = 1, .lenient = 1};
 #undef SC
 
+#define SG czk_status_gpu
+static const field f_status_gpu[] = {
+    TU32(SG, "index", index, 0, U32MAX),
+    TSTR(SG, "state", state),
+    TU32(SG, "contexts", contexts, 0, U32MAX),
+    TDBL(SG, "busy_pct", busy_pct),
+    TU64(SG, "max_gap_ms", max_gap_ms, 0, U64MAX),
+    TU64(SG, "done", done, 0, U64MAX),
+    TU64(SG, "failed", failed, 0, U64MAX),
+    TU64(SG, "requeued", requeued, 0, U64MAX),
+    {.key = "mem_used", .kind = F_U64, .optional = 1, .off = TOFF(SG, mem_used), .max = U64MAX,
+     .has = 1u + TOFF(SG, has_mem)},
+    {.key = "mem_total", .kind = F_U64, .optional = 1, .off = TOFF(SG, mem_total), .max = U64MAX,
+     .has = 1u + TOFF(SG, has_mem)},
+    {.key = "reason", .kind = F_STR, .optional = 1, .off = TOFF(SG, reason), .max = sizeof(((SG *)0)->reason)},
+    END};
+static const czk_schema s_status_gpu = {.name = "gpu", .fields = f_status_gpu, .size = sizeof(SG),
+                                        .max_bytes = CZK_MSG_MAX_RECORD, .open = 1, .lenient = 1};
+#undef SG
+
 #define SR czk_status_reply
 static const field f_status_jobs[] = {
     TU64(SR, "active", jobs.active, 0, U64MAX),
@@ -334,6 +354,8 @@ static const field f_status_reply[] = {
     {.key = "job", .kind = F_STRUCT, .optional = 1, .off = TOFF(SR, job), .sub = &s_status_job, .has = HAS(has_job)},
     {.key = "circuits", .kind = F_ARRAY, .optional = 1, .off = TOFF(SR, circuits), .aux = TOFF(SR, n_circuits),
      .max = CZK_STATUS_MAX_CIRCUITS, .sub = &s_status_circuit, .esize = sizeof(czk_status_circuit)},
+    {.key = "gpus", .kind = F_ARRAY, .optional = 1, .off = TOFF(SR, gpus), .aux = TOFF(SR, n_gpus),
+     .max = CZK_STATUS_MAX_GPUS, .sub = &s_status_gpu, .esize = sizeof(czk_status_gpu)},
     END};
 #undef HAS
 #undef SR

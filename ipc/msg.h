@@ -332,8 +332,9 @@ extern const czk_schema czk_schema_status_request;
 /*
  * STATUS_REPLY body (gpud -> client), docs/daemons.md lists the meaning of
  * every key.  gpud writes every key but "others" (only to a client that does
- * not see every job), "job" (only when asked for a job it may see) and a
- * job's "reason" (only when the job is not moving).  Decoding is lenient in
+ * not see every job), "job" (only when asked for a job it may see), a
+ * job's "reason" (only when the job is not moving) and "gpus" (once the
+ * backend exists; a device's "reason" only while it is out of service).  Decoding is lenient in
  * two ways, on purpose: unknown keys (even non-string ones) are skipped and
  * a missing key reads as 0 / "" (has_* says whether the key was there), so
  * an older client reads a newer gpud's reply; what is there must have the
@@ -373,6 +374,25 @@ typedef struct czk_status_circuit {
     char reason[CZK_STATUS_KEY_REASON]; /* optional: why it failed */
 } czk_status_circuit;
 
+#define CZK_STATUS_MAX_GPUS 16     /* "gpus": one per compute device (gpud lists at most this many) */
+#define CZK_STATUS_GPU_REASON 256  /* a device's "reason" */
+
+/* one compute device of gpud's backend (its index is the backend's
+ * device_of, backend/backend.h), over the same last minute as gpu_busy_pct */
+typedef struct czk_status_gpu {
+    uint32_t index;
+    char state[16];         /* "in_service", or "out_of_service" (reason says why) */
+    uint32_t contexts;      /* backend contexts (workers) on it */
+    double busy_pct;        /* share of the last 60 s in which it computed */
+    uint64_t max_gap_ms;    /* its longest idle stretch in the last 60 s */
+    uint64_t done;          /* partitions computed on it since start */
+    uint64_t failed;        /* partitions that failed on it (their own error) */
+    uint64_t requeued;      /* partitions it held when it was taken out of service */
+    uint64_t mem_used, mem_total; /* device memory, bytes (has_mem: the backend can say) */
+    char reason[CZK_STATUS_GPU_REASON]; /* optional: why it is out of service */
+    uint8_t has_mem;        /* decode: mem_used/mem_total were there; encode: write them */
+} czk_status_gpu;
+
 typedef struct czk_status_reply {
     char daemon[CZK_MSG_STR_SHORT];
     char state[16];   /* "starting" (the backend is being created) or "running"; "" from an older gpud */
@@ -397,6 +417,10 @@ typedef struct czk_status_reply {
     /* decode: 1 when the key was present; encode: has_others and has_job say
      * whether to write "others" and "job" (the other has_* are not read) */
     uint8_t has_gpu_busy, has_synths, has_finalizer, has_state_dir, has_others, has_job;
+    /* optional "gpus" (absent from an older gpud, and while the backend is
+     * being created: n_gpus 0); an older client skips the key */
+    uint32_t n_gpus;
+    czk_status_gpu gpus[CZK_STATUS_MAX_GPUS];
 } czk_status_reply;
 extern const czk_schema czk_schema_status_reply;
 

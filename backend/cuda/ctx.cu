@@ -84,6 +84,13 @@ extern "C" int czk_cuda_device_info(int device, czk_cuda_dev_info *info)
     return 0;
 }
 
+extern "C" int czk_cuda_mem_info(int device, size_t *mem_free, size_t *mem_total)
+{
+    CZK_CU(cudaSetDevice(device));
+    CZK_CU(cudaMemGetInfo(mem_free, mem_total));
+    return 0;
+}
+
 extern "C" int czk_cuda_sync(czk_cuda_ctx *ctx)
 {
     CZK_CU(cudaSetDevice(ctx->device));

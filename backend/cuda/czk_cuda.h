@@ -45,6 +45,9 @@ typedef struct czk_cuda_dev_info {
 /* number of CUDA devices; -ENODEV when the driver reports none or fails */
 int czk_cuda_device_count(int *count);
 int czk_cuda_device_info(int device, czk_cuda_dev_info *info);
+/* free and total memory of device (cudaMemGetInfo only: cheap enough for a
+ * once-a-second gauge, unlike the properties czk_cuda_device_info reads) */
+int czk_cuda_mem_info(int device, size_t *mem_free, size_t *mem_total);
 /* text of the last failure on this thread ("" when none) */
 const char *czk_cuda_last_error(void);
 

@@ -46,6 +46,8 @@ int mock_cuda_devices = 1;           /* tests set 0 for "no GPU" */
 size_t mock_cuda_mem_free = (size_t)8 << 30;
 unsigned long mock_cuda_registered;  /* bytes currently registered */
 unsigned long mock_cuda_callbacks;   /* completion callbacks run */
+int mock_cuda_fail_h;                /* the next compute_h_dev fails with -EIO (a kernel error), then clears */
+int mock_cuda_sticky;                /* every czk_cuda_sync fails with -EIO (a sticky error: the device is lost) */
 
 static int fail(int code, const char *what)
 {
@@ -69,6 +71,15 @@ int czk_cuda_device_info(int device, czk_cuda_dev_info *info)
     snprintf(info->name, sizeof(info->name), "mock");
     info->mem_free = mock_cuda_mem_free;
     info->mem_total = mock_cuda_mem_free * 2;
+    return 0;
+}
+
+int czk_cuda_mem_info(int device, size_t *mem_free, size_t *mem_total)
+{
+    if (device < 0 || device >= mock_cuda_devices)
+        return fail(-ENODEV, "bad device");
+    *mem_free = mock_cuda_mem_free;
+    *mem_total = mock_cuda_mem_free * 2;
     return 0;
 }
 
@@ -118,6 +129,8 @@ void czk_cuda_ctx_free(czk_cuda_ctx *c)
 int czk_cuda_sync(czk_cuda_ctx *c)
 {
     wait_cb(c);
+    if (mock_cuda_sticky)
+        return fail(-EIO, "cudaStreamSynchronize: an illegal memory access was encountered (sticky)");
     return 0;
 }
 
@@ -202,6 +215,10 @@ int czk_cuda_compute_h_dev(czk_cuda_ctx *c, unsigned log_n)
     if (log_n > c->cfg.max_log_n)
         return fail(-EINVAL, "log_n too large");
     wait_cb(c); /* "compute waits for the copies" */
+    if (mock_cuda_fail_h) {
+        mock_cuda_fail_h = 0;
+        return fail(-EIO, "launch of the h kernel: injected failure");
+    }
     return czk_groth16_compute_h(c->buf[0], c->buf[1], c->buf[2], c->buf[0], log_n, 1);
 }
 

@@ -19,7 +19,12 @@
  *   test_backend_cuda mock   (only in the build against tests/backend/mock_cuda.c)
  *       the cuda backend's use of czk_cuda.h on a host stand-in: -ENOMEM when
  *       the keys do not fit (and the fallback to cpu), pools registered once at
- *       create and unregistered at destroy, one completion callback per copy.
+ *       create and unregistered at destroy, one completion callback per copy;
+ *       a kernel error the device recovers from fails compute with -EIO, a
+ *       sticky one (every later sync fails too) with -ENODEV, "the device is
+ *       lost" (backend.h: gpud takes the device out of service), and the
+ *       context proves correctly once the mock device works again;
+ *       device_mem reports the mock's used and total memory.
  *
  * Built twice: test_backend_cuda (the real czkcuda, GPU tests skip without a
  * GPU) and test_backend_cuda_mock (CZK_TEST_MOCK_CUDA: backend_cuda.c over
@@ -230,6 +235,39 @@ static void compare_one(const char *zkey_path, const char *wtns_path)
         CHECK(cuda_ops->compute(cuda, 1, 0, &o1, p1, &e) == -EINVAL, "second compute without copy_in");
         fprintf(stderr, "%s (domain %zu, %zu vars): cuda == cpu on the %s\n", zkey_path, n, nv, what);
     }
+#ifdef CZK_TEST_MOCK_CUDA
+    {
+        /* backend.h: a CUDA failure the device recovers from is the
+         * partition's own (-EIO, the device stays in service); a sticky one
+         * (every later call fails too) is the device's: -ENODEV */
+        extern int mock_cuda_fail_h, mock_cuda_sticky;
+        extern size_t mock_cuda_mem_free;
+        czk_groth16_msm_out o1;
+        uint64_t used = 0, total = 0;
+        int r;
+
+        mock_cuda_fail_h = 1;
+        CHECK(cuda_ops->copy_in(cuda, 1, 0, &in, &e) == 0, "copy_in: %s", e.msg);
+        r = cuda_ops->compute(cuda, 1, 0, &o1, p1, &e);
+        CHECK(r == -EIO && e.code == -EIO && !strstr(e.msg, "lost"), "a one-off kernel error: %d %s", r, e.msg);
+        mock_cuda_fail_h = 1;
+        mock_cuda_sticky = 1;
+        CHECK(cuda_ops->copy_in(cuda, 1, 0, &in, &e) == 0, "copy_in: %s", e.msg);
+        r = cuda_ops->compute(cuda, 1, 0, &o1, p1, &e);
+        CHECK(r == -ENODEV && e.code == -ENODEV && strstr(e.msg, "device is lost") && strstr(e.msg, "injected"),
+              "a sticky error: %d %s", r, e.msg);
+        mock_cuda_sticky = 0;
+        /* the device recovered in the mock: the context proves again */
+        CHECK(cuda_ops->copy_in(cuda, 1, 0, &in, &e) == 0 && cuda_ops->compute(cuda, 1, 0, &o1, p1, &e) == 0,
+              "after the errors: %s", e.msg);
+        same_out(&o1, &ocpu, p1, pcpu, z.n_public, "random vectors after the errors");
+        CHECK(cuda_ops->device_mem && cuda_ops->device_mem(cuda, 0, &used, &total) == 0 &&
+                  total == 2 * mock_cuda_mem_free && used == total - mock_cuda_mem_free,
+              "device_mem: used %llu total %llu", (unsigned long long)used, (unsigned long long)total);
+        CHECK(cuda_ops->device_mem(cuda, 7, &used, &total) < 0, "device_mem of a device that is not there");
+        CHECK(!czk_backend_cpu_ops.device_mem, "the cpu backend reports no device memory");
+    }
+#endif
     cuda_ops->destroy(cuda);
     czk_backend_cpu_ops.destroy(cpu);
     free(buf);
@@ -296,7 +334,8 @@ static int test_mock(const char *zkey_path, const char *wtns_path)
     /* the real comparison, counting callbacks: one per copy_in */
     unsigned long before = mock_cuda_callbacks;
     compare_one(zkey_path, wtns_path);
-    CHECK(mock_cuda_callbacks - before == 4, "%lu completion callbacks for 4 copies", mock_cuda_callbacks - before);
+    /* 2 rounds of 2 copies, then 3 around the injected errors */
+    CHECK(mock_cuda_callbacks - before == 7, "%lu completion callbacks for 7 copies", mock_cuda_callbacks - before);
     fprintf(stderr, "mock: ok\n");
     return 0;
 }

@@ -257,6 +257,7 @@ static inline void t_gpud_free(gpud *g)
     for (unsigned i = 0; i < g->n_workers; i++)
         free(g->workers[i].pub);
     free(g->workers);
+    gpud_gpus_free(g); /* set up by tests that give their workers devices (gpud_gpus_setup) */
     gpud_pools_close(g);
     gpud_jobs_free(g);
     free(g->circuits);

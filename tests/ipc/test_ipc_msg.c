@@ -5,7 +5,8 @@
  * trailing bytes, unknown/duplicate/missing keys, wrong types and ranges,
  * wrong protocol version, every truncation and random corruption of valid
  * records.  The schemas beyond records: the STATUS and STATUS_REPLY bodies
- * (random round trips, nested arrays at their caps, lenient decoding of
+ * (random round trips, nested arrays at their caps, the optional "gpus" both
+ * ways between older and newer peers, lenient decoding of
  * missing and unknown keys, rejections with the key path) and gpud's journal
  * payloads (byte for byte what the hand-written encoder gpud used before
  * wrote, so older journals replay).
@@ -88,6 +89,18 @@ static void rand_reply(czk_status_reply *r, uint32_t maxn, size_t maxstr)
         r->others.jobs = r64(), r->others.partitions = r64();
     if ((r->has_job = (uint8_t)t_range(0, 1)))
         rand_job(&r->job, maxstr);
+    r->n_gpus = (uint32_t)t_range(0, maxn < CZK_STATUS_MAX_GPUS ? maxn : CZK_STATUS_MAX_GPUS);
+    for (uint32_t i = 0; i < r->n_gpus; i++) {
+        czk_status_gpu *x = &r->gpus[i];
+        x->index = (uint32_t)t_rand();
+        rand_str(x->state, sizeof(x->state), 14);
+        x->contexts = (uint32_t)t_rand(), x->busy_pct = rand_dbl(), x->max_gap_ms = r64();
+        x->done = r64(), x->failed = r64(), x->requeued = r64();
+        if ((x->has_mem = (uint8_t)t_range(0, 1)))
+            x->mem_used = r64(), x->mem_total = r64();
+        if (t_range(0, 1))
+            rand_str(x->reason, sizeof(x->reason), maxstr * 2);
+    }
     /* what decode reports for keys gpud always writes */
     r->has_gpu_busy = r->has_synths = r->has_finalizer = r->has_state_dir = 1;
 }
@@ -484,6 +497,163 @@ static size_t reply_built(int mode, uint8_t *out)
     return len;
 }
 
+/* {"gpus": [...]} built by msgpack-c: device 0 in service with memory and a
+ * key a newer gpud might add, device 1 out of service with a reason and
+ * without the keys an older one might lack; the modes break it */
+enum { GB_OK, GB_TOO_MANY, GB_STATE_INT, GB_NAN, GB_NOT_ARRAY };
+static size_t gpus_built(int mode, uint8_t *out)
+{
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+    uint32_t n = mode == GB_TOO_MANY ? CZK_STATUS_MAX_GPUS + 1 : 2;
+    size_t len;
+
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, 2);
+    pk_s(&pk, "daemon"), pk_s(&pk, "czk-gpud");
+    pk_s(&pk, "gpus");
+    if (mode == GB_NOT_ARRAY) {
+        msgpack_pack_map(&pk, 0);
+    } else {
+        msgpack_pack_array(&pk, n);
+        for (uint32_t i = 0; i < n; i++) {
+            if (i % 2 == 0) {
+                msgpack_pack_map(&pk, 8);
+                pk_s(&pk, "index"), msgpack_pack_uint32(&pk, i);
+                pk_s(&pk, "state"), pk_s(&pk, "in_service");
+                pk_s(&pk, "contexts"), msgpack_pack_uint32(&pk, 2);
+                pk_s(&pk, "busy_pct"), msgpack_pack_double(&pk, mode == GB_NAN ? 0.0 / 0.0 : 97.5);
+                pk_s(&pk, "done"), msgpack_pack_uint64(&pk, 1234567890123ull);
+                pk_s(&pk, "mem_used"), msgpack_pack_uint64(&pk, 5ull << 30);
+                pk_s(&pk, "mem_total"), msgpack_pack_uint64(&pk, 141ull << 30);
+                pk_s(&pk, "temperature_c"), msgpack_pack_array(&pk, 1), msgpack_pack_uint32(&pk, 61);
+            } else {
+                msgpack_pack_map(&pk, 4);
+                pk_s(&pk, "index"), msgpack_pack_uint32(&pk, i);
+                pk_s(&pk, "state");
+                if (mode == GB_STATE_INT)
+                    msgpack_pack_uint32(&pk, 2);
+                else
+                    pk_s(&pk, "out_of_service");
+                pk_s(&pk, "requeued"), msgpack_pack_uint64(&pk, 3);
+                pk_s(&pk, "reason"), pk_s(&pk, "cuda backend: the H MSM failed (a sticky error: the device is lost)");
+            }
+        }
+    }
+    len = sb.size;
+    memcpy(out, sb.data, len);
+    msgpack_sbuffer_destroy(&sb);
+    return len;
+}
+
+static int is_gpus_key(const msgpack_object *k)
+{
+    return k->type == MSGPACK_OBJECT_STR && k->via.str.size == 4 && !memcmp(k->via.str.ptr, "gpus", 4);
+}
+
+/* the body of r without its "gpus" key: what an older gpud sends, and what
+ * an older client's table reads of a newer reply (it skips the key) */
+static size_t without_gpus(const uint8_t *in, size_t n, uint8_t *out)
+{
+    msgpack_unpacked up;
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+    size_t off = 0, len;
+    uint32_t keep = 0;
+
+    msgpack_unpacked_init(&up);
+    CHECK(msgpack_unpack_next(&up, (const char *)in, n, &off) == MSGPACK_UNPACK_SUCCESS &&
+          up.data.type == MSGPACK_OBJECT_MAP);
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    for (uint32_t i = 0; i < up.data.via.map.size; i++)
+        keep += !is_gpus_key(&up.data.via.map.ptr[i].key);
+    msgpack_pack_map(&pk, keep);
+    for (uint32_t i = 0; i < up.data.via.map.size; i++) {
+        const msgpack_object_kv *kv = &up.data.via.map.ptr[i];
+        if (is_gpus_key(&kv->key))
+            continue;
+        msgpack_pack_object(&pk, kv->key);
+        msgpack_pack_object(&pk, kv->val);
+    }
+    len = sb.size;
+    memcpy(out, sb.data, len);
+    msgpack_sbuffer_destroy(&sb);
+    msgpack_unpacked_destroy(&up);
+    return len;
+}
+
+/* "gpus" (STATUS_REPLY, optional): round trips, caps, both directions of
+ * compatibility, rejections with the key path */
+static void check_status_gpus(void)
+{
+    czk_error e = {0};
+    int n, seen_gpus = 0;
+
+    /* random replies with devices: exact round trip; the same reply without
+     * the key decodes to the same struct with n_gpus 0 (an older gpud's
+     * reply, and a newer reply as an older client's table sees it) */
+    for (int it = 0; it < 100; it++) {
+        rand_reply(&g_reply, 6, 20);
+        if (it % 4 == 0) {
+            g_reply.n_gpus = 0;
+            memset(g_reply.gpus, 0, sizeof(g_reply.gpus));
+        }
+        n = czk_schema_encode(&czk_schema_status_reply, &g_reply, body, sizeof(body), &e);
+        CHECK(n > 0);
+        CHECK(czk_schema_decode(&czk_schema_status_reply, body, (size_t)n, &g_reply2, &e) == 0);
+        CHECK(!memcmp(&g_reply, &g_reply2, sizeof(g_reply)));
+        seen_gpus += g_reply.n_gpus > 0;
+        size_t m = without_gpus(body, (size_t)n, body2);
+        CHECK(g_reply.n_gpus ? m < (size_t)n : m == (size_t)n); /* encode omits an empty "gpus" */
+        CHECK(czk_schema_decode(&czk_schema_status_reply, body2, m, &g_reply2, &e) == 0 && g_reply2.n_gpus == 0);
+        g_reply.n_gpus = 0;
+        memset(g_reply.gpus, 0, sizeof(g_reply.gpus));
+        CHECK(!memcmp(&g_reply, &g_reply2, sizeof(g_reply)));
+    }
+    CHECK(seen_gpus > 10);
+    /* caps: CZK_STATUS_MAX_GPUS devices fit, one more is refused both ways */
+    rand_reply(&g_reply, 0, 4);
+    g_reply.n_gpus = CZK_STATUS_MAX_GPUS;
+    for (uint32_t i = 0; i < CZK_STATUS_MAX_GPUS; i++) {
+        g_reply.gpus[i].index = i;
+        snprintf(g_reply.gpus[i].state, sizeof(g_reply.gpus[i].state), "in_service");
+        snprintf(g_reply.gpus[i].reason, sizeof(g_reply.gpus[i].reason), "%0255u", i);
+        g_reply.gpus[i].has_mem = 1, g_reply.gpus[i].mem_used = t_rand(), g_reply.gpus[i].mem_total = t_rand();
+    }
+    n = czk_schema_encode(&czk_schema_status_reply, &g_reply, body, sizeof(body), &e);
+    CHECK(n > 0 && czk_schema_decode(&czk_schema_status_reply, body, (size_t)n, &g_reply2, &e) == 0 &&
+          g_reply2.n_gpus == CZK_STATUS_MAX_GPUS && g_reply2.gpus[15].mem_used == g_reply.gpus[15].mem_used);
+    g_reply.n_gpus = CZK_STATUS_MAX_GPUS + 1;
+    CHECK(czk_schema_encode(&czk_schema_status_reply, &g_reply, body, sizeof(body), &e) == -EINVAL &&
+          strstr(e.msg, "gpus"));
+    g_reply.n_gpus = 1;
+    g_reply.gpus[0].busy_pct = 0.0 / 0.0;
+    CHECK(czk_schema_encode(&czk_schema_status_reply, &g_reply, body, sizeof(body), &e) == -EINVAL &&
+          strstr(e.msg, "STATUS_REPLY.gpus[0].busy_pct"));
+    /* built by msgpack-c: keys an element lacks read as 0 / "" (has_mem
+     * clear), keys it does not know are skipped (a newer gpud) */
+    n = (int)gpus_built(GB_OK, body);
+    CHECK(czk_schema_decode(&czk_schema_status_reply, body, (size_t)n, &g_reply2, &e) == 0);
+    CHECK(g_reply2.n_gpus == 2 && !strcmp(g_reply2.gpus[0].state, "in_service") && g_reply2.gpus[0].contexts == 2 &&
+          g_reply2.gpus[0].busy_pct == 97.5 && g_reply2.gpus[0].done == 1234567890123ull &&
+          g_reply2.gpus[0].has_mem && g_reply2.gpus[0].mem_used == 5ull << 30 &&
+          g_reply2.gpus[0].mem_total == 141ull << 30 && !g_reply2.gpus[0].reason[0]);
+    CHECK(g_reply2.gpus[1].index == 1 && !strcmp(g_reply2.gpus[1].state, "out_of_service") &&
+          g_reply2.gpus[1].requeued == 3 && !g_reply2.gpus[1].has_mem && g_reply2.gpus[1].mem_total == 0 &&
+          strstr(g_reply2.gpus[1].reason, "device is lost") && g_reply2.gpus[1].contexts == 0);
+    n = (int)gpus_built(GB_TOO_MANY, body);
+    expect_body_reject(&czk_schema_status_reply, body, (size_t)n, &g_reply2, "17 devices", "gpus");
+    n = (int)gpus_built(GB_STATE_INT, body);
+    expect_body_reject(&czk_schema_status_reply, body, (size_t)n, &g_reply2, "a state that is a number",
+                       "gpus[1].state");
+    n = (int)gpus_built(GB_NAN, body);
+    expect_body_reject(&czk_schema_status_reply, body, (size_t)n, &g_reply2, "a NaN busy_pct", "gpus[0].busy_pct");
+    n = (int)gpus_built(GB_NOT_ARRAY, body);
+    expect_body_reject(&czk_schema_status_reply, body, (size_t)n, &g_reply2, "gpus as a map", "gpus");
+}
+
 static void check_status_bodies(void)
 {
     czk_error e = {0};
@@ -550,7 +720,7 @@ static void check_status_bodies(void)
     CHECK(czk_schema_decode(&czk_schema_status_reply, body, (size_t)n, &g_reply2, &e) == 0);
     CHECK(g_reply2.synths == 2 && g_reply2.has_synths && !g_reply2.has_finalizer && !g_reply2.has_gpu_busy &&
           !g_reply2.has_job && !g_reply2.has_others && g_reply2.n_active == 3 && g_reply2.active[2].id == 3 &&
-          g_reply2.active[2].lane == 2 && g_reply2.daemon[0] == 0);
+          g_reply2.active[2].lane == 2 && g_reply2.daemon[0] == 0 && g_reply2.n_gpus == 0);
     n = (int)reply_built(RB_UNKNOWN, body);
     CHECK(czk_schema_decode(&czk_schema_status_reply, body, (size_t)n, &g_reply2, &e) == 0 && g_reply2.n_active == 3);
     /* malformed: each refused with the key path */
@@ -880,6 +1050,7 @@ int main(int argc, char **argv)
     expect_reject(rec, (size_t)n, "an integer key");
     check_hello_circuits();
     check_status_bodies();
+    check_status_gpus();
     check_journal_payloads();
     n = (int)build(CZK_MSG_ERROR, CZK_PROTO_VERSION, 2, ex_error_nul, rec);
     expect_reject(rec, (size_t)n, "a string with NUL");
