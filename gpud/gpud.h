@@ -167,6 +167,7 @@ typedef struct gpud_circuit {
     int reload;                    /* 1 while draining */
     uint64_t reload_last_old;      /* jobs of the circuit with an id up to this one keep the current key */
     czk_zkey reload_zkey;          /* the new key's header (same sizes) */
+    int reload_stuck_said;         /* the drain's "old key gone" warning was logged */
     czk_metric *m_ready, *m_load_s; /* czk_gpud_circuit_ready, czk_gpud_key_load_seconds {circuit} */
 } gpud_circuit;
 
@@ -567,7 +568,7 @@ void gpud_keys_close(gpud *g);              /* free what is left (after the back
 const char *gpud_keys_state(const gpud *g); /* "starting" until the backend exists, then "running" */
 /* reload.c's swap: the backend forgets circuit i's points, the circuit takes
  * the header *nz (moved: nz is emptied) and loads its points on a loader
- * thread as at start.  No partition of i may be anywhere.  -errno with e
+ * thread as at start.  No partition of i may be on a worker.  -errno with e
  * naming why (nz is then closed; the old key stays unless the failure came
  * after remove_key, which leaves the circuit failed). */
 int gpud_keys_replace(gpud *g, unsigned i, czk_zkey *nz, czk_error *e);

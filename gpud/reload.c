@@ -27,7 +27,14 @@
  * the current key id again cancels the reload.
  *
  * A crash of gpud during a drain loads the file on disk at restart, as any
- * restart does: the old jobs left then are proved with the new key.
+ * restart does: the old jobs left then are proved with the new key.  So does
+ * the drain when the old key cannot be served any more: a synth (or the
+ * finalizer) restarted during it loaded the new file, and no connected peer
+ * of its kind holds the old key; it then switches at once, provided no
+ * partition of an old job is computed with the old key and not yet DONE
+ * (those wait for a peer with the old key, or a restart of gpud; logged).
+ * Swapping while a partition is READY is safe: its slot holds a, b, c and w,
+ * which are the same under either key of one circuit.
  *
  * Loop thread only.
  */
@@ -123,6 +130,7 @@ static void request_one(gpud *g, uint32_t i)
     if (c->reload)
         cancel_reload(c); /* yet another key: wait for this one instead */
     c->reload = 1;
+    c->reload_stuck_said = 0;
     c->reload_zkey = nz;
     c->reload_last_old = last_active_job(g, i);
     czk_info("circuit %s: reloading to key id %s (from %s): %u job(s) accepted before now finish with the current "
@@ -145,6 +153,23 @@ static int remap(const gpud *g, czk_conn *conn, gpud_peer_map *m, uint32_t i, co
     return agreed && gpud_peer_circuit(m, i) == GPUD_CIRCUIT_REFUSED;
 }
 
+/* partitions of the old jobs of circuit i computed, or being computed,
+ * with the old key (on a worker, or waiting for the finalizer's DONE): they
+ * must end with the old key.  What is queued, being filled or READY is the
+ * same for either key of one circuit (a, b, c, w come from the witness and
+ * the constraints) */
+static unsigned old_parts_computed(const gpud *g, uint32_t i, uint64_t last_old)
+{
+    unsigned n = 0;
+    for (const gpud_job *j = g->jobs_head; j; j = j->next) {
+        if (j->circuit != i || j->id > last_old || !j->parts)
+            continue;
+        for (uint32_t p = 0; p < j->nparts; p++)
+            n += j->parts[p].state == P_GPU || j->parts[p].state == P_FINALIZE;
+    }
+    return n;
+}
+
 static void swap(gpud *g, uint32_t i)
 {
     gpud_circuit *c = &g->circuits[i];
@@ -154,6 +179,7 @@ static void swap(gpud *g, uint32_t i)
 
     memset(&c->reload_zkey, 0, sizeof(c->reload_zkey));
     c->reload = 0;
+    c->reload_stuck_said = 0;
     if (gpud_keys_replace(g, i, &nz, &e) < 0) {
         czk_err("circuit %s: %s", c->name, e.msg);
         return;
@@ -170,11 +196,62 @@ static void swap(gpud *g, uint32_t i)
     gpud_sched_dirty(g);
 }
 
+/* 1 when the peer's HELLO announces circuit i with the new key id */
+static int has_new_key(const gpud *g, czk_conn *conn, uint32_t i)
+{
+    const czk_msg_hello *h = czk_conn_peer(conn);
+    int k = czk_msg_hello_circuit(h, g->circuits[i].name);
+    return k >= 0 && !memcmp(h->circuits[k].key_id, g->circuits[i].reload_zkey.ident.id, CZK_MSG_KEY_ID);
+}
+
+/*
+ * The old key can no longer be served when a peer that was restarted during
+ * the drain came back with the new key (it loads the file on disk) and no
+ * connected peer of its kind holds the old one: the old jobs would wait
+ * forever.  Returns which kind ("synth", "finalizer"), or NULL.
+ */
+static const char *old_key_gone(gpud *g, uint32_t i)
+{
+    int old = 0, new = 0;
+    for (const gpud_synth *s = g->synths; s; s = s->next) {
+        if (!gpud_conn_open(g, s->c))
+            continue;
+        old += gpud_peer_circuit(&s->map, i) != GPUD_CIRCUIT_REFUSED;
+        new += has_new_key(g, s->c, i);
+    }
+    if (new && !old)
+        return "synth";
+    if (g->finalizer && gpud_conn_open(g, g->finalizer) &&
+        gpud_peer_circuit(&g->fin_map, i) == GPUD_CIRCUIT_REFUSED && has_new_key(g, g->finalizer, i))
+        return "finalizer";
+    return NULL;
+}
+
 void gpud_reload_poll(gpud *g)
 {
     for (uint32_t i = 0; i < g->n_circuits; i++) {
         gpud_circuit *c = &g->circuits[i];
-        if (c->reload && old_jobs_left(g, i, c->reload_last_old) == 0)
+        unsigned left;
+        const char *who;
+        if (!c->reload)
+            continue;
+        if ((left = old_jobs_left(g, i, c->reload_last_old)) == 0) {
             swap(g, i);
+        } else if ((who = old_key_gone(g, i)) != NULL) {
+            unsigned computed = old_parts_computed(g, i, c->reload_last_old);
+            if (computed == 0) {
+                czk_warn("circuit %s: no connected %s holds the current key any more (restarted, it loaded the "
+                         "new one): switching now; the %u job(s) accepted before the reload that are left are "
+                         "proved with the new key, as after a restart of czk-gpud",
+                         c->name, who, left);
+                swap(g, i);
+            } else if (!c->reload_stuck_said) {
+                c->reload_stuck_said = 1;
+                czk_warn("circuit %s: no connected %s holds the current key any more (restarted, it loaded the "
+                         "new one), and %u partition(s) computed with it wait for it; they are finished when a "
+                         "peer with that key connects, or proved again with the new key when czk-gpud restarts",
+                         c->name, who, computed);
+            }
+        }
     }
 }
