@@ -27,7 +27,7 @@ require_snarkjs
 # calls, and names passed on to one, like finalizer.before_rename), less file
 # names such as "gpud.sock"
 fault_points() {
-    grep -ho "\"$1\.[a-z_]*\"" "$SRC/$1"/*.c | tr -d '"' | grep -v -E '\.(sock|json|wtns|zkey|r1cs|conf|log|tmp)$' |
+    grep -ho "\"$1\.[a-z_.]*\"" "$SRC/$1"/*.c | tr -d '"' | grep -v -E '\.(sock|json|wtns|zkey|r1cs|conf|log|tmp)$' |
         sort -u
 }
 ALL=$(fault_points "$WHO" | sed 's/$/:kill/' | tr '\n' ' ')
@@ -42,7 +42,8 @@ synth.full) ROUNDS="$ALL synth.mid_fill:kill@2 synth.after_publish:kill@3 timed:
 gpud.quick) ROUNDS="gpud.after_accept_journal:kill gpud.mid_compute:kill gpud.after_result_sent:kill
                     gpud.after_done_journal:kill timed:0.6" ;;
 gpud.full) ROUNDS="$ALL gpud.after_result_sent:kill@4 timed:0.2 timed:0.5 timed:1.0 timed:1.8" ;;
-*) echo "usage: crash.sh ... finalizer|synth|gpud quick|full" >&2; exit 2 ;;
+gpud.start) ROUNDS=$(echo "$ALL" | tr ' ' '\n' | grep '^gpud\.start\.' | tr '\n' ' ') ;;
+*) echo "usage: crash.sh ... finalizer|synth|gpud quick|full|start" >&2; exit 2 ;;
 esac
 # a sampled point that no longer exists would only show as "did not die"
 for spec in $ROUNDS; do
@@ -83,17 +84,36 @@ r=0
 for spec in $ROUNDS; do
     r=$((r + 1))
     log "round $r: $WHO dies at $spec"
-    # the victim runs with this round's fault (timed rounds: without one)
-    old=$(pid_of)
-    kill -TERM "$old" 2>/dev/null; wait_exit "$old" 20 >/dev/null || kill9 "$old"
-    case $spec in timed:*) start_victim ;; *) start_victim "$spec" ;; esac
-    wait_up 2 || exit 1
-    victim=$(pid_of)
     pids=""
-    for j in $JOBS; do
-        submit_round_job "$r" "$j" & pids="$pids $!"
-        sleep 0.05
-    done
+    case $spec in
+    gpud.start.*)
+        # a point of gpud's start (key load, record, upload): the round's jobs
+        # are accepted first, then gpud is killed and restarted with the fault,
+        # so the start that dies has their journal, spool and pools to take up
+        wait_up 2 || exit 1
+        for j in $JOBS; do
+            submit_round_job "$r" "$j" & pids="$pids $!"
+            sleep 0.05
+        done
+        sleep 0.5
+        kill9 "$(pid_of)"
+        rm -f "$T"/state/keys/*.verified # the keys are checked and their records written again: every point is hit
+        start_victim "$spec"
+        victim=$(pid_of)
+        ;;
+    *)
+        # the victim runs with this round's fault (timed rounds: without one)
+        old=$(pid_of)
+        kill -TERM "$old" 2>/dev/null; wait_exit "$old" 20 >/dev/null || kill9 "$old"
+        case $spec in timed:*) start_victim ;; *) start_victim "$spec" ;; esac
+        wait_up 2 || exit 1
+        victim=$(pid_of)
+        for j in $JOBS; do
+            submit_round_job "$r" "$j" & pids="$pids $!"
+            sleep 0.05
+        done
+        ;;
+    esac
     case $spec in
     timed:*)
         sleep "${spec#timed:}"
@@ -101,7 +121,7 @@ for spec in $ROUNDS; do
         ;;
     *)
         wait_exit "$victim" 60; rc=$?
-        [ $rc = 137 ] || bad "round $r: $WHO did not die at $spec (exit $rc)"
+        [ $rc = 137 ] || { bad "round $r: $WHO did not die at $spec (exit $rc)"; kill9 "$victim"; }
         ;;
     esac
     # gpud and the finalizer come back; a dead synth stays dead until the next
