@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Prover benchmark: czk prove vs snarkjs groth16 prove on the same zkey and witness.
 #
-#   bench/prove/bench_prove.sh [k...]          default: 12 16 18
+#   bench/prove/bench_prove.sh [--curve bls12381|bn254] [k...]     default: bls12381, 12 16 18
 #
-# For each k: `czk gen-circuit` with N = 2^k - 16 constraints and 1 public input (domain 2^k,
+# For each k: `czk gen-circuit --curve CURVE` with N = 2^k - 16 constraints and 1 public input (domain 2^k,
 # like the MulChain(2^k - 16) circuits of docs/bench-prove.md, "snarkjs baseline"), `czk setup` for the key,
 # then RUNS (default 3) wall-clock timings of each prover, interleaved (czk, snarkjs, czk, ...)
 # so background load hits both alike; every proof is checked with `snarkjs groth16 verify`
@@ -16,9 +16,13 @@
 #   RUNS         timed runs per prover (default 3)
 #   BENCH_BITS   --bits for gen-circuit: share of 0/1 wires (default 0: full-size witness
 #                values, the worst case for MSMs, comparable to the MulChain numbers)
-#   BENCH_WORK   scratch directory     (default <repo>/build-bench/prove; keys are reused when
-#                the r1cs is already there, delete the directory to start over)
+#   BENCH_WORK   scratch directory     (default <repo>/build-bench/prove for BLS12-381,
+#                <repo>/build-bench/prove-bn254 for BN254; keys are reused when the zkey is
+#                already there, delete the directory to start over)
 #   CZK_PROVE_ARGS  extra arguments placed before `prove` (e.g. "--threads 2")
+#   CZK_REF      a second czk binary (e.g. one built before a change), timed in the same
+#                interleaved runs (czk, czk ref, snarkjs, ...), its proofs verified too;
+#                the table gains its median and czk ref / czk
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,9 +30,20 @@ CZK=${CZK:-$repo/build/cli/czk}
 SNARKJS=${SNARKJS:-$repo/interop/node_modules/.bin/snarkjs}
 RUNS=${RUNS:-3}
 BITS=${BENCH_BITS:-0}
-WORK=${BENCH_WORK:-$repo/build-bench/prove}
+CURVE=bls12381
+if [ "${1:-}" = --curve ]; then
+    [ $# -ge 2 ] || { echo "bench_prove.sh: --curve needs bls12381 or bn254" >&2; exit 2; }
+    CURVE=$2; shift 2
+fi
+case $CURVE in
+bls12381) WORK=${BENCH_WORK:-$repo/build-bench/prove} ;;
+bn254|bn128) CURVE=bn254; WORK=${BENCH_WORK:-$repo/build-bench/prove-bn254} ;;
+*) echo "bench_prove.sh: --curve must be bls12381 or bn254, not \"$CURVE\"" >&2; exit 2 ;;
+esac
 read -r -a CZK_ARGS <<< "${CZK_PROVE_ARGS:-}"
 [ -x "$CZK" ] || { echo "bench_prove.sh: czk not found at $CZK (build target czk or set CZK)" >&2; exit 1; }
+CZK_REF=${CZK_REF:-}
+[ -z "$CZK_REF" ] || [ -x "$CZK_REF" ] || { echo "bench_prove.sh: CZK_REF $CZK_REF is not executable" >&2; exit 1; }
 [ -x "$SNARKJS" ] || { echo "bench_prove.sh: snarkjs not found at $SNARKJS (scripts/setup-npm.sh)" >&2; exit 1; }
 ks=("$@")
 [ ${#ks[@]} -gt 0 ] || ks=(12 16 18)
@@ -61,12 +76,13 @@ verify() {  # verify VK PUBLIC PROOF WHAT
 
 rows=()
 for k in "${ks[@]}"; do
+    case $k in ''|*[!0-9]*) echo "bench_prove.sh: k must be a number, not \"$k\"" >&2; exit 2 ;; esac
     d=$WORK/k$k
     mkdir -p "$d"
     n=$(( (1 << k) - 16 ))
     if [ ! -s "$d/circuit.zkey" ]; then
-        log "k=$k: gen-circuit ($n constraints, bits $BITS)"
-        t=$(timed "$d/gen.log" "$CZK" gen-circuit --constraints "$n" --publics 1 --bits "$BITS" \
+        log "k=$k: gen-circuit $CURVE ($n constraints, bits $BITS)"
+        t=$(timed "$d/gen.log" "$CZK" gen-circuit --curve "$CURVE" --constraints "$n" --publics 1 --bits "$BITS" \
             --seed "$k" "$d/circuit.r1cs" "$d/witness.wtns")
         log "k=$k: gen-circuit $t s; czk setup"
         t=$(timed "$d/setup.log" "$CZK" setup "$d/circuit.r1cs" "$d/circuit.zkey.tmp")
@@ -75,15 +91,22 @@ for k in "${ks[@]}"; do
     fi
     "$SNARKJS" zkey export verificationkey "$d/circuit.zkey" "$d/vk.json" >"$d/vk.log" 2>&1
     zsize=$(stat -c %s "$d/circuit.zkey")
-    czk_t=(); sj_t=()
+    czk_t=(); sj_t=(); ref_t=(); rmsg=
     for i in $(seq 1 "$RUNS"); do
         t=$(timed "$d/czk_prove.log" "$CZK" "${CZK_ARGS[@]}" prove "$d/circuit.zkey" "$d/witness.wtns" \
             "$d/czk_proof_$i.json" "$d/czk_public_$i.json")
         czk_t+=("$t")
+        if [ -n "$CZK_REF" ]; then
+            tr=$(timed "$d/ref_prove.log" "$CZK_REF" "${CZK_ARGS[@]}" prove "$d/circuit.zkey" "$d/witness.wtns" \
+                "$d/ref_proof_$i.json" "$d/ref_public_$i.json")
+            ref_t+=("$tr")
+            rmsg=", czk ref $tr s"
+            verify "$d/vk.json" "$d/ref_public_$i.json" "$d/ref_proof_$i.json" "czk ref"
+        fi
         t2=$(timed "$d/sj_prove.log" "$SNARKJS" groth16 prove "$d/circuit.zkey" "$d/witness.wtns" \
             "$d/sj_proof_$i.json" "$d/sj_public_$i.json")
         sj_t+=("$t2")
-        log "k=$k run $i: czk $t s, snarkjs $t2 s"
+        log "k=$k run $i: czk $t s$rmsg, snarkjs $t2 s"
         verify "$d/vk.json" "$d/czk_public_$i.json" "$d/czk_proof_$i.json" czk
         verify "$d/vk.json" "$d/sj_public_$i.json" "$d/sj_proof_$i.json" snarkjs
         cmp -s "$d/czk_public_$i.json" "$d/sj_public_$i.json" ||
@@ -95,13 +118,23 @@ for k in "${ks[@]}"; do
     cm=$(median "${czk_t[@]}"); sm=$(median "${sj_t[@]}")
     crss=$(rss_gb "$d/czk_prove.log"); srss=$(rss_gb "$d/sj_prove.log")
     ratio=$(awk -v a="$sm" -v b="$cm" 'BEGIN { printf "%.2f", a / b }')
-    rows+=("| $k | $n | $(awk -v z="$zsize" 'BEGIN { printf "%.1f", z / 1e6 }') | $cm [$(printf '%s ' "${czk_t[@]}" | sed 's/ $//')] | $sm [$(printf '%s ' "${sj_t[@]}" | sed 's/ $//')] | $ratio | $crss | $srss |")
+    refcol=
+    if [ -n "$CZK_REF" ]; then
+        rm_=$(median "${ref_t[@]}")
+        refcol=" $rm_ [$(printf '%s ' "${ref_t[@]}" | sed 's/ $//')] | $(awk -v a="$rm_" -v b="$cm" 'BEGIN { printf "%.2f", a / b }') |"
+    fi
+    rows+=("| $k | $n | $(awk -v z="$zsize" 'BEGIN { printf "%.1f", z / 1e6 }') | $cm [$(printf '%s ' "${czk_t[@]}" | sed 's/ $//')] |$refcol $sm [$(printf '%s ' "${sj_t[@]}" | sed 's/ $//')] | $ratio | $crss | $srss |")
 done
 
 echo
-echo "czk prove vs snarkjs groth16 prove, wall seconds, median of $RUNS [all runs]; gen-circuit --bits $BITS;"
+echo "$CURVE: czk prove vs snarkjs groth16 prove, wall seconds, median of $RUNS [all runs]; gen-circuit --bits $BITS;"
 echo "$(nproc) CPUs, $(node --version) / snarkjs $("$SNARKJS" --version 2>/dev/null | head -1 | sed 's/snarkjs@//'); every proof verified by snarkjs."
 echo
-echo "| k | constraints | zkey MB | czk s | snarkjs s | snarkjs / czk | czk peak RSS GB | snarkjs peak RSS GB |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+if [ -n "$CZK_REF" ]; then
+    echo "| k | constraints | zkey MB | czk s | czk ref s | czk ref / czk | snarkjs s | snarkjs / czk | czk peak RSS GB | snarkjs peak RSS GB |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+else
+    echo "| k | constraints | zkey MB | czk s | snarkjs s | snarkjs / czk | czk peak RSS GB | snarkjs peak RSS GB |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+fi
 printf '%s\n' "${rows[@]}"

@@ -2,23 +2,87 @@
  * bn254_msm.c — Pippenger MSMs on BN254's G1 (over Fp) and G2 (over Fp2),
  * bn254_msm.h: the plan of msm_plan_impl.h and the bucket code of
  * msm_tmpl.h, the same as BLS12-381's msm.c, instantiated over BN254's
- * 4-limb fields.  Differences from msm.c: no GLV endomorphism (BN254's
- * eigenvalues are not 128-bit numbers, so the one-division split msm.c uses
- * does not apply: every scalar keeps its 254 bits) and no AVX-512 IFMA flush
- * (fpx8.h is BLS12-381's 8 x 52-bit radix; BN254 would need a 5-limb one),
- * so the scalar batch-affine flush and running sums always run.
+ * 4-limb fields.  Differences from msm.c:
+ *   - GLV on G1 uses the lattice split (MSM_GLV_LATTICE): BN254's
+ *     eigenvalue lambda is a 192-bit number, so the halves come from a
+ *     short basis of {(a, b): a + b lambda = 0 mod r} and may be negative;
+ *     G2 uses psi (the p-power Frobenius through the twist), which acts as
+ *     [p mod r], a 127-bit number, with the same lattice split (one basis
+ *     per group);
+ *   - no AVX-512 IFMA flush (fpx8.h is BLS12-381's 8 x 52-bit radix; BN254
+ *     would need a 5-limb one), so the scalar batch-affine flush and running
+ *     sums always run.
  *
  * Threads write only their own buckets, their own task results and their own
  * slices of the plan arrays; czk_par_for's join publishes them.
  */
 #include "common/crypto/bn254_msm.h"
 
+#include <pthread.h>
+
 #include "common/crypto/bn254_field_impl.h"
 
 #define MSM_SCALAR czk_bn254_fr
+#define MSM_GLV_LATTICE 1
 #include "common/crypto/msm_plan_impl.h"
 
 /* ---- G1 ---- */
+
+/* GLV on BN254's G1: phi(x, y) = (beta x, y) = [lambda] (x, y) on every
+ * point (cofactor 1), beta a cube root of unity in Fp, lambda =
+ * 0xb3c4d79d41a917585bfc41088d8daaa78b17ea66b99c90dd (lambda^2 + lambda + 1
+ * = 0 mod r).  The basis (a1, b1) = (0x89d3256894d213e3,
+ * -0x6f4d8248eeb859fc8211bbeb7d4f1128), (a2, b2) =
+ * (0x6f4d8248eeb859fd0be4e1541221250b, 0x89d3256894d213e3) comes from the
+ * extended Euclidean algorithm on (r, lambda); a1 b2 - a2 b1 = r. */
+static const struct glv_params bn_glv = {
+    {0xd91d232ec7e0b3d7ULL, 0x0000000000000002ULL, 0x0000000000000000ULL},
+    {0x7a7bd9d4391eb18dULL, 0x4ccef014a773d2cfULL, 0x0000000000000002ULL},
+    {0x89d3256894d213e3ULL, 0, 0, 0},
+    {0x7dee441482b0eed8ULL, 0x90b27db71147a603ULL, 0xffffffffffffffffULL, 0xffffffffffffffffULL},
+    {0x0be4e1541221250bULL, 0x6f4d8248eeb859fdULL, 0, 0},
+    {0x89d3256894d213e3ULL, 0, 0, 0},
+};
+static const czk_bn254_fr bn_glv_lambda = {
+    {0x8b17ea66b99c90ddULL, 0x5bfc41088d8daaa7ULL, 0xb3c4d79d41a91758ULL, 0}};
+/* beta = 0x59e26bcea0d48bacd4f263f1acdb5c4f5763473177fffffe, Montgomery form */
+static const czk_bn254_fp bn_glv_beta = {
+    {0x71930c11d782e155ULL, 0xa6bb947cffbe3323ULL, 0xaa303344d4741444ULL, 0x2c3b3f0d26594943ULL}};
+static bool bn_glv_ok;
+static pthread_once_t bn_glv_once = PTHREAD_ONCE_INIT;
+
+/* the constants are checked once against the curve's own scalar
+ * multiplication on the generator; on a mismatch the MSM runs without GLV */
+static void bn_glv_init(void)
+{
+    czk_bn254_g1 want;
+    czk_bn254_g1_aff want_aff, got;
+
+    czk_bn254_g1_mul_aff(&want, &CZK_BN254_G1_GEN, &bn_glv_lambda);
+    czk_bn254_g1_to_aff(&want_aff, &want);
+    czk_bn254_fp_mul(&got.x, &CZK_BN254_G1_GEN.x, &bn_glv_beta);
+    got.y = CZK_BN254_G1_GEN.y;
+    if (czk_bn254_g1_aff_eq(&got, &want_aff))
+        bn_glv_ok = true;
+    else
+        czk_warn("bn254 msm: (beta x, y) is not lambda (x, y) on G1; the endomorphism is disabled");
+}
+
+static const struct glv_params *bn_glv_ready(void)
+{
+    pthread_once(&bn_glv_once, bn_glv_init);
+    return bn_glv_ok ? &bn_glv : NULL;
+}
+
+static inline void bn_glv_apply(czk_bn254_g1_aff *r, const czk_bn254_g1_aff *p)
+{
+    czk_bn254_fp_mul_i(&r->x, &p->x, &bn_glv_beta);
+    r->y = p->y;
+}
+
+#define HAVE_ENDO 1
+#define ENDO_READY bn_glv_ready
+#define ENDO_APPLY bn_glv_apply
 
 #define SUF bn254_g1
 #define FE czk_bn254_fp
@@ -40,6 +104,67 @@
 
 /* ---- G2 ---- */
 
+/* GLV on BN254's G2: psi(x, y) = (conj(x) gx, conj(y) gy), gx =
+ * xi^((p-1)/3), gy = xi^((p-1)/2), xi = 9 + u, acts as [d] on the
+ * order-r subgroup, d = p mod r = 0x6f4d8248eeb859fbf83e9682e87cfd46.
+ * Basis (a1, b1) = (d, -1), (a2, b2) = (0x19d797039be763ba7,
+ * 0x6f4d8248eeb859fd95b806bca6f338ef), a1 b2 - a2 b1 = r. */
+static const struct glv_params bn_glv2 = {
+    {0x2cb62031c8e01941ULL, 0x4ccef014a773d2d5ULL, 0x0000000000000002ULL},
+    {0x0000000000000005ULL, 0, 0},
+    {0xf83e9682e87cfd46ULL, 0x6f4d8248eeb859fbULL, 0, 0},
+    {0xffffffffffffffffULL, 0xffffffffffffffffULL, 0xffffffffffffffffULL, 0xffffffffffffffffULL},
+    {0x9d797039be763ba7ULL, 0x0000000000000001ULL, 0, 0},
+    {0x95b806bca6f338efULL, 0x6f4d8248eeb859fdULL, 0, 0},
+};
+static const czk_bn254_fr bn_glv2_d = {{0xf83e9682e87cfd46ULL, 0x6f4d8248eeb859fbULL, 0, 0}};
+/* gx, gy in Montgomery form */
+static const czk_bn254_fp2 bn_psi_x = {
+    {{0xb5773b104563ab30ULL, 0x347f91c8a9aa6454ULL, 0x7a007127242e0991ULL, 0x1956bcd8118214ecULL}},
+    {{0x6e849f1ea0aa4757ULL, 0xaa1c7b6d89f89141ULL, 0xb6e713cdfae0ca3aULL, 0x26694fbb4e82ebc3ULL}}};
+static const czk_bn254_fp2 bn_psi_y = {
+    {{0xe4bbdd0c2936b629ULL, 0xbb30f162e133bacbULL, 0x31a9d1b6f9645366ULL, 0x253570bea500f8ddULL}},
+    {{0xa1d77ce45ffe77c7ULL, 0x07affd117826d1dbULL, 0x6d16bd27bb7edc6bULL, 0x2c87200285defeccULL}}};
+static bool bn_glv2_ok;
+static pthread_once_t bn_glv2_once = PTHREAD_ONCE_INIT;
+
+static inline void bn_psi_apply(czk_bn254_g2_aff *r, const czk_bn254_g2_aff *p)
+{
+    czk_bn254_fp2 t;
+
+    t.c0 = p->x.c0;
+    czk_bn254_fp_neg_i(&t.c1, &p->x.c1);
+    czk_bn254_fp2_mul_i(&r->x, &t, &bn_psi_x);
+    t.c0 = p->y.c0;
+    czk_bn254_fp_neg_i(&t.c1, &p->y.c1);
+    czk_bn254_fp2_mul_i(&r->y, &t, &bn_psi_y);
+}
+
+/* checked once, like G1's, against the curve's scalar multiplication */
+static void bn_glv2_init(void)
+{
+    czk_bn254_g2 want;
+    czk_bn254_g2_aff want_aff, got;
+
+    czk_bn254_g2_mul_aff(&want, &CZK_BN254_G2_GEN, &bn_glv2_d);
+    czk_bn254_g2_to_aff(&want_aff, &want);
+    bn_psi_apply(&got, &CZK_BN254_G2_GEN);
+    if (czk_bn254_g2_aff_eq(&got, &want_aff))
+        bn_glv2_ok = true;
+    else
+        czk_warn("bn254 msm: psi is not [p mod r] on G2; the endomorphism is disabled");
+}
+
+static const struct glv_params *bn_glv2_ready(void)
+{
+    pthread_once(&bn_glv2_once, bn_glv2_init);
+    return bn_glv2_ok ? &bn_glv2 : NULL;
+}
+
+#define HAVE_ENDO 1
+#define ENDO_READY bn_glv2_ready
+#define ENDO_APPLY bn_psi_apply
+
 #define SUF bn254_g2
 #define FE czk_bn254_fp2
 #define FE_ADD czk_bn254_fp2_add_i
@@ -57,6 +182,26 @@
 #define JAC czk_bn254_g2
 #define JAC_SET_INF czk_bn254_g2_set_inf
 #include "common/crypto/msm_tmpl.h"
+
+int czk_bn254_g1_endo(czk_bn254_g1_aff *r, const czk_bn254_g1_aff *p)
+{
+    if (!r || !p)
+        return -EINVAL;
+    if (!bn_glv_ready())
+        return -ENOTSUP;
+    bn_glv_apply(r, p);
+    return 0;
+}
+
+int czk_bn254_g2_endo(czk_bn254_g2_aff *r, const czk_bn254_g2_aff *p)
+{
+    if (!r || !p)
+        return -EINVAL;
+    if (!bn_glv2_ready())
+        return -ENOTSUP;
+    bn_psi_apply(r, p);
+    return 0;
+}
 
 int czk_bn254_msm_g1(czk_bn254_g1 *r, const czk_bn254_g1_aff *bases, const czk_bn254_fr *scalars, size_t n,
                      int nthreads)

@@ -6,7 +6,10 @@
  * bn254_msm.c (BN254) before msm_tmpl.h; see msm.c for the whole plan.
  *
  * The including file defines MSM_SCALAR, the scalar type: four 64-bit limbs
- * .l[0..3], least significant first, STANDARD form (plain integers < 2^256).
+ * .l[0..3], least significant first, STANDARD form (plain integers < 2^256),
+ * and MSM_GLV_LATTICE when its endomorphism's eigenvalue is not a 128-bit
+ * number (BN254): struct glv_params is then a lattice basis and the halves
+ * of a scalar may be negative (see glv_split below).
  */
 #ifndef CZK_MSM_PLAN_IMPL_H
 #define CZK_MSM_PLAN_IMPL_H
@@ -144,9 +147,11 @@ static inline void scalar_digits(int16_t *out, size_t stride, const uint64_t k[4
  * and s1 = s mod d < 2^128, so s P = s1 P + s2 phi(P): twice the terms, half
  * the windows, half the bucket reductions.
  * BLS12-381 has such d on both groups (msm.c holds them and the
- * endomorphisms); BN254's eigenvalues are not 128-bit numbers, so
- * bn254_msm.c passes no glv_params and its scalars keep all their bits.
+ * endomorphisms).  BN254's eigenvalue on G1 is a 192-bit number, so
+ * bn254_msm.c uses the lattice split (MSM_GLV_LATTICE, after this one) on
+ * both groups.
  */
+#ifndef MSM_GLV_LATTICE
 struct glv_params {
     uint64_t d[2];            /* the eigenvalue */
     uint64_t mu[3];           /* floor(2^256 / d), 129 bits */
@@ -211,6 +216,111 @@ static __attribute__((unused)) void glv_split(uint64_t s1[4], uint64_t s2[4], co
     s2[1] = ql[1];
     s2[2] = s2[3] = 0;
 }
+#else
+/*
+ * GLV with a lattice basis (Gallant-Lambert-Vanstone, section 4): for an
+ * eigenvalue lambda of any size, v1 = (a1, b1) and v2 = (a2, b2) with
+ * a + b lambda = 0 mod r and a1 b2 - a2 b1 = r, entries below 2^128.
+ * Writing (s, 0) = x1 v1 + x2 v2 (x1 = s b2 / r, x2 = -s b1 / r) and
+ * c = floor(x) (within 1.5 of x: g below is floored, s < 2^255):
+ *   s1 = s - c1 a1 - c2 a2,  s2 = -c1 b1 - c2 b2,  s1 + s2 lambda = s mod r,
+ * |s1| < 1.5 (|a1| + |a2|) and |s2| < 1.5 (|b1| + |b2|); with BN254's bases
+ * (entries below 2^126.8 and 2^64.7) both are below 2^127.5, so the digits
+ * of plan_shape's 129-bit case cover them.  s1 P + s2 phi(P) = s P needs
+ * P of order r.  Products are taken mod 2^256 (two's complement: the true
+ * values are small).
+ */
+struct glv_params {
+    uint64_t g1[3], g2[3];    /* floor(b2 2^256 / r), floor(-b1 2^256 / r); b2 >= 0 >= b1 */
+    uint64_t a1[4], b1[4], a2[4], b2[4]; /* the basis, two's complement mod 2^256 */
+};
+
+/* floor(s g / 2^256), s < 2^255, g < 2^192: three limbs */
+static inline void glv_mulhi(uint64_t c[3], const uint64_t s[4], const uint64_t g[3])
+{
+    typedef unsigned __int128 u128;
+    uint64_t prod[7] = {0};
+    int i, j;
+
+    for (i = 0; i < 4; i++) {
+        uint64_t carry = 0;
+        for (j = 0; j < 3; j++) {
+            u128 p = (u128)s[i] * g[j] + prod[i + j] + carry;
+            prod[i + j] = (uint64_t)p;
+            carry = (uint64_t)(p >> 64);
+        }
+        prod[i + 3] = carry;
+    }
+    c[0] = prod[4];
+    c[1] = prod[5];
+    c[2] = prod[6];
+}
+
+/* acc -= c v mod 2^256 */
+static inline void glv_submul(uint64_t acc[4], const uint64_t c[3], const uint64_t v[4])
+{
+    typedef unsigned __int128 u128;
+    uint64_t t[4] = {0}, br = 0;
+    int i, j;
+
+    for (i = 0; i < 3; i++) {
+        uint64_t carry = 0;
+        for (j = 0; i + j < 4; j++) {
+            u128 p = (u128)c[i] * v[j] + t[i + j] + carry;
+            t[i + j] = (uint64_t)p;
+            carry = (uint64_t)(p >> 64);
+        }
+    }
+    for (i = 0; i < 4; i++) {
+        u128 d = (u128)acc[i] - t[i] - br;
+        acc[i] = (uint64_t)d;
+        br = (uint64_t)(d >> 64) & 1;
+    }
+}
+
+/* |x| of a two's complement value; returns whether it was negative */
+static inline bool glv_abs(uint64_t x[4])
+{
+    uint64_t carry = 1;
+    int i;
+
+    if (!(x[3] >> 63))
+        return false;
+    for (i = 0; i < 4; i++) {
+        x[i] = ~x[i] + carry;
+        carry = carry && x[i] == 0;
+    }
+    return true;
+}
+
+/* s1, s2 = |the halves| < 2^128; bit 0 of the result: s1 negative, bit 1: s2 negative */
+static unsigned glv_split(uint64_t s1[4], uint64_t s2[4], const uint64_t s[4], const struct glv_params *gp)
+{
+    uint64_t c1[3], c2[3];
+    unsigned neg;
+
+    glv_mulhi(c1, s, gp->g1);
+    glv_mulhi(c2, s, gp->g2);
+    memcpy(s1, s, 4 * sizeof(uint64_t));
+    glv_submul(s1, c1, gp->a1);
+    glv_submul(s1, c2, gp->a2);
+    memset(s2, 0, 4 * sizeof(uint64_t));
+    glv_submul(s2, c1, gp->b1);
+    glv_submul(s2, c2, gp->b2);
+    neg = glv_abs(s1);
+    neg |= (unsigned)glv_abs(s2) << 1;
+    return neg;
+}
+
+/* the digits of -x from those of x */
+static inline void glv_neg_digits(int16_t *d, unsigned windows)
+{
+    unsigned w;
+
+    for (w = 0; w < windows; w++)
+        d[w] = (int16_t)-d[w];
+}
+#endif
 
 static void plan_fill(void *arg, size_t begin, size_t end, unsigned worker)
 {
@@ -241,9 +351,19 @@ static void plan_fill(void *arg, size_t begin, size_t end, unsigned worker)
                 pl->idx[og] = (uint32_t)i;
                 if (pl->glv) {
                     uint64_t s1[4], s2[4];
+#ifndef MSM_GLV_LATTICE
                     glv_split(s1, s2, l, pl->glv);
                     scalar_digits(pl->dig + og * pl->windows, 1, s1, pl->c, pl->windows);
                     scalar_digits(pl->dig + (pl->m + og) * pl->windows, 1, s2, pl->c, pl->windows);
+#else
+                    unsigned neg = glv_split(s1, s2, l, pl->glv);
+                    scalar_digits(pl->dig + og * pl->windows, 1, s1, pl->c, pl->windows);
+                    scalar_digits(pl->dig + (pl->m + og) * pl->windows, 1, s2, pl->c, pl->windows);
+                    if (neg & 1)
+                        glv_neg_digits(pl->dig + og * pl->windows, pl->windows);
+                    if (neg & 2)
+                        glv_neg_digits(pl->dig + (pl->m + og) * pl->windows, pl->windows);
+#endif
                 } else {
                     scalar_digits(pl->dig + og * pl->windows, 1, l, pl->c, pl->windows);
                 }

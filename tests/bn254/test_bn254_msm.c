@@ -15,7 +15,12 @@
  * r, top bit set: they act as integers) mixed in.  Sizes 1, 2, 7, 100, 1000,
  * 4097 on G1 and G2 and 10000 on G1 (batch-affine buckets), with 1 and 2
  * threads, and on bases not in any special form (random curve points on G1,
- * random multiples on G2).
+ * random multiples on G2).  Scalars near fractions j r / 2^s also run: they
+ * sit on the rounding boundaries of the GLV split.
+ * The endomorphisms the MSMs use (czk_bn254_g1_endo, czk_bn254_g2_endo) are
+ * checked on random points against GMP double-and-add by their eigenvalues,
+ * computed here from the moduli: lambda a cube root of unity mod r (the
+ * one of the two that czk_bn254_g1_endo documents), and p mod r on G2.
  * Usage: test_bn254_msm
  */
 #include <errno.h>
@@ -35,6 +40,12 @@ static void pick_scalar(czk_bn254_fr *k, mpz_t v, size_t i)
     case 3: mpz_set(v, bn_r); break;
     case 4: mpz_set_ui(v, 0); mpz_setbit(v, 256); mpz_sub_ui(v, v, 1); break; /* 2^256 - 1 */
     case 5: t_rand_mod(v, bn_r, 4); mpz_setbit(v, 255); break;                  /* >= 2^255 */
+    case 6: /* floor(j r / 2^s) + {-1, 0, 1}: GLV rounding boundaries */
+        mpz_mul_ui(v, bn_r, 1 + t_rand64() % 7);
+        mpz_fdiv_q_2exp(v, v, 1 + t_rand64() % 40);
+        mpz_add_ui(v, v, 1);
+        mpz_sub_ui(v, v, t_rand64() % 3);
+        break;
     default: t_rand_mod(v, bn_r, 4); break;
     }
     if (i == 0)
@@ -102,6 +113,68 @@ static void test_degenerate(void)
     free(sc);
 }
 
+/* phi(P) = [lambda] P on random G1 points, psi(Q) = [p mod r] Q on random
+ * multiples of G2's generator, against GMP affine double-and-add */
+static void test_endo(void)
+{
+    enum { N = 8 };
+    mpz_t lam, e, d, a;
+    g_pt gp, want;
+    int i, ok1 = 0, ok2 = 0;
+
+    mpz_inits(lam, e, d, a, NULL);
+    gp_init(&gp);
+    gp_init(&want);
+    /* lambda = g^((r-1)/3) for the first g that gives a root != 1, or its
+     * square: the smaller (192-bit) root is the one documented */
+    mpz_sub_ui(e, bn_r, 1);
+    mpz_divexact_ui(e, e, 3);
+    for (unsigned long g = 2;; g++) {
+        mpz_set_ui(lam, g);
+        mpz_powm(lam, lam, e, bn_r);
+        if (mpz_cmp_ui(lam, 1))
+            break;
+    }
+    mpz_mul(a, lam, lam);
+    mpz_mod(a, a, bn_r);
+    if (mpz_cmp(a, lam) < 0)
+        mpz_swap(a, lam);
+    mpz_mul(a, lam, lam);
+    mpz_add(a, a, lam);
+    mpz_add_ui(a, a, 1);
+    mpz_mod(a, a, bn_r);
+    CHECK(mpz_sgn(a) == 0 && mpz_sizeinbase(lam, 2) == 192, "lambda is the 192-bit cube root of unity mod r");
+    mpz_mod(d, bn_p, bn_r);
+    for (i = 0; i < N; i++) {
+        czk_bn254_fr k;
+        czk_bn254_g1 p1;
+        czk_bn254_g1_aff p1a, e1;
+        czk_bn254_g2 q2;
+        czk_bn254_g2_aff q2a, e2;
+
+        rand_scalar(&k, a);
+        czk_bn254_g1_mul_aff(&p1, &CZK_BN254_G1_GEN, &k);
+        czk_bn254_g1_to_aff(&p1a, &p1);
+        CHECK(czk_bn254_g1_endo(&e1, &p1a) == 0, "g1 endo available");
+        gp_from_g1(&gp, &p1a);
+        gp_mul(&want, &gp, lam);
+        ok1 += gp_eq_g1(&want, &e1);
+        rand_scalar(&k, a);
+        czk_bn254_g2_mul_aff(&q2, &CZK_BN254_G2_GEN, &k);
+        czk_bn254_g2_to_aff(&q2a, &q2);
+        CHECK(czk_bn254_g2_endo(&e2, &q2a) == 0, "g2 endo available");
+        gp_from_g2(&gp, &q2a);
+        gp_mul(&want, &gp, d);
+        ok2 += gp_eq_g2(&want, &e2);
+    }
+    CHECK(ok1 == N, "phi(P) = lambda P on G1 (%d of %d)", ok1, N);
+    CHECK(ok2 == N, "psi(Q) = (p mod r) Q on G2 (%d of %d)", ok2, N);
+    CHECK(czk_bn254_g1_endo(NULL, &CZK_BN254_G1_GEN) == -EINVAL, "g1 endo null");
+    gp_clear(&gp);
+    gp_clear(&want);
+    mpz_clears(lam, e, d, a, NULL);
+}
+
 int main(void)
 {
     static const size_t sizes[] = {1, 2, 7, 100, 1000, 4097};
@@ -109,6 +182,7 @@ int main(void)
     czk_log_init("test_bn254_msm", CZK_LOG_WARN); /* CZK_LOG_LEVEL=7 shows the plans */
     t_seed("test_bn254_msm");
     bn_init();
+    test_endo();
     for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
         test_g1(sizes[s], (int)(s % 2) + 1, sizes[s] <= 7);
         test_g2(sizes[s], (int)((s + 1) % 2) + 1, sizes[s] <= 7);
