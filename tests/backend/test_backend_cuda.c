@@ -235,6 +235,19 @@ static void compare_one(const char *zkey_path, const char *wtns_path)
         CHECK(cuda_ops->compute(cuda, 1, 0, &o1, p1, &e) == -EINVAL, "second compute without copy_in");
         fprintf(stderr, "%s (domain %zu, %zu vars): cuda == cpu on the %s\n", zkey_path, n, nv, what);
     }
+    {
+        /* backend.h remove_key (gpud's reload): the circuit has no key until
+         * add_key gives it one again, and then proves as before */
+        czk_groth16_msm_out o1;
+        CHECK(cuda_ops->remove_key != NULL, "the cuda backend can replace keys");
+        cuda_ops->remove_key(cuda, 0);
+        CHECK(cuda_ops->copy_in(cuda, 1, 0, &in, &e) == -EINVAL, "copy_in without a key: %s", e.msg);
+        CHECK(cuda_ops->add_key(cuda, 0, &z, &e) == 0, "add_key after remove_key: %s", e.msg);
+        CHECK(cuda_ops->add_key(cuda, 0, &z, &e) == -EEXIST, "a second add_key");
+        CHECK(cuda_ops->copy_in(cuda, 1, 0, &in, &e) == 0 && cuda_ops->compute(cuda, 1, 0, &o1, p1, &e) == 0,
+              "after the key came back: %s", e.msg);
+        same_out(&o1, &ocpu, p1, pcpu, z.n_public, "random vectors after remove_key and add_key");
+    }
 #ifdef CZK_TEST_MOCK_CUDA
     {
         /* backend.h: a CUDA failure the device recovers from is the
@@ -334,8 +347,8 @@ static int test_mock(const char *zkey_path, const char *wtns_path)
     /* the real comparison, counting callbacks: one per copy_in */
     unsigned long before = mock_cuda_callbacks;
     compare_one(zkey_path, wtns_path);
-    /* 2 rounds of 2 copies, then 3 around the injected errors */
-    CHECK(mock_cuda_callbacks - before == 7, "%lu completion callbacks for 7 copies", mock_cuda_callbacks - before);
+    /* 2 rounds of 2 copies, 1 after remove_key and add_key, then 3 around the injected errors */
+    CHECK(mock_cuda_callbacks - before == 8, "%lu completion callbacks for 8 copies", mock_cuda_callbacks - before);
     fprintf(stderr, "mock: ok\n");
     return 0;
 }
