@@ -171,6 +171,25 @@ stop_sampler() {
     return 0
 }
 
+# reload_setup: the reload tests' keys.  $K/multi.zkey is a copy of the multi
+# fixture's key ($T/fx1 has its vkey), $K/multi2.zkey a new `czk setup` of the
+# same circuit (same sizes, another key id; $T/fx2 has its vkey), and the
+# config (SLOTS=2) names $K/multi.zkey for circuit multi
+reload_setup() {
+    K=$T/keys
+    mkdir -p "$K" "$T/fx1" "$T/fx2"
+    cp "$FIX/multi/circuit.zkey" "$K/multi.zkey"
+    cp "$FIX/multi/verification_key.json" "$FIX/multi/public.json" "$T/fx1/"
+    "$CZK" setup "$FIX/multi/circuit.r1cs" "$K/multi2.zkey" >"$T/setup.log" 2>&1 ||
+        { bad "czk setup: $(cat "$T/setup.log")"; exit 1; }
+    "$CZK" vkey "$K/multi2.zkey" "$T/fx2/verification_key.json" >"$T/vkey.log" 2>&1 ||
+        { bad "czk vkey of the new key: $(cat "$T/vkey.log")"; exit 1; }
+    cp "$FIX/multi/public.json" "$T/fx2/"
+    SLOTS=2 write_config </dev/null
+    sed -i "s|^zkey = $FIX/multi/circuit.zkey\$|zkey = $K/multi.zkey|" "$CONF"
+    grep -q "zkey = $K/multi.zkey" "$CONF" || { bad "could not point the config at the test's key"; exit 1; }
+}
+
 # fxdir CIRCUIT: the fixture directory of a circuit name, or CIRCUIT itself
 # when it is a path (a test's own directory with verification_key.json and
 # public.json: a key made in the test)

@@ -14,18 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 require_snarkjs
 
-K=$T/keys
-mkdir -p "$K" "$T/fx1" "$T/fx2"
-cp "$FIX/multi/circuit.zkey" "$K/multi.zkey"
-cp "$FIX/multi/verification_key.json" "$FIX/multi/public.json" "$T/fx1/"
-# the second key: a new setup of the same circuit (same sizes, another key id)
-"$CZK" setup "$FIX/multi/circuit.r1cs" "$K/multi2.zkey" >"$T/setup.log" 2>&1 || { bad "czk setup: $(cat "$T/setup.log")"; exit 1; }
-"$CZK" vkey "$K/multi2.zkey" "$T/fx2/verification_key.json" >"$T/vkey.log" 2>&1 || { bad "czk vkey of the new key: $(cat "$T/vkey.log")"; exit 1; }
-cp "$FIX/multi/public.json" "$T/fx2/"
-
-SLOTS=2 write_config </dev/null
-sed -i "s|^zkey = $FIX/multi/circuit.zkey\$|zkey = $K/multi.zkey|" "$CONF"
-grep -q "zkey = $K/multi.zkey" "$CONF" || { bad "could not point the config at the test's key"; exit 1; }
+reload_setup
 start_gpud
 start_fin
 start_synth 0

@@ -11,15 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 require_snarkjs
 
-K=$T/keys
-mkdir -p "$K" "$T/fx2"
-cp "$FIX/multi/circuit.zkey" "$K/multi.zkey"
-"$CZK" setup "$FIX/multi/circuit.r1cs" "$K/multi2.zkey" >"$T/setup.log" 2>&1 || { bad "czk setup: $(cat "$T/setup.log")"; exit 1; }
-"$CZK" vkey "$K/multi2.zkey" "$T/fx2/verification_key.json" >"$T/vkey.log" 2>&1 || { bad "czk vkey: $(cat "$T/vkey.log")"; exit 1; }
-cp "$FIX/multi/public.json" "$T/fx2/"
-
-SLOTS=2 write_config </dev/null
-sed -i "s|^zkey = $FIX/multi/circuit.zkey\$|zkey = $K/multi.zkey|" "$CONF"
+reload_setup
 start_gpud
 start_fin
 start_synth 0
