@@ -184,6 +184,19 @@ static int keys_place(cuda_gpu *gpu, cuda_keys *k, const czk_zkey *z)
                                 m->n[CZK_KEYMEM_H], 0);
 }
 
+/* add_key and resume_key: circuit was configured at create and z is a
+ * BLS12-381 key (no BN254 kernels yet); 0 or -EINVAL with e saying which */
+static int key_admissible(const czk_backend *b, unsigned circuit, const czk_zkey *z, czk_error *e)
+{
+    if (circuit >= b->cfg.n_circuits || !b->circ[circuit].configured)
+        return czk_errorf(e, -EINVAL, "cuda backend: circuit %u was not configured at create", circuit);
+    if (z->curve != CZK_CURVE_BLS12_381)
+        return czk_errorf(e, -EINVAL, "cuda backend: circuit %u: the key is for %s; this backend proves "
+                          "BLS12-381 keys only (no BN254 kernels yet)",
+                          circuit, czk_curve_name(z->curve));
+    return 0;
+}
+
 /* backend.h resume_key: every GPU's key memory of this circuit back from
  * the fd store (keymem.h), or nothing */
 static int cuda_resume_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk_error *e)
@@ -191,12 +204,8 @@ static int cuda_resume_key(czk_backend *b, unsigned circuit, const czk_zkey *z, 
     cuda_circuit *ci;
     int r = 1;
 
-    if (circuit >= b->cfg.n_circuits || !b->circ[circuit].configured)
-        return czk_errorf(e, -EINVAL, "cuda backend: circuit %u was not configured at create", circuit);
-    if (z->curve != CZK_CURVE_BLS12_381)
-        return czk_errorf(e, -EINVAL, "cuda backend: circuit %u: the key is for %s; this backend proves "
-                          "BLS12-381 keys only (no BN254 kernels yet)",
-                          circuit, czk_curve_name(z->curve));
+    if (key_admissible(b, circuit, z, e) < 0)
+        return -EINVAL;
     ci = &b->circ[circuit];
     if (ci->has_key || z->n_vars != ci->n_vars || z->n_public != ci->n_public || z->domain_size != ci->domain_size)
         return 0;
@@ -227,12 +236,8 @@ static int cuda_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk
     int r = 0;
     unsigned g;
 
-    if (circuit >= b->cfg.n_circuits || !b->circ[circuit].configured)
-        return czk_errorf(e, -EINVAL, "cuda backend: circuit %u was not configured at create", circuit);
-    if (z->curve != CZK_CURVE_BLS12_381)
-        return czk_errorf(e, -EINVAL, "cuda backend: circuit %u: the key is for %s; this backend proves "
-                          "BLS12-381 keys only (no BN254 kernels yet)",
-                          circuit, czk_curve_name(z->curve));
+    if (key_admissible(b, circuit, z, e) < 0)
+        return -EINVAL;
     ci = &b->circ[circuit];
     if (!(z->loaded & CZK_ZKEY_POINTS) || z->n_vars != ci->n_vars || z->n_public != ci->n_public ||
         z->domain_size != ci->domain_size)

@@ -83,7 +83,7 @@ void gpud_circuits_close(gpud *g)
 
 void gpud_circuits_hello(const gpud *g, czk_msg_hello *h)
 {
-    h->n_circuits = 0;
+    czk_peer_hello_init(h, CZK_ROLE_GPUD, -1, 0, "czk-gpud");
     for (unsigned i = 0; i < g->n_circuits && i < CZK_MSG_MAX_CIRCUITS; i++) {
         czk_msg_circuit *c;
         if (!g->circuits[i].header_ok)
@@ -100,8 +100,6 @@ void gpud_circuits_announce(gpud *g)
 
     if (!g->daemon_listener)
         return;
-    memset(&h, 0, sizeof(h));
-    czk_peer_hello_init(&h, CZK_ROLE_GPUD, -1, 0, "czk-gpud");
     gpud_circuits_hello(g, &h);
     czk_listener_set_hello(g->daemon_listener, &h);
 }

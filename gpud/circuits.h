@@ -44,7 +44,7 @@ typedef struct gpud_peer_map {
  * pool and is not announced); keys.c loads the points of the others. */
 int gpud_circuits_open(gpud *g, czk_error *e);
 
-/* Puts our circuits (names and key ids, config order) into the HELLO we send. */
+/* The HELLO gpud sends: its role and our circuits (names and key ids, config order). */
 void gpud_circuits_hello(const gpud *g, czk_msg_hello *h);
 /* The daemon listener's HELLO made anew from the circuits (after a reload) */
 void gpud_circuits_announce(gpud *g);

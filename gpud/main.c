@@ -335,7 +335,6 @@ static int open_sockets(gpud *g, czk_error *e)
     if ((r = prepare_runtime_dir(g, group, e)) < 0)
         return r;
     memset(&ep, 0, sizeof(ep));
-    czk_peer_hello_init(&ep.hello, CZK_ROLE_GPUD, -1, 0, "czk-gpud");
     gpud_circuits_hello(g, &ep.hello); /* peers map circuits by name and key id */
     ep.policy.uid = geteuid();
     ep.policy.gid = (gid_t)-1;
