@@ -36,7 +36,7 @@
 #include "common/base/digest.h"
 #include "common/base/error.h"
 #include "common/formats/formats.h"
-#include "common/groth16/groth16.h"
+#include "common/groth16/any.h"
 
 typedef struct czk_backend czk_backend;
 
@@ -79,9 +79,11 @@ typedef struct czk_backend_ops {
     unsigned (*contexts)(const czk_backend *b);
     /* copies the slot payload into context ctx; circuit indexes cfg->zkeys */
     int (*copy_in)(czk_backend *b, unsigned ctx, unsigned circuit, const czk_backend_input *in, czk_error *e);
-    /* computes the partition copied into ctx: out gets the MSM results, pub the
-     * circuit's n_public public signals w[1..n_public] (standard form) */
-    int (*compute)(czk_backend *b, unsigned ctx, unsigned circuit, czk_groth16_msm_out *out, czk_fr *pub,
+    /* computes the partition copied into ctx: out gets the MSM results on the
+     * circuit's curve (out->curve set), pub the circuit's n_public public
+     * signals w[1..n_public] (standard form; for a BN254 circuit they are
+     * czk_bn254_fr values, of the same size and layout as czk_fr) */
+    int (*compute)(czk_backend *b, unsigned ctx, unsigned circuit, czk_groth16_any_msm_out *out, czk_fr *pub,
                    czk_error *e);
     /* optional: the compute device of context ctx (a GPU index); contexts on
      * one device take turns to compute (gpud/worker.c) while the others copy.

@@ -84,7 +84,7 @@ typedef struct cuda_gpu {
 /* a circuit's sizes, from cfg->zkeys at create */
 typedef struct cuda_circuit {
     uint32_t n_vars, n_public, domain_size, log_domain;
-    int configured; /* cfg->zkeys[i] was not NULL */
+    int configured; /* cfg->zkeys[i] was a BLS12-381 key */
     int has_key;    /* add_key succeeded: written before gpud publishes the circuit */
 } cuda_circuit;
 
@@ -188,12 +188,12 @@ static int keys_place(cuda_gpu *gpu, cuda_keys *k, const czk_zkey *z)
  * BLS12-381 key (no BN254 kernels yet); 0 or -EINVAL with e saying which */
 static int key_admissible(const czk_backend *b, unsigned circuit, const czk_zkey *z, czk_error *e)
 {
-    if (circuit >= b->cfg.n_circuits || !b->circ[circuit].configured)
-        return czk_errorf(e, -EINVAL, "cuda backend: circuit %u was not configured at create", circuit);
     if (z->curve != CZK_CURVE_BLS12_381)
         return czk_errorf(e, -EINVAL, "cuda backend: circuit %u: the key is for %s; this backend proves "
-                          "BLS12-381 keys only (no BN254 kernels yet)",
+                          "BLS12-381 keys only (no BN254 kernels yet): use backend = cpu for it",
                           circuit, czk_curve_name(z->curve));
+    if (circuit >= b->cfg.n_circuits || !b->circ[circuit].configured)
+        return czk_errorf(e, -EINVAL, "cuda backend: circuit %u was not configured at create", circuit);
     return 0;
 }
 
@@ -381,9 +381,10 @@ static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_err
         return czk_errorf(e, r, "cuda backend: no usable GPU (%s)", cuda_err());
     if (cfg->n_circuits == 0)
         return czk_errorf(e, -EINVAL, "cuda backend: no circuits");
-    /* no BN254 kernels yet: a BN254 key is refused, never read as BLS12-381 points */
+    /* no BN254 kernels yet: a BN254 key is refused, never read as BLS12-381
+     * points (czk-gpud: its add_key fails, the other circuits are served) */
     for (unsigned i = 0; i < cfg->n_circuits; i++)
-        if (cfg->zkeys[i] && cfg->zkeys[i]->curve != CZK_CURVE_BLS12_381)
+        if (!cfg->defer_keys && cfg->zkeys[i] && cfg->zkeys[i]->curve != CZK_CURVE_BLS12_381)
             return czk_errorf(e, -EINVAL, "cuda backend: circuit %u: the key is for %s; this backend proves "
                               "BLS12-381 keys only (no BN254 kernels yet)",
                               i, czk_curve_name(cfg->zkeys[i]->curve));
@@ -406,8 +407,8 @@ static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_err
     for (unsigned i = 0; i < cfg->n_circuits; i++) {
         const czk_zkey *z = cfg->zkeys[i];
         cuda_circuit *ci = &b->circ[i];
-        if (!z)
-            continue; /* never added (defer_keys) */
+        if (!z || z->curve != CZK_CURVE_BLS12_381)
+            continue; /* never added (defer_keys), or refused by its add_key */
         ci->configured = 1;
         ci->n_vars = z->n_vars;
         ci->n_public = z->n_public;
@@ -595,12 +596,13 @@ static int h_and_wait(czk_cuda_ctx *cc, unsigned log_n)
     return r < 0 ? r : czk_cuda_sync(cc);
 }
 
-static int cuda_compute(czk_backend *b, unsigned ctx, unsigned circuit, czk_groth16_msm_out *out, czk_fr *pub,
+static int cuda_compute(czk_backend *b, unsigned ctx, unsigned circuit, czk_groth16_any_msm_out *res, czk_fr *pub,
                         czk_error *e)
 {
     cuda_ctx *c;
     const cuda_circuit *z;
     const cuda_keys *k;
+    czk_groth16_msm_out *out = &res->u.bls;
     czk_g1 pa, pb1, pc, ph;
     czk_g2 pb2;
     size_t npriv;
@@ -616,6 +618,8 @@ static int cuda_compute(czk_backend *b, unsigned ctx, unsigned circuit, czk_grot
     z = &b->circ[circuit];
     k = &b->gpus[c->gpu].keys[circuit];
     npriv = (size_t)z->n_vars - z->n_public - 1;
+    memset(res, 0, sizeof(*res));
+    res->curve = CZK_CURVE_BLS12_381;
 
 #define STAGE(stage, what, call)                                                                                   \
     do {                                                                                                           \

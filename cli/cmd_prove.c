@@ -48,7 +48,7 @@ static int prove_staged(const char *backend, const czk_zkey *z, const char *zkey
     czk_backend_config bc;
     czk_backend_region reg;
     czk_backend_input in;
-    czk_groth16_msm_out m;
+    czk_groth16_any_msm_out m;
     czk_groth16_params p;
     czk_fr *buf = NULL;
     double t0 = now_s(), t1, t2, t3;
@@ -118,8 +118,8 @@ static int prove_staged(const char *backend, const czk_zkey *z, const char *zkey
              t1 - t0, t2 - t1, t3 - t2, (double)(3 * n + nv) * sizeof(czk_fr) / (t3 - t2) / 1e9, now_s() - t3);
     czk_groth16_params_from_zkey(&p, z);
     if (r && s) {
-        czk_groth16_finalize(&p, &m, r, s, proof);
-    } else if ((rc = czk_groth16_finalize_random(&p, &m, proof))) {
+        czk_groth16_finalize(&p, &m.u.bls, r, s, proof);
+    } else if ((rc = czk_groth16_finalize_random(&p, &m.u.bls, proof))) {
         czk_errorf(e, rc, "cannot draw blinding scalars from getrandom: %s", strerror(-rc));
         goto out;
     }

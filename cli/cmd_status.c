@@ -152,16 +152,16 @@ static void circuit_rows(const czk_status_reply *st)
     for (uint32_t i = 0; i < st->n_circuits; i++) {
         const czk_status_circuit *c = &st->circuits[i];
         char name[4 * CZK_STATUS_TEXT], state[4 * sizeof(c->state)], id[4 * sizeof(c->key_id)],
-            why[4 * CZK_STATUS_KEY_REASON], what[64];
+            why[4 * CZK_STATUS_KEY_REASON], what[64], cv[4 * sizeof(c->curve)];
         str(c->state, state, sizeof(state));
         if (!strcmp(c->state, "loading"))
             snprintf(what, sizeof(what), "loading (%u%%)", c->progress);
         else
             snprintf(what, sizeof(what), "%s", state);
         if (c->key_id[0])
-            printf("%-11s %-16s %-14s key %.16s  %s %.3f s", i ? "" : "circuits", str(c->name, name, sizeof(name)),
-                   what, str(c->key_id, id, sizeof(id)), !strcmp(c->state, "loading") ? "loading for" : "took",
-                   c->load_s);
+            printf("%-11s %-16s %-14s %-8s key %.16s  %s %.3f s", i ? "" : "circuits",
+                   str(c->name, name, sizeof(name)), what, str(c->curve, cv, sizeof(cv)), str(c->key_id, id, sizeof(id)),
+                   !strcmp(c->state, "loading") ? "loading for" : "took", c->load_s);
         else /* its header could not be read: no key id, nothing loaded */
             printf("%-11s %-16s %-14s", i ? "" : "circuits", str(c->name, name, sizeof(name)), what);
         if (c->reason[0])

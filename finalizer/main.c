@@ -33,11 +33,8 @@
 #include "common/runtime/daemon.h"
 #include "common/runtime/fault.h"
 #include "common/runtime/metrics.h"
-#include "common/crypto/field.h"
-#include "common/groth16/groth16.h"
-#include "common/groth16/json.h"
+#include "common/groth16/any.h"
 #include "common/base/log.h"
-#include "common/groth16/verify.h"
 #include "common/runtime/trace.h"
 #include "finalizer/finalizer.h"
 #include "ipc/daemon_loop.h"
@@ -49,8 +46,7 @@
 typedef struct fin_circuit {
     char name[64];
     uint32_t n_public;
-    czk_groth16_params params;
-    czk_groth16_vk vk;
+    czk_groth16_any_key key; /* finalize parameters and verification key, on the key's curve */
     char vk_sha256[65]; /* of its verification_key.json text */
     czk_zkey_ident ident;    /* key id and file stamp of the zkey it was read from */
     czk_zkey_stamp reported; /* the file's stamp last reported by the re-check */
@@ -268,22 +264,18 @@ static const fin_circuit *find_circuit(fin *f, const czk_msg_result *r)
 }
 
 /* 1 when the stored proof text verifies against c's current key with pub */
-static int stored_proof_verifies(const fin_circuit *c, const char *ptext, size_t plen, const czk_fr *pub)
+static int stored_proof_verifies(const fin_circuit *c, const char *ptext, size_t plen, const uint8_t *pub)
 {
-    czk_groth16_proof proof;
-    czk_error e = {0};
-    if (czk_json_proof_parse(&proof, ptext, plen, "proof.json", &e) < 0)
-        return 0;
-    return czk_groth16_verify(&c->vk, &proof, pub, c->n_public, &e) == 0;
+    return czk_groth16_any_proof_verifies(&c->key, ptext, plen, pub);
 }
 
 static void on_result(fin *f, const czk_msg_result *r)
 {
     uint64_t t0 = czk_mono_ns();
     const fin_circuit *c = find_circuit(f, r);
-    czk_groth16_msm_out mo;
-    czk_groth16_proof proof;
-    czk_fr *pub = NULL;
+    czk_groth16_any_msm_out mo;
+    const uint8_t *pts[CZK_G16_N_PTS];
+    uint32_t plens[CZK_G16_N_PTS];
     char *ptext = NULL, *utext = NULL, *old_p = NULL, *old_u = NULL, why[700], stale_why[200];
     size_t old_plen = 0, old_ulen = 0;
     czk_error e = {0};
@@ -316,28 +308,19 @@ static void on_result(fin *f, const czk_msg_result *r)
         send_done(f, r, -EKEYREJECTED, why, NULL, 0, NULL, 0);
         return;
     }
-    if (r->n_points != 4 || r->points[0].len != sizeof(mo.a) || r->points[1].len != sizeof(mo.b1) ||
-        r->points[2].len != sizeof(mo.b2) || r->points[3].len != sizeof(mo.c) ||
-        r->publics.len != c->n_public * 32u) {
-        snprintf(why, sizeof(why), "RESULT has %u points / %u public bytes, expected 4 points and %u bytes",
-                 r->n_points, r->publics.len, c->n_public * 32u);
+    if (r->n_points != CZK_G16_N_PTS || r->publics.len != c->n_public * 32u) {
+        snprintf(why, sizeof(why), "RESULT has %u points / %u public bytes, expected %u points and %u bytes",
+                 r->n_points, r->publics.len, CZK_G16_N_PTS, c->n_public * 32u);
         send_done(f, r, -EBADMSG, why, NULL, 0, NULL, 0);
         return;
     }
-    pub = calloc(c->n_public ? c->n_public : 1, sizeof(czk_fr));
-    if (!pub) {
-        send_done(f, r, -ENOMEM, "out of memory", NULL, 0, NULL, 0);
-        return;
+    for (unsigned k = 0; k < CZK_G16_N_PTS; k++) {
+        pts[k] = r->points[k].ptr;
+        plens[k] = r->points[k].len;
     }
-    for (uint32_t i = 0; i < c->n_public; i++)
-        if (czk_fr_from_bytes_le(&pub[i], r->publics.ptr + 32 * i) < 0) {
-            snprintf(why, sizeof(why), "public signal %u is not below the field modulus", i);
-            send_done(f, r, -EBADMSG, why, NULL, 0, NULL, 0);
-            goto out;
-        }
-    utext = czk_json_public_dump(pub, c->n_public);
-    if (!utext) {
-        send_done(f, r, -ENOMEM, "out of memory for the public signals text", NULL, 0, NULL, 0);
+    if (czk_groth16_any_msm_out_set(&mo, c->key.curve, pts, plens, &e) < 0 ||
+        czk_groth16_any_public_dump(c->key.curve, r->publics.ptr, c->n_public, &utext, &e) < 0) {
+        send_done(f, r, e.code, e.msg, NULL, 0, NULL, 0);
         goto out;
     }
     if ((pend = pending_find(f, r->job_id, r->partition))) {
@@ -362,7 +345,7 @@ static void on_result(fin *f, const czk_msg_result *r)
     stale_why[0] = 0;
     rc = fin_output_check(f->cfg.output_dir, &id, &old_p, &old_plen, &old_u, &old_ulen, stale_why, sizeof(stale_why),
                           &e);
-    if (rc == FIN_MATCH && f->cfg.finalizer_verify && !stored_proof_verifies(c, old_p, old_plen, pub)) {
+    if (rc == FIN_MATCH && f->cfg.finalizer_verify && !stored_proof_verifies(c, old_p, old_plen, r->publics.ptr)) {
         snprintf(stale_why, sizeof(stale_why), "the stored proof does not verify against the current verification key");
         rc = FIN_STALE;
     }
@@ -396,25 +379,13 @@ static void on_result(fin *f, const czk_msg_result *r)
         send_done(f, r, rc, e.msg, NULL, 0, NULL, 0);
         goto out;
     }
-    memcpy(&mo.a, r->points[0].ptr, sizeof(mo.a));
-    memcpy(&mo.b1, r->points[1].ptr, sizeof(mo.b1));
-    memcpy(&mo.b2, r->points[2].ptr, sizeof(mo.b2));
-    memcpy(&mo.c, r->points[3].ptr, sizeof(mo.c));
-    if ((rc = czk_groth16_finalize_random(&c->params, &mo, &proof)) < 0) {
-        send_done(f, r, rc, "could not draw r, s from the OS random generator", NULL, 0, NULL, 0);
-        goto out;
-    }
-    if (f->cfg.finalizer_verify && (rc = czk_groth16_verify(&c->vk, &proof, pub, c->n_public, &e)) < 0) {
-        snprintf(why, sizeof(why), "the proof does not verify: %s", e.msg[0] ? e.msg : "pairing check failed");
-        czk_err("job %llu partition %u: %s; nothing written", (unsigned long long)r->job_id, r->partition, why);
-        f->failed++;
-        czk_metric_inc(f->m_verify_failures, 1);
-        send_done(f, r, -EBADMSG, why, NULL, 0, NULL, 0);
-        goto out;
-    }
-    ptext = czk_json_proof_dump(&proof);
-    if (!ptext) {
-        send_done(f, r, -ENOMEM, "out of memory for the proof text", NULL, 0, NULL, 0);
+    if ((rc = czk_groth16_any_prove(&c->key, &mo, r->publics.ptr, f->cfg.finalizer_verify, &ptext, &e)) < 0) {
+        if (rc == -EBADMSG) {
+            czk_err("job %llu partition %u: %s; nothing written", (unsigned long long)r->job_id, r->partition, e.msg);
+            f->failed++;
+            czk_metric_inc(f->m_verify_failures, 1);
+        }
+        send_done(f, r, rc, e.msg, NULL, 0, NULL, 0);
         goto out;
     }
     memset(&t, 0, sizeof(t));
@@ -446,7 +417,6 @@ static void on_result(fin *f, const czk_msg_result *r)
     czk_fault("finalizer.after_done_sent");
     summary(f, &t);
 out:
-    free(pub);
     free(ptext);
     free(utext);
     free(old_p);
@@ -508,14 +478,15 @@ static int reload_circuit(fin *f, unsigned i, const uint8_t *theirs)
         czk_err("circuit \"%s\": could not load the key czk-gpud now uses: %s", c->name, e.msg);
         return 0;
     }
-    if (memcmp(nc.ident.id, theirs, CZK_MSG_KEY_ID) != 0 || (!c->failed && nc.n_public != c->n_public)) {
-        czk_err("circuit \"%s\": %s changed again while it was loaded, or has another number of public signals: "
+    if (memcmp(nc.ident.id, theirs, CZK_MSG_KEY_ID) != 0 || (!c->failed && (nc.n_public != c->n_public || nc.key.curve != c->key.curve))) {
+        czk_err("circuit \"%s\": %s changed again while it was loaded, or has another number of public signals "
+                "or another curve: "
                 "keeping the old key",
                 c->name, path);
-        czk_groth16_vk_free(&nc.vk);
+        czk_groth16_any_key_free(&nc.key);
         return 0;
     }
-    czk_groth16_vk_free(&c->vk);
+    czk_groth16_any_key_free(&c->key);
     *c = nc;
     czk_info("circuit \"%s\": reloaded %s, the key czk-gpud now uses", c->name, path);
     return 1;
@@ -710,7 +681,7 @@ static int circuit_load(fin_circuit *c, const char *name, const char *path, czk_
     char id[CZK_ZKEY_ID_HEX];
     czk_zkey z;
     char *vk;
-    int r = czk_zkey_load(&z, path, 0, e);
+    int r = czk_zkey_load_curves(&z, path, 0, CZK_CURVES_ALL, e);
 
     if (r < 0)
         return r;
@@ -719,15 +690,14 @@ static int circuit_load(fin_circuit *c, const char *name, const char *path, czk_
     c->ident = z.ident;
     c->reported = z.ident.stamp;
     czk_zkey_id_hex(&z, id);
-    czk_info("circuit %s: %s, key id %s", c->name, path, id);
+    czk_info("circuit %s: %s, key id %s, %s", c->name, path, id, czk_curve_name(z.curve));
     c->n_public = z.n_public;
-    czk_groth16_params_from_zkey(&c->params, &z);
-    r = czk_groth16_vk_from_zkey(&c->vk, &z, e);
+    r = czk_groth16_any_key_from_zkey(&c->key, &z, e);
     czk_zkey_close(&z);
     if (r < 0)
         return r;
-    if (!(vk = czk_json_vk_dump(&c->vk))) {
-        czk_groth16_vk_free(&c->vk);
+    if (!(vk = czk_groth16_any_vk_dump(&c->key))) {
+        czk_groth16_any_key_free(&c->key);
         return czk_errorf(e, -ENOMEM, "out of memory for the verification key of circuit \"%s\"", c->name);
     }
     czk_sha256_hex(vk, strlen(vk), c->vk_sha256);
@@ -800,7 +770,7 @@ int main(int argc, char **argv)
         pending_free(p);
     }
     for (unsigned i = 0; i < f->n_circuits; i++)
-        czk_groth16_vk_free(&f->circuits[i].vk);
+        czk_groth16_any_key_free(&f->circuits[i].key);
     free(f->circuits);
     czk_trace_close();
     czk_info("stopped: %llu proofs written, %llu answered from existing files, %llu stale files moved aside, %llu "

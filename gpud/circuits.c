@@ -43,7 +43,7 @@ int gpud_circuits_open(gpud *g, czk_error *e)
         c->key_state = GPUD_KEY_LOADING;
         /* the header and IC only: what the pools, HELLO and SUBMIT's checks
          * need; the points come on the circuit's loader thread (keys.c) */
-        if (czk_zkey_load(&c->zkey, g->cfg.circuits[i].zkey, 0, &he) < 0) {
+        if (czk_zkey_load_curves(&c->zkey, g->cfg.circuits[i].zkey, 0, CZK_CURVES_ALL, &he) < 0) {
             c->key_state = GPUD_KEY_FAILED;
             snprintf(c->key_why, sizeof(c->key_why), "%.*s", (int)sizeof(c->key_why) - 1, he.msg);
             czk_err("circuit %s: the key's header cannot be read: %s; the circuit is not served (its pool "
@@ -58,8 +58,8 @@ int gpud_circuits_open(gpud *g, czk_error *e)
             g->max_public = c->zkey.n_public;
         reported[i] = c->zkey.ident.stamp;
         czk_zkey_id_hex(&c->zkey, id);
-        czk_info("circuit %s: %s, key id %s, domain %u, %u variables, %u public, slot %llu bytes", c->name,
-                 g->cfg.circuits[i].zkey, id, c->zkey.domain_size, c->zkey.n_vars, c->zkey.n_public,
+        czk_info("circuit %s: %s, key id %s, %s, domain %u, %u variables, %u public, slot %llu bytes", c->name,
+                 g->cfg.circuits[i].zkey, id, czk_curve_name(c->zkey.curve), c->zkey.domain_size, c->zkey.n_vars, c->zkey.n_public,
                  (unsigned long long)c->slot_bytes);
     }
     return 0;

@@ -122,7 +122,7 @@ typedef struct gpud_part {
     uint32_t pool, slot, gen;
     uint64_t t_enq, t_assign, t_ready, t_gpu;     /* CLOCK_MONOTONIC ns (gpud_now) */
     uint64_t queue_ns, synth_ns, gpu_ns;           /* accumulated per stage */
-    czk_groth16_msm_out *res;                      /* while P_FINALIZE */
+    czk_groth16_any_msm_out *res;                      /* while P_FINALIZE */
     czk_fr *pub;                                   /* n_public, while P_FINALIZE */
 } gpud_part;
 
@@ -297,7 +297,7 @@ struct gpud_work {
     int rc_copy, rc_compute;
     int verify_bad;       /* worker: the slot's checksum did not match (rc_copy is that error) */
     czk_error err;
-    czk_groth16_msm_out out;
+    czk_groth16_any_msm_out out;
     czk_fr *pub;
     uint64_t t_copied, t_computed;
     uint64_t last_compute_ns; /* worker: its previous compute's length, the next turn's estimate */

@@ -44,7 +44,7 @@ static const char *strip_name(const char *msg)
 
 /* is the witness over another field?  Then say which one (the container and
  * everything else are checked by czk_wtns_open_fd); 1 with *why set, else 0 */
-static int foreign_prime(const uint8_t *map, size_t size, uint32_t part, char *why, size_t n)
+static int foreign_prime(const uint8_t *map, size_t size, czk_curve_id curve, uint32_t part, char *why, size_t n)
 {
     const czk_binfile_section *s1;
     czk_binfile bf;
@@ -58,10 +58,11 @@ static int foreign_prime(const uint8_t *map, size_t size, uint32_t part, char *w
         return 0;
     p = czk_binfile_payload(&bf, s1);
     n8 = czk_le32(p);
-    if (s1->size < 4 + (uint64_t)n8 || (n8 == CZK_FR_BYTES && !memcmp(p + 4, &CZK_FR_MOD, CZK_FR_BYTES)))
+    const void *r = curve == CZK_CURVE_BN254 ? (const void *)&CZK_BN254_FR_MOD : (const void *)&CZK_FR_MOD;
+    if (s1->size < 4 + (uint64_t)n8 || (n8 == 32 && !memcmp(p + 4, r, 32)))
         return 0;
     czk_binfile_describe_prime(what, sizeof(what), p + 4, n8);
-    snprintf(why, n, "partition %u: not a BLS12-381 witness (prime is %s)", part, what);
+    snprintf(why, n, "partition %u: not a %s witness (prime is %s)", part, czk_curve_name(curve), what);
     return 1;
 }
 
@@ -81,14 +82,14 @@ static int check_spooled(const gpud_circuit *circ, uint32_t part, const char *pa
         return r;
     }
     if (czk_binfile_map_fd(&map, &size, fd, WTNS_NAME, &e) == 0) {
-        r = map ? foreign_prime(map, size, part, why, n) : 0;
+        r = map ? foreign_prime(map, size, circ->zkey.curve, part, why, n) : 0;
         czk_binfile_unmap(map, size);
         if (r) {
             close(fd);
             return -EINVAL;
         }
     }
-    r = czk_wtns_open_fd(&w, fd, WTNS_NAME, &e);
+    r = czk_wtns_open_fd_curves(&w, fd, WTNS_NAME, CZK_CURVES_ALL, &e);
     close(fd);
     if (r < 0) {
         snprintf(why, n, "partition %u: not a valid witness: %s", part, strip_name(e.msg));

@@ -334,6 +334,7 @@ static void load_key(gpud_keyload *L)
     atomic_store(&c->key_total, L->fsize + (trusted ? 0 : L->points_bytes) + L->points_bytes);
     memset(&o, 0, sizeof(o));
     o.what = CZK_ZKEY_POINTS;
+    o.curves = CZK_CURVES_ALL;
     o.skip_point_checks = trusted;
     o.digest = load_digest;
     o.progress = load_progress;
@@ -738,8 +739,10 @@ void gpud_keys_status(const gpud *g, czk_status_reply *sr)
         czk_status_circuit *o = &sr->circuits[sr->n_circuits++];
         memset(o, 0, sizeof(*o));
         czk_esc(c->name, o->name, sizeof(o->name));
-        if (c->header_ok)
+        if (c->header_ok) {
             czk_zkey_id_hex(&c->zkey, o->key_id);
+            snprintf(o->curve, sizeof(o->curve), "%s", czk_curve_snarkjs(c->zkey.curve));
+        }
         snprintf(o->state, sizeof(o->state), "%s", names[c->key_state]);
         o->progress = gpud_key_progress(c);
         if (c->key_state == GPUD_KEY_LOADING)

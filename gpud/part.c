@@ -367,7 +367,7 @@ int gpud_part_gpu(gpud *g, gpud_part *p)
     return 0;
 }
 
-int gpud_part_computed(gpud *g, gpud_part *p, czk_groth16_msm_out *res, czk_fr *pub, uint64_t t_computed)
+int gpud_part_computed(gpud *g, gpud_part *p, czk_groth16_any_msm_out *res, czk_fr *pub, uint64_t t_computed)
 {
     int r;
 

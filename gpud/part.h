@@ -59,7 +59,7 @@ int gpud_part_ready(gpud *g, gpud_part *p, int from_ready_msg); /* 0: the synth 
 int gpud_part_adopt(gpud *g, gpud_part *p, uint32_t pool, uint32_t slot, uint32_t gen);
 int gpud_part_gpu(gpud *g, gpud_part *p);
 /* takes res and pub; t_computed: when the compute ended (same clock as gpud_now) */
-int gpud_part_computed(gpud *g, gpud_part *p, czk_groth16_msm_out *res, czk_fr *pub, uint64_t t_computed);
+int gpud_part_computed(gpud *g, gpud_part *p, czk_groth16_any_msm_out *res, czk_fr *pub, uint64_t t_computed);
 /* back to the front of its lane; what happens to the slot it holds: */
 enum {
     GPUD_SLOT_RECLAIM,    /* ASSIGNED/FILLING slot reclaimed (generation + 1), back in use */

@@ -113,11 +113,18 @@ static void request_one(gpud *g, uint32_t i)
                 c->name, next, g->bops ? g->bops->name : "(starting)");
         return;
     }
-    if (czk_zkey_load(&nz, path, 0, &e) < 0) {
+    if (czk_zkey_load_curves(&nz, path, 0, CZK_CURVES_ALL, &e) < 0) {
         czk_err("circuit %s: reload refused: %s; keeping key id %s", c->name, e.msg, cur);
         return;
     }
     czk_zkey_id_hex(&nz, next);
+    if (nz.curve != c->zkey.curve) {
+        czk_err("circuit %s: reload to key id %s refused: it is a %s key, the running key %s is %s; restart "
+                "czk-gpud (and the daemons) to change a circuit's curve",
+                c->name, next, czk_curve_name(nz.curve), cur, czk_curve_name(c->zkey.curve));
+        czk_zkey_close(&nz);
+        return;
+    }
     if (nz.n_vars != c->zkey.n_vars || nz.n_public != c->zkey.n_public || nz.domain_size != c->zkey.domain_size) {
         czk_err("circuit %s: reload to key id %s refused: it has %u wires, %u public signals and a domain of %u, "
                 "the running key %s has %u, %u and %u; the pools and the backend are sized at start: restart "

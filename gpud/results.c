@@ -46,17 +46,15 @@ static int send_result(gpud *g, gpud_part *p)
         gpud_part_finish(g, p, -EMSGSIZE, "too many public signals for one RESULT record", NULL, NULL);
         return -EMSGSIZE;
     }
-    for (uint32_t i = 0; i < z->n_public; i++)
-        czk_fr_to_bytes_le(pub + 32 * i, &p->pub[i]);
+    czk_groth16_any_pub_to_bytes(z->curve, pub, p->pub, z->n_public);
     memset(&m, 0, sizeof(m));
     m.type = CZK_MSG_RESULT;
     m.u.result.job_id = j->id;
     m.u.result.partition = p->index;
     m.u.result.n_points = 4;
-    m.u.result.points[0] = (czk_bytes){(const uint8_t *)&p->res->a, sizeof(p->res->a)};
-    m.u.result.points[1] = (czk_bytes){(const uint8_t *)&p->res->b1, sizeof(p->res->b1)};
-    m.u.result.points[2] = (czk_bytes){(const uint8_t *)&p->res->b2, sizeof(p->res->b2)};
-    m.u.result.points[3] = (czk_bytes){(const uint8_t *)&p->res->c, sizeof(p->res->c)};
+    for (unsigned k = 0; k < CZK_G16_N_PTS; k++)
+        m.u.result.points[k] = (czk_bytes){(const uint8_t *)czk_groth16_any_point(p->res, k),
+                                           (uint32_t)czk_groth16_any_point_bytes(p->res->curve, k)};
     m.u.result.publics = (czk_bytes){pub, z->n_public * 32};
     m.u.result.circuit_id = fc; /* the finalizer's id for it */
     m.u.result.n_partitions = j->nparts;

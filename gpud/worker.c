@@ -243,7 +243,7 @@ static void on_copied(czk_loop_task *t, void *ctx)
 void gpud_work_computed(gpud *g, gpud_work *w)
 {
     gpud_part *p = w->part;
-    czk_groth16_msm_out *res;
+    czk_groth16_any_msm_out *res;
     czk_fr *pub;
     uint32_t npub;
 
@@ -308,9 +308,7 @@ void gpud_work_computed(gpud *g, gpud_work *w)
     *res = w->out;
     if (czk_fault("gpud.corrupt_result") < 0) {
         /* tests: a wrong result, which the finalizer's pairing check must catch */
-        czk_g1_aff tmp = res->a;
-        res->a = res->c;
-        res->c = tmp;
+        czk_groth16_any_msm_out_swap_ac(res);
     }
     memcpy(pub, w->pub, npub * sizeof(czk_fr));
     if (gpud_part_computed(g, p, res, pub, w->t_computed) == 0)

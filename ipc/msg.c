@@ -268,6 +268,7 @@ static const czk_schema s_status_pool = {.name = "pool", .fields = f_status_pool
 static const field f_status_circuit[] = {
     TSTR(SC, "name", name),
     {.key = "key_id", .kind = F_STR, .optional = 1, .off = TOFF(SC, key_id), .max = sizeof(((SC *)0)->key_id)},
+    {.key = "curve", .kind = F_STR, .optional = 1, .off = TOFF(SC, curve), .max = sizeof(((SC *)0)->curve)},
     TSTR(SC, "state", state),
     TU32(SC, "progress", progress, 0, 100),
     TDBL(SC, "load_s", load_s),

@@ -368,6 +368,7 @@ typedef struct czk_status_pool {
 typedef struct czk_status_circuit {
     char name[CZK_STATUS_TEXT];   /* escaped by gpud (czk_esc) */
     char key_id[72];              /* 64 hex digits; "" when the header could not be read */
+    char curve[16];               /* optional: the key's curve as snarkjs names it ("bls12381", "bn128"); "" as key_id */
     char state[16];               /* "loading", "ready", "failed" */
     uint32_t progress;            /* 0..100: bytes read, checked and uploaded of the total */
     double load_s;                /* seconds the load took (ready or failed), or has taken so far */

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "common/runtime/fault.h"
-#include "common/groth16/groth16.h"
+#include "common/groth16/any.h"
 #include "common/base/log.h"
 #include "common/runtime/trace.h"
 #include "synth/synth.h"
@@ -36,7 +36,7 @@ static int do_fill(synth *s, fill *f)
         return r;
     }
     czk_fault("synth.before_fill");
-    if ((r = czk_wtns_open(&w, f->spool, &e)) < 0) {
+    if ((r = czk_wtns_open_curves(&w, f->spool, CZK_CURVES_ALL, &e)) < 0) {
         snprintf(f->reason, sizeof(f->reason), "%s", e.msg);
         return r;
     }
@@ -53,15 +53,14 @@ static int do_fill(synth *s, fill *f)
         return -EMSGSIZE;
     }
     data = czk_slot_data(&s->pool, f->slot);
-    r = czk_groth16_build_abc(z, w.w, (czk_fr *)(data + l.off_a), (czk_fr *)(data + l.off_b),
-                              (czk_fr *)(data + l.off_c), s->threads);
+    r = czk_groth16_any_build_abc(z, w.w, data + l.off_a, data + l.off_b, data + l.off_c, s->threads);
     if (r < 0) {
         czk_wtns_close(&w);
         snprintf(f->reason, sizeof(f->reason), "building a, b, c failed: %s", strerror(-r));
         return r;
     }
     czk_fault("synth.mid_fill");
-    memcpy(data + l.off_w, w.w, (size_t)z->n_vars * sizeof(czk_fr));
+    memcpy(data + l.off_w, w.w, (size_t)z->n_vars * 32); /* either curve's Fr (common/groth16/any.h) */
     czk_wtns_close(&w);
     if (__atomic_load_n(&f->cancel, __ATOMIC_ACQUIRE))
         return -ECANCELED;

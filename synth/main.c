@@ -275,12 +275,13 @@ static int reload_circuit(synth *s, unsigned i, const uint8_t *theirs)
     if (s->outstanding != 0 || czk_zkey_ident_path(path, &now, &e) < 0 ||
         memcmp(now.id, theirs, CZK_MSG_KEY_ID) != 0)
         return 0;
-    if (czk_zkey_load(&nz, path, CZK_ZKEY_COEFS, &e) < 0) {
+    if (czk_zkey_load_curves(&nz, path, CZK_ZKEY_COEFS, CZK_CURVES_ALL, &e) < 0) {
         czk_err("circuit \"%s\": could not load the key czk-gpud now uses: %s", s->cfg.circuits[i].name, e.msg);
         return 0;
     }
     if (memcmp(nz.ident.id, theirs, CZK_MSG_KEY_ID) != 0 ||
-        (s->zkeys[i].map && (nz.domain_size != s->zkeys[i].domain_size || nz.n_vars != s->zkeys[i].n_vars))) {
+        (s->zkeys[i].map && (nz.curve != s->zkeys[i].curve || nz.domain_size != s->zkeys[i].domain_size ||
+                             nz.n_vars != s->zkeys[i].n_vars))) {
         czk_err("circuit \"%s\": %s changed again while it was loaded, or has other sizes: keeping the old key",
                 s->cfg.circuits[i].name, path);
         czk_zkey_close(&nz);
@@ -487,7 +488,7 @@ int main(int argc, char **argv)
      * zkey truncated or overwritten on disk cannot crash the fill thread */
     for (int i = 0; i < s->cfg.n_circuits; i++) {
         char id[CZK_ZKEY_ID_HEX];
-        if (czk_zkey_load(&s->zkeys[i], s->cfg.circuits[i].zkey, CZK_ZKEY_COEFS, &e) < 0) {
+        if (czk_zkey_load_curves(&s->zkeys[i], s->cfg.circuits[i].zkey, CZK_ZKEY_COEFS, CZK_CURVES_ALL, &e) < 0) {
             /* as czk-gpud does: the other circuits are served; this one is
              * announced with an all-zero key id, which no key has, so gpud
              * assigns none of it */

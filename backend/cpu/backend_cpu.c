@@ -1,9 +1,10 @@
 /*
  * backend_cpu.c — the CPU compute backend of czk-gpud (backend.h): copies a
  * slot's a, b, c, w into buffers allocated once at start-up (sized for the
- * largest configured circuit), then runs czk_groth16_compute_h and
- * czk_groth16_msms with the configured thread count.  Same results as the
- * CUDA backend; used in CI and on hosts without a GPU.
+ * largest configured circuit), then runs the h step and the MSMs of the
+ * circuit's curve (common/groth16/any.h: BLS12-381 or BN254; the buffers hold
+ * 32-byte elements of either) with the configured thread count.  Same
+ * results as the CUDA backend; used in CI and on hosts without a GPU.
  *
  * The key points stay in the caller's czk_zkey (keeps_host_points): add_key
  * only records the pointer, in the slot of its circuit, which no context
@@ -15,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/groth16/groth16.h"
+#include "common/groth16/any.h"
 #include "common/base/log.h"
 #include "backend/backend.h"
 
@@ -77,14 +78,6 @@ static int cpu_create(czk_backend **out, const czk_backend_config *cfg, czk_erro
         b->zkeys[i] = cfg->zkeys[i];
         if (!cfg->zkeys[i])
             continue; /* never added (defer_keys) */
-        if (cfg->zkeys[i]->curve != CZK_CURVE_BLS12_381) {
-            /* its stages and results are BLS12-381's: a BN254 key is refused, never read as BLS points */
-            int r = czk_errorf(e, -EINVAL, "cpu backend: circuit %u: the key is for %s; this backend proves "
-                               "BLS12-381 keys only (czk prove runs BN254 keys on the CPU prover itself)",
-                               i, czk_curve_name(cfg->zkeys[i]->curve));
-            cpu_destroy(b);
-            return r;
-        }
         if (!cfg->defer_keys)
             b->keys[i] = cfg->zkeys[i];
         if (cfg->zkeys[i]->domain_size > b->max_domain)
@@ -119,9 +112,9 @@ static int cpu_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk_
 
     if (circuit >= b->cfg.n_circuits || !(s = b->zkeys[circuit]))
         return czk_errorf(e, -EINVAL, "cpu backend: circuit %u was not configured at create", circuit);
-    if (z->curve != CZK_CURVE_BLS12_381)
-        return czk_errorf(e, -EINVAL, "cpu backend: circuit %u: the key is for %s; this backend proves "
-                          "BLS12-381 keys only", circuit, czk_curve_name(z->curve));
+    if (z->curve != s->curve)
+        return czk_errorf(e, -EINVAL, "cpu backend: circuit %u: the key is for %s, at create it was for %s", circuit,
+                          czk_curve_name(z->curve), czk_curve_name(s->curve));
     if (!(z->loaded & CZK_ZKEY_POINTS) || z->n_vars != s->n_vars || z->n_public != s->n_public ||
         z->domain_size != s->domain_size)
         return czk_errorf(e, -EINVAL, "cpu backend: the key of circuit %u has other sizes than at create, or no points",
@@ -160,7 +153,7 @@ static int cpu_copy_in(czk_backend *b, unsigned ctx, unsigned circuit, const czk
     return 0;
 }
 
-static int cpu_compute(czk_backend *b, unsigned ctx, unsigned circuit, czk_groth16_msm_out *out, czk_fr *pub,
+static int cpu_compute(czk_backend *b, unsigned ctx, unsigned circuit, czk_groth16_any_msm_out *out, czk_fr *pub,
                        czk_error *e)
 {
     cpu_ctx *c;
@@ -175,10 +168,10 @@ static int cpu_compute(czk_backend *b, unsigned ctx, unsigned circuit, czk_groth
         return czk_errorf(e, -EINVAL, "cpu backend: circuit %u has no key yet", circuit);
     if (c->domain_size != z->domain_size || c->n_vars != z->n_vars)
         return czk_errorf(e, -EINVAL, "cpu backend: context %u does not hold a partition of this circuit", ctx);
-    r = czk_groth16_compute_h(c->a, c->b, c->c, c->a, z->log_domain, b->cfg.threads);
+    r = czk_groth16_any_compute_h(z->curve, c->a, c->b, c->c, c->a, z->log_domain, b->cfg.threads);
     if (r < 0)
         return czk_errorf(e, r, "computing h failed: %s", strerror(-r));
-    r = czk_groth16_msms(z, c->w, c->a, out, b->cfg.threads);
+    r = czk_groth16_any_msms(z, c->w, c->a, out, b->cfg.threads);
     if (r < 0)
         return czk_errorf(e, r, "the MSMs failed: %s", strerror(-r));
     memcpy(pub, c->w + 1, (size_t)z->n_public * sizeof(czk_fr));

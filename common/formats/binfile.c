@@ -5,6 +5,7 @@
 #include "common/base/fsutil.h"
 #include "common/formats/binfile.h"
 #include "common/crypto/bn254_field.h"
+#include "common/crypto/field.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -186,6 +187,8 @@ void czk_binfile_describe_prime(char *out, size_t out_size, const uint8_t *p, ui
         snprintf(out, out_size, "bn128's scalar field r");
     else if (n8 == 32 && memcmp(p, BN128_Q, 32) == 0)
         snprintf(out, out_size, "bn128's base field q");
+    else if (n8 == CZK_FR_BYTES && memcmp(p, &CZK_FR_MOD, CZK_FR_BYTES) == 0)
+        snprintf(out, out_size, "BLS12-381's scalar field r");
     else
         snprintf(out, out_size, "an unknown %u-byte prime", n8);
 }

@@ -155,6 +155,8 @@ void czk_zkey_close(czk_zkey *z);
 #define CZK_ZKEY_POINTS 0x2u /* sections 5-9: A, B1, B2, C, H */
 #define CZK_ZKEY_ALL (CZK_ZKEY_COEFS | CZK_ZKEY_POINTS)
 int czk_zkey_load(czk_zkey *z, const char *path, unsigned what, czk_error *e);
+/* the same for the curves in the mask `curves` (CZK_CURVES_*) */
+int czk_zkey_load_curves(czk_zkey *z, const char *path, unsigned what, unsigned curves, czk_error *e);
 
 /*
  * czk_zkey_load_fd: czk_zkey_load from an open file (the caller keeps fd and
@@ -233,6 +235,7 @@ int czk_zkey_recheck_log(const czk_zkey_ident *loaded, czk_zkey_stamp *reported,
 int czk_wtns_open(czk_wtns *w, const char *path, czk_error *e);
 int czk_wtns_open_fd(czk_wtns *w, int fd, const char *name, czk_error *e);
 int czk_wtns_open_curves(czk_wtns *w, const char *path, unsigned curves, czk_error *e);
+int czk_wtns_open_fd_curves(czk_wtns *w, int fd, const char *name, unsigned curves, czk_error *e);
 void czk_wtns_close(czk_wtns *w);
 int czk_r1cs_open(czk_r1cs *r, const char *path, czk_error *e);
 int czk_r1cs_open_fd(czk_r1cs *r, int fd, const char *name, czk_error *e);

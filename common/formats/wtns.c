@@ -73,17 +73,22 @@ static int wtns_validate(czk_wtns *w, const char *name, unsigned curves, czk_err
     return 0;
 }
 
-int czk_wtns_open_fd(czk_wtns *w, int fd, const char *name, czk_error *e)
+int czk_wtns_open_fd_curves(czk_wtns *w, int fd, const char *name, unsigned curves, czk_error *e)
 {
     int rc;
 
     memset(w, 0, sizeof(*w));
     rc = czk_binfile_map_fd(&w->map, &w->map_size, fd, name, e);
     if (!rc)
-        rc = wtns_validate(w, name, CZK_CURVES_BLS12_381, e);
+        rc = wtns_validate(w, name, curves, e);
     if (rc)
         czk_wtns_close(w);
     return rc;
+}
+
+int czk_wtns_open_fd(czk_wtns *w, int fd, const char *name, czk_error *e)
+{
+    return czk_wtns_open_fd_curves(w, fd, name, CZK_CURVES_BLS12_381, e);
 }
 
 int czk_wtns_open_curves(czk_wtns *w, const char *path, unsigned curves, czk_error *e)

@@ -846,7 +846,12 @@ int czk_zkey_load_fd(czk_zkey *z, int fd, const char *name, const czk_zkey_load_
 
 int czk_zkey_load(czk_zkey *z, const char *path, unsigned what, czk_error *e)
 {
-    czk_zkey_load_opts o = {.what = what};
+    return czk_zkey_load_curves(z, path, what, CZK_CURVES_BLS12_381, e);
+}
+
+int czk_zkey_load_curves(czk_zkey *z, const char *path, unsigned what, unsigned curves, czk_error *e)
+{
+    czk_zkey_load_opts o = {.what = what, .curves = curves};
     int fd, rc;
 
     memset(z, 0, sizeof(*z));

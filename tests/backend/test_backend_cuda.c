@@ -13,7 +13,7 @@
  *       exit 77 without a GPU.  For each key: a, b, c built from the witness
  *       (the synth's stage) into a registered slot-like buffer; the cpu
  *       backend and both contexts of a 2-context cuda backend must give the
- *       same czk_groth16_msm_out and public signals -- with context 1 copying
+ *       same czk_groth16_any_msm_out and public signals -- with context 1 copying
  *       in while context 0 computes (the double-buffered path) -- and again
  *       for random (unsatisfying) a, b, c, w, which the MSMs do not care about.
  *   test_backend_cuda mock   (only in the build against tests/backend/mock_cuda.c)
@@ -128,7 +128,7 @@ typedef struct {
     const czk_backend_ops *ops;
     czk_backend *b;
     unsigned ctx;
-    czk_groth16_msm_out out;
+    czk_groth16_any_msm_out out;
     czk_fr *pub;
     czk_error e;
     int rc;
@@ -141,13 +141,14 @@ static void *compute_thread(void *arg)
     return NULL;
 }
 
-static void same_out(const czk_groth16_msm_out *x, const czk_groth16_msm_out *y, const czk_fr *px, const czk_fr *py,
+static void same_out(const czk_groth16_any_msm_out *x, const czk_groth16_any_msm_out *y, const czk_fr *px, const czk_fr *py,
                      uint32_t npub, const char *what)
 {
-    CHECK(czk_g1_aff_eq(&x->a, &y->a), "%s: A·w differs", what);
-    CHECK(czk_g1_aff_eq(&x->b1, &y->b1), "%s: B1·w differs", what);
-    CHECK(czk_g2_aff_eq(&x->b2, &y->b2), "%s: B2·w differs", what);
-    CHECK(czk_g1_aff_eq(&x->c, &y->c), "%s: C·w + H·h differs", what);
+    CHECK(x->curve == CZK_CURVE_BLS12_381 && y->curve == CZK_CURVE_BLS12_381, "%s: not BLS12-381 results", what);
+    CHECK(czk_g1_aff_eq(&x->u.bls.a, &y->u.bls.a), "%s: A·w differs", what);
+    CHECK(czk_g1_aff_eq(&x->u.bls.b1, &y->u.bls.b1), "%s: B1·w differs", what);
+    CHECK(czk_g2_aff_eq(&x->u.bls.b2, &y->u.bls.b2), "%s: B2·w differs", what);
+    CHECK(czk_g1_aff_eq(&x->u.bls.c, &y->u.bls.c), "%s: C·w + H·h differs", what);
     CHECK(!memcmp(x, y, sizeof(*x)), "%s: the points are equal but their bytes differ", what);
     CHECK(!memcmp(px, py, npub * sizeof(czk_fr)), "%s: public signals differ", what);
 }
@@ -163,7 +164,7 @@ static void compare_one(const char *zkey_path, const char *wtns_path)
     czk_backend *cpu = NULL, *cuda = NULL;
     const czk_backend_ops *cuda_ops;
     czk_backend_input in;
-    czk_groth16_msm_out ocpu;
+    czk_groth16_any_msm_out ocpu;
     size_t n, nv, bytes;
     czk_fr *buf, *pcpu;
     compute_job j0;
@@ -227,7 +228,7 @@ static void compare_one(const char *zkey_path, const char *wtns_path)
         CHECK(cuda_ops->copy_in(cuda, 1, 0, &in, &e) == 0, "cuda copy_in ctx 1: %s", e.msg);
         pthread_join(th, NULL);
         CHECK(j0.rc == 0, "cuda compute ctx 0: %s", j0.e.msg);
-        czk_groth16_msm_out o1;
+        czk_groth16_any_msm_out o1;
         CHECK(cuda_ops->compute(cuda, 1, 0, &o1, p1, &e) == 0, "cuda compute ctx 1: %s", e.msg);
         same_out(&j0.out, &ocpu, j0.pub, pcpu, z.n_public, what);
         same_out(&o1, &ocpu, p1, pcpu, z.n_public, what);
@@ -238,7 +239,7 @@ static void compare_one(const char *zkey_path, const char *wtns_path)
     {
         /* backend.h remove_key (gpud's reload): the circuit has no key until
          * add_key gives it one again, and then proves as before */
-        czk_groth16_msm_out o1;
+        czk_groth16_any_msm_out o1;
         CHECK(cuda_ops->remove_key != NULL, "the cuda backend can replace keys");
         cuda_ops->remove_key(cuda, 0);
         CHECK(cuda_ops->copy_in(cuda, 1, 0, &in, &e) == -EINVAL, "copy_in without a key: %s", e.msg);
@@ -255,7 +256,7 @@ static void compare_one(const char *zkey_path, const char *wtns_path)
          * (every later call fails too) is the device's: -ENODEV */
         extern int mock_cuda_fail_h, mock_cuda_sticky;
         extern size_t mock_cuda_mem_free;
-        czk_groth16_msm_out o1;
+        czk_groth16_any_msm_out o1;
         uint64_t used = 0, total = 0;
         int r;
 
