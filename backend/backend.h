@@ -144,6 +144,24 @@ typedef struct czk_backend_ops {
      * device whose copy_in or compute returned -ENODEV.
      */
     int (*device_mem)(const czk_backend *b, unsigned dev, uint64_t *used, uint64_t *total);
+    /*
+     * Optional (NULL: every context serves every circuit with a key): 1 when
+     * context ctx can prove circuit's partitions, 0 when not (the cuda
+     * backend: the circuit's key points are not resident on ctx's GPU, which
+     * add_key left out for lack of memory, logged).  gpud gives a partition
+     * only to a context that serves its circuit.  Called on gpud's loop
+     * thread while workers compute; its answer for a circuit changes only in
+     * add_key, resume_key and remove_key, which gpud orders before its use.
+     */
+    int (*serves)(const czk_backend *b, unsigned ctx, unsigned circuit);
+    /*
+     * Optional (NULL: not known): the NUMA node nearest compute device dev
+     * (the cuda backend: the GPU's PCI device in sysfs), or -1 when not known.
+     * gpud prefers a device on the node of the pool a READY slot is in, so a
+     * synth's partitions cross no socket link on their way to the GPU.
+     * Called once per device after create.
+     */
+    int (*device_numa)(const czk_backend *b, unsigned dev);
 } czk_backend_ops;
 
 /*

@@ -73,6 +73,7 @@
 typedef struct cuda_keys {
     czk_cuda_bases *a, *b1, *b2, *c, *h;
     czk_keymem km;  /* the memory a, ... h live in, when it is fd-shareable (km.vm.ptr set) */
+    int resident;   /* the points are on this GPU: its contexts serve the circuit */
 } cuda_keys;
 
 typedef struct cuda_gpu {
@@ -197,6 +198,42 @@ static int key_admissible(const czk_backend *b, unsigned circuit, const czk_zkey
     return 0;
 }
 
+/* 1 when gpu has need bytes free for key points (plus the margin); else 0
+ * with why (may be NULL) saying how much it has */
+static int room_for(const czk_backend *b, const cuda_gpu *gpu, size_t need, char why[384])
+{
+    czk_cuda_dev_info info;
+    (void)b;
+    if (czk_cuda_device_info(gpu->device, &info) < 0) {
+        if (why)
+            snprintf(why, 384, "querying GPU %d failed: %s", gpu->device, cuda_err());
+        return 0;
+    }
+    if (need + DEVICE_MEM_MARGIN <= info.mem_free)
+        return 1;
+    if (why)
+        snprintf(why, 384, "they need %zu MiB on GPU %d (%s), which has %zu MiB free of %zu MiB (+%zu MiB margin)",
+                 need >> 20, gpu->device, info.name, info.mem_free >> 20, info.mem_total >> 20, DEVICE_MEM_MARGIN >> 20);
+    return 0;
+}
+
+/* the number of GPUs holding circuit's points; with on, their list ("0,1") */
+static unsigned resident_on(const czk_backend *b, unsigned circuit, char *on, size_t n)
+{
+    unsigned cnt = 0;
+    size_t len = 0;
+    if (on && n)
+        on[0] = 0;
+    for (unsigned g = 0; g < b->n_gpus; g++) {
+        if (!b->gpus[g].keys[circuit].resident)
+            continue;
+        if (on && len < n)
+            len += (size_t)snprintf(on + len, n - len, "%s%d", cnt ? "," : "", b->gpus[g].device);
+        cnt++;
+    }
+    return cnt;
+}
+
 /* backend.h resume_key: every GPU's key memory of this circuit back from
  * the fd store (keymem.h), or nothing */
 static int cuda_resume_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk_error *e)
@@ -213,19 +250,30 @@ static int cuda_resume_key(czk_backend *b, unsigned circuit, const czk_zkey *z, 
     for (unsigned g = 0; g < b->n_gpus && r == 1; g++) {
         cuda_gpu *gpu = &b->gpus[g];
         cuda_keys *k = &gpu->keys[circuit];
-        if ((r = czk_keymem_attach(gpu->device, z, &k->km, e)) == 1 && keys_place(gpu, k, z) < 0)
-            r = czk_errorf(e, -EIO, "cuda backend: circuit %u: %s", circuit, cuda_err());
+        if ((r = czk_keymem_attach(gpu->device, z, &k->km, e)) == 1) {
+            if (keys_place(gpu, k, z) < 0)
+                r = czk_errorf(e, -EIO, "cuda backend: circuit %u: %s", circuit, cuda_err());
+            else
+                k->resident = 1;
+        } else if (r == 0 && !room_for(b, gpu, key_bytes(ci), NULL)) {
+            r = 1; /* the previous gpud left it out here for lack of memory, as add_key would */
+        }
     }
+    if (r == 1 && !resident_on(b, circuit, NULL, 0))
+        r = 0; /* stored nowhere */
     if (r != 1)
         for (unsigned g = 0; g < b->n_gpus; g++)
             keys_free(&b->gpus[g].keys[circuit], 0);
     else
         ci->has_key = 1;
     pthread_mutex_unlock(&b->add_mu);
-    if (r == 1)
-        czk_info("cuda backend: circuit %u: %zu MiB of key points resident on %u GPU(s), kept from the previous "
+    if (r == 1) {
+        char on[128];
+        resident_on(b, circuit, on, sizeof(on));
+        czk_info("cuda backend: circuit %u: %zu MiB of key points resident on GPU(s) %s, kept from the previous "
                  "czk-gpud (fd store)",
-                 circuit, key_bytes(ci) >> 20, b->n_gpus);
+                 circuit, key_bytes(ci) >> 20, on);
+    }
     return r;
 }
 
@@ -233,6 +281,7 @@ static int cuda_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk
 {
     cuda_circuit *ci;
     size_t need, npriv;
+    char short_of[384] = "";
     int r = 0;
     unsigned g;
 
@@ -251,19 +300,13 @@ static int cuda_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk
     for (g = 0; g < b->n_gpus && !r; g++) {
         cuda_gpu *gpu = &b->gpus[g];
         cuda_keys *k = &gpu->keys[circuit];
-        czk_cuda_dev_info info;
-        if ((r = czk_cuda_device_info(gpu->device, &info)) < 0) {
-            r = czk_errorf(e, r, "cuda backend: querying GPU %d: %s", gpu->device, cuda_err());
-            break;
-        }
-        if (need + DEVICE_MEM_MARGIN > info.mem_free) {
-            r = czk_errorf(e, -ENOMEM,
-                           "cuda backend: the key points of circuit %u need %zu MiB on GPU %d (%s), which has %zu "
-                           "MiB free of %zu MiB (+%zu MiB margin): configure fewer or smaller circuits or fewer "
-                           "gpud contexts",
-                           circuit, need >> 20, gpu->device, info.name, info.mem_free >> 20, info.mem_total >> 20,
-                           DEVICE_MEM_MARGIN >> 20);
-            break;
+        char why[384];
+        if (!room_for(b, gpu, need, why)) {
+            /* another GPU may hold it: this one's contexts do not serve the circuit */
+            czk_warn("cuda backend: circuit %u: key points not made resident on GPU %d: %s", circuit, gpu->device,
+                     why);
+            snprintf(short_of, sizeof(short_of), "%s", why);
+            continue;
         }
         if (czk_cuda_vmm_supported(gpu->device)) {
             /* one fd-shareable allocation, kept in the fd store once complete (keymem.h) */
@@ -286,16 +329,24 @@ static int cuda_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk
                            circuit, need >> 20, gpu->device, e->msg[0] ? e->msg : cuda_err());
             break;
         }
+        k->resident = 1;
     }
+    if (!r && !resident_on(b, circuit, NULL, 0))
+        r = czk_errorf(e, -ENOMEM, "cuda backend: the key points of circuit %u fit on no GPU: %s: configure fewer or "
+                       "smaller circuits or fewer gpud contexts",
+                       circuit, short_of);
     if (r < 0) /* nothing half-done stays behind */
         for (unsigned k = 0; k < b->n_gpus; k++)
             keys_free(&b->gpus[k].keys[circuit], 0);
     else
         ci->has_key = 1;
     pthread_mutex_unlock(&b->add_mu);
-    if (!r)
-        czk_info("cuda backend: circuit %u: %zu MiB of key points resident on %u GPU(s)", circuit, need >> 20,
-                 b->n_gpus);
+    if (!r) {
+        char on[128];
+        resident_on(b, circuit, on, sizeof(on));
+        czk_info("cuda backend: circuit %u: %zu MiB of key points resident on GPU(s) %s of %u", circuit, need >> 20,
+                 on, b->n_gpus);
+    }
     return r;
 }
 
@@ -540,6 +591,12 @@ static void copy_done(void *arg)
     sem_post(&c->copied);
 }
 
+static int cuda_serves(const czk_backend *b, unsigned ctx, unsigned circuit)
+{
+    return ctx < b->n && circuit < b->cfg.n_circuits && b->circ[circuit].has_key &&
+           b->gpus[b->ctx[ctx].gpu].keys[circuit].resident;
+}
+
 static int cuda_copy_in(czk_backend *b, unsigned ctx, unsigned circuit, const czk_backend_input *in, czk_error *e)
 {
     cuda_ctx *c;
@@ -552,6 +609,9 @@ static int cuda_copy_in(czk_backend *b, unsigned ctx, unsigned circuit, const cz
     c = &b->ctx[ctx];
     z = &b->circ[circuit];
     c->loaded = 0;
+    if (!b->gpus[c->gpu].keys[circuit].resident)
+        return czk_errorf(e, -EINVAL, "cuda backend: circuit %u's key points are not resident on GPU %d (context %u)",
+                          circuit, b->gpus[c->gpu].device, ctx);
     if (in->domain_size != z->domain_size || in->n_vars != z->n_vars)
         return czk_errorf(e, -EINVAL, "slot holds domain %llu and %llu variables, the circuit has %u and %u",
                           (unsigned long long)in->domain_size, (unsigned long long)in->n_vars, z->domain_size,
@@ -660,6 +720,7 @@ const czk_backend_ops czk_backend_cuda_ops = {
     .copy_in = cuda_copy_in,
     .compute = cuda_compute,
     .device_of = cuda_device_of,
+    .serves = cuda_serves,
     .add_key = cuda_add_key,
     .resume_key = cuda_resume_key,
     .remove_key = cuda_remove_key,

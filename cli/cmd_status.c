@@ -190,6 +190,8 @@ static void gpu_rows(const czk_status_reply *st)
             printf(", %llu failed", (unsigned long long)d->failed);
         if (d->requeued)
             printf(", %llu queued again when it went out of service", (unsigned long long)d->requeued);
+        if (d->has_numa)
+            printf("; NUMA node %d", (int)d->numa);
         if (d->has_mem)
             printf("; memory %.1f of %.1f GiB used", (double)d->mem_used / (double)(1ull << 30),
                    (double)d->mem_total / (double)(1ull << 30));

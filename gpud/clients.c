@@ -170,6 +170,8 @@ void gpud_status_busy(gpud *g, czk_status_reply *sr, uint64_t now)
         o->requeued = x->requeued;
         if ((o->has_mem = (uint8_t)(x->has_mem && !x->lost)))
             o->mem_used = x->mem_used, o->mem_total = x->mem_total;
+        if ((o->has_numa = (uint8_t)(x->numa >= 0)))
+            o->numa = x->numa;
         if (x->lost)
             snprintf(o->reason, sizeof(o->reason), "%s", x->why);
     }

@@ -278,6 +278,7 @@ typedef struct gpud_gpu {
     czk_trace_hist *hist;    /* its compute spans (busy % and largest gap) */
     int has_mem;             /* the backend's device_mem answered (main.c's metrics tick) */
     uint64_t mem_used, mem_total;
+    int numa;                /* the NUMA node nearest it (backend device_numa), -1 when not known */
 } gpud_gpu;
 
 struct gpud_work {
@@ -538,7 +539,7 @@ unsigned gpud_synth_count(const gpud *g);
 int gpud_workers_start(gpud *g, czk_error *e);
 void gpud_workers_stop(gpud *g);
 /* an idle context on a device in service, or NULL */
-gpud_work *gpud_worker_idle(gpud *g);
+gpud_work *gpud_worker_idle(gpud *g, unsigned circuit, int node);
 /* g->gpus from the backend's device_of over g->workers (each worker's dev
  * set); gpud_workers_start calls it, the unit tests call it over their own
  * workers and fake backend ops.  In test builds (CZK_FAULT_INJECTION) the

@@ -124,19 +124,23 @@ static void schedule(gpud *g)
         if (assign(g, p, (uint32_t)best_pool, (uint32_t)slot, s) < 0)
             break;
     }
-    /* 2. READY slots to idle backend contexts, highest lane first */
+    /* 2. READY slots to idle backend contexts that serve their circuit,
+     * highest lane first (FIFO inside a lane), each to a context near its pool
+     * when one is idle (gpud_worker_idle) */
     while (g->ready_head) {
-        gpud_work *w = gpud_worker_idle(g);
         gpud_part *best = NULL;
-        if (!w)
-            break;
-        for (gpud_part *p = g->ready_head; p; p = p->next)
-            if ((!best || p->job->lane < best->job->lane) &&
-                gpud_job_key_ready(g->circuits, g->n_circuits, p->job->circuit, p->job->id))
-                best = p;
+        gpud_work *bw = NULL;
+        for (gpud_part *p = g->ready_head; p; p = p->next) {
+            gpud_work *w;
+            if ((best && p->job->lane >= best->job->lane) ||
+                !gpud_job_key_ready(g->circuits, g->n_circuits, p->job->circuit, p->job->id))
+                continue;
+            if ((w = gpud_worker_idle(g, p->job->circuit, g->pools[p->pool].node)))
+                best = p, bw = w;
+        }
         if (!best)
-            break; /* what is READY waits for its circuit's key */
-        gpud_work_start(g, w, best);
+            break; /* no idle context, or what is READY waits for its circuit's key */
+        gpud_work_start(g, bw, best);
     }
 }
 

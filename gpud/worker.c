@@ -342,6 +342,29 @@ static unsigned device_of(const gpud *g, unsigned ctx)
     return 0;
 }
 
+/* the NUMA node nearest device d (-1: not known; test builds may set
+ * CZK_GPUD_TEST_NUMA="n0,n1,...", one node per device) */
+static int device_numa(const gpud *g, unsigned d)
+{
+    if (g->bops && g->bops->device_numa)
+        return g->bops->device_numa(g->backend, d);
+#ifdef CZK_FAULT_INJECTION
+    {
+        const char *s = getenv("CZK_GPUD_TEST_NUMA");
+        for (unsigned i = 0; s && *s; i++) {
+            char *end;
+            long v = strtol(s, &end, 10);
+            if (end == s)
+                break;
+            if (i == d)
+                return v >= 0 && v < 1024 ? (int)v : -1;
+            s = *end == ',' ? end + 1 : end;
+        }
+    }
+#endif
+    return -1;
+}
+
 /* g->gpus for the first n workers (their dev is set here) */
 static int gpus_setup(gpud *g, unsigned n, czk_error *e)
 {
@@ -366,6 +389,11 @@ static int gpus_setup(gpud *g, unsigned n, czk_error *e)
         }
     for (unsigned i = 0; i < n; i++)
         g->gpus[g->workers[i].dev].contexts++;
+    for (unsigned d = 0; d < nd; d++) {
+        g->gpus[d].numa = device_numa(g, d);
+        if (g->gpus[d].contexts && g->gpus[d].numa >= 0)
+            czk_info("device %u: NUMA node %d (partitions of that node's pool go to it first)", d, g->gpus[d].numa);
+    }
     for (unsigned d = 0; d < nd && d < GPUD_METRIC_GPUS; d++) {
         czk_metric_set(g->m_gpu[d].contexts, g->gpus[d].contexts);
         czk_metric_set(g->m_gpu[d].in_service, g->gpus[d].contexts ? 1 : 0);
@@ -533,25 +561,31 @@ void gpud_workers_stop(gpud *g)
     gpud_gpus_free(g);
 }
 
-/* an idle context on a device in service, on the device with the fewest
- * busy contexts: partitions spread over the devices instead of queueing on
- * the first one */
-gpud_work *gpud_worker_idle(gpud *g)
+/* An idle context that serves circuit (backend serves), on a device in
+ * service: one on the NUMA node `node` of the partition's pool first, then
+ * the device with the fewest busy contexts, so partitions spread over the
+ * devices instead of queueing on the first one.  NULL when none is idle. */
+gpud_work *gpud_worker_idle(gpud *g, unsigned circuit, int node)
 {
     gpud_work *best = NULL;
     unsigned best_busy = 0;
+    int best_near = 0;
 
     for (unsigned i = 0; i < g->n_workers; i++) {
         gpud_work *w = &g->workers[i];
         unsigned busy = 0;
+        int near;
         if (w->busy || (g->gpus && w->dev < g->n_gpus && g->gpus[w->dev].lost))
+            continue;
+        if (g->bops && g->bops->serves && !g->bops->serves(g->backend, w->ctx, circuit))
             continue;
         if (!g->gpus)
             return w;
+        near = node >= 0 && w->dev < g->n_gpus && g->gpus[w->dev].numa == node;
         for (unsigned k = 0; k < g->n_workers; k++)
             busy += g->workers[k].busy && g->workers[k].dev == w->dev;
-        if (!best || busy < best_busy)
-            best = w, best_busy = busy;
+        if (!best || near > best_near || (near == best_near && busy < best_busy))
+            best = w, best_busy = busy, best_near = near;
     }
     return best;
 }

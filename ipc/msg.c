@@ -293,6 +293,8 @@ static const field f_status_gpu[] = {
     {.key = "mem_total", .kind = F_U64, .optional = 1, .off = TOFF(SG, mem_total), .max = U64MAX,
      .has = 1u + TOFF(SG, has_mem)},
     {.key = "reason", .kind = F_STR, .optional = 1, .off = TOFF(SG, reason), .max = sizeof(((SG *)0)->reason)},
+    {.key = "numa", .kind = F_I32, .optional = 1, .off = TOFF(SG, numa), .smin = 0, .max = 1023,
+     .has = 1u + TOFF(SG, has_numa)},
     END};
 static const czk_schema s_status_gpu = {.name = "gpu", .fields = f_status_gpu, .size = sizeof(SG),
                                         .max_bytes = CZK_MSG_MAX_RECORD, .open = 1, .lenient = 1};

@@ -392,6 +392,8 @@ typedef struct czk_status_gpu {
     uint64_t mem_used, mem_total; /* device memory, bytes (has_mem: the backend can say) */
     char reason[CZK_STATUS_GPU_REASON]; /* optional: why it is out of service */
     uint8_t has_mem;        /* decode: mem_used/mem_total were there; encode: write them */
+    int32_t numa;           /* the NUMA node nearest it (has_numa: the backend can say) */
+    uint8_t has_numa;
 } czk_status_gpu;
 
 typedef struct czk_status_reply {

@@ -44,6 +44,7 @@ struct czk_cuda_bases {
 static __thread char lasterr[256];
 int mock_cuda_devices = 1;           /* tests set 0 for "no GPU" */
 size_t mock_cuda_mem_free = (size_t)8 << 30;
+size_t mock_cuda_mem_free_dev1;      /* non-zero: device 1's free memory (others: mock_cuda_mem_free) */
 unsigned long mock_cuda_registered;  /* bytes currently registered */
 unsigned long mock_cuda_callbacks;   /* completion callbacks run */
 int mock_cuda_fail_h;                /* the next compute_h_dev fails with -EIO (a kernel error), then clears */
@@ -69,7 +70,7 @@ int czk_cuda_device_info(int device, czk_cuda_dev_info *info)
     if (device < 0 || device >= mock_cuda_devices)
         return fail(-ENODEV, "bad device");
     snprintf(info->name, sizeof(info->name), "mock");
-    info->mem_free = mock_cuda_mem_free;
+    info->mem_free = device == 1 && mock_cuda_mem_free_dev1 ? mock_cuda_mem_free_dev1 : mock_cuda_mem_free;
     info->mem_total = mock_cuda_mem_free * 2;
     return 0;
 }

@@ -295,8 +295,87 @@ static void compare_one(const char *zkey_path, const char *wtns_path)
 
 #ifdef CZK_TEST_MOCK_CUDA
 extern int mock_cuda_devices;
-extern size_t mock_cuda_mem_free;
+extern size_t mock_cuda_mem_free, mock_cuda_mem_free_dev1;
 extern unsigned long mock_cuda_registered, mock_cuda_callbacks;
+
+/* two GPUs, the second without room for the key: the key is resident on the
+ * first only, whose contexts serve the circuit (and prove it as the cpu
+ * backend does); the second's contexts do not serve it and refuse its copy */
+static void partial_residency(const char *zkey_path, const char *wtns_path)
+{
+    czk_zkey z;
+    czk_wtns w;
+    const czk_zkey *zp = &z;
+    czk_error e = {0};
+    czk_backend_config bc;
+    czk_backend *cpu = NULL, *cuda = NULL;
+    const czk_backend_ops *ops;
+    czk_backend_input in;
+    czk_groth16_any_msm_out ocpu, ocuda;
+    czk_fr *buf, *pcpu, *pcuda;
+    size_t n, nv;
+
+    CHECK(czk_zkey_open(&z, zkey_path, &e) == 0 && czk_wtns_open(&w, wtns_path, &e) == 0, "%s", e.msg);
+    n = z.domain_size;
+    nv = z.n_vars;
+    buf = calloc(3 * n + nv, sizeof(czk_fr));
+    pcpu = calloc(z.n_public + 1, sizeof(czk_fr));
+    pcuda = calloc(z.n_public + 1, sizeof(czk_fr));
+    CHECK(buf && pcpu && pcuda, "oom");
+    CHECK(czk_groth16_build_abc(&z, w.w, buf, buf + n, buf + 2 * n, 1) == 0, "build_abc");
+    memcpy(buf + 3 * n, w.w, nv * sizeof(czk_fr));
+    memset(&in, 0, sizeof(in));
+    in.a = (const uint8_t *)buf;
+    in.b = (const uint8_t *)(buf + n);
+    in.c = (const uint8_t *)(buf + 2 * n);
+    in.w = (const uint8_t *)(buf + 3 * n);
+    in.domain_size = n;
+    in.n_vars = nv;
+    memset(&bc, 0, sizeof(bc));
+    bc.n_circuits = 1;
+    bc.zkeys = &zp;
+    bc.threads = 1;
+    bc.contexts = 1;
+    CHECK(czk_backend_cpu_ops.create(&cpu, &bc, &e) == 0 && czk_backend_cpu_ops.copy_in(cpu, 0, 0, &in, &e) == 0 &&
+              czk_backend_cpu_ops.compute(cpu, 0, 0, &ocpu, pcpu, &e) == 0,
+          "cpu: %s", e.msg);
+    mock_cuda_devices = 2;
+    mock_cuda_mem_free_dev1 = (size_t)1 << 20;
+    bc.contexts = 4; /* context i on GPU i % 2 */
+    CHECK(czk_backend_open("cuda", 0, &bc, &ops, &cuda, &e) == 0, "create with one GPU short of memory: %s", e.msg);
+    CHECK(ops->serves, "the cuda backend says which contexts serve a circuit");
+    for (unsigned ctx = 0; ctx < 4; ctx++) {
+        int on0 = ops->device_of(cuda, ctx) == 0;
+        CHECK(ops->serves(cuda, ctx, 0) == on0, "context %u (GPU %u) serves: %d", ctx, ops->device_of(cuda, ctx),
+              ops->serves(cuda, ctx, 0));
+        if (!on0) {
+            memset(&e, 0, sizeof(e));
+            CHECK(ops->copy_in(cuda, ctx, 0, &in, &e) == -EINVAL && strstr(e.msg, "not resident"),
+                  "copy_in on a GPU without the key: %s", e.msg);
+            continue;
+        }
+        memset(&ocuda, 0xa5, sizeof(ocuda));
+        CHECK(ops->copy_in(cuda, ctx, 0, &in, &e) == 0 && ops->compute(cuda, ctx, 0, &ocuda, pcuda, &e) == 0,
+              "context %u: %s", ctx, e.msg);
+        same_out(&ocuda, &ocpu, pcuda, pcpu, z.n_public, "partial residency");
+    }
+    ops->remove_key(cuda, 0);
+    CHECK(!ops->serves(cuda, 0, 0), "a removed key is served nowhere");
+    ops->destroy(cuda);
+    /* room on neither GPU: -ENOMEM saying so */
+    mock_cuda_mem_free = (size_t)1 << 20;
+    CHECK(czk_backend_open("cuda", 0, &bc, &ops, &cuda, &e) == -ENOMEM && strstr(e.msg, "fit on no GPU"),
+          "no room anywhere: %s", e.msg);
+    mock_cuda_mem_free = (size_t)8 << 30;
+    mock_cuda_mem_free_dev1 = 0;
+    mock_cuda_devices = 1;
+    czk_backend_cpu_ops.destroy(cpu);
+    free(buf);
+    free(pcpu);
+    free(pcuda);
+    czk_wtns_close(&w);
+    czk_zkey_close(&z);
+}
 
 static int test_mock(const char *zkey_path, const char *wtns_path)
 {
@@ -345,6 +424,7 @@ static int test_mock(const char *zkey_path, const char *wtns_path)
     ops->destroy(b);
     mock_cuda_devices = 1;
     czk_zkey_close(&z);
+    partial_residency(zkey_path, wtns_path);
     /* the real comparison, counting callbacks: one per copy_in */
     unsigned long before = mock_cuda_callbacks;
     compare_one(zkey_path, wtns_path);

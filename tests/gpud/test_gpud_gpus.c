@@ -17,7 +17,13 @@
  *   - with every device lost, accepted partitions wait READY (never failed)
  *     and the job's STATUS reason says why;
  *   - gpud_busy per device and for all devices together against a
- *     brute-force count over random spans (finished and running).
+ *     brute-force count over random spans (finished and running);
+ *   - a READY partition goes to an idle context on the NUMA node of its
+ *     pool first (backend device_numa), even when the other device is less
+ *     busy, and to the other device only when that node's are all busy;
+ *   - a context that does not serve the circuit (backend serves: its GPU
+ *     lacks the key) gets none of its partitions: they wait READY for a
+ *     context that does.
  */
 #include "tests/gpud/harness.h"
 
@@ -76,6 +82,7 @@ static void compute(gpud *g, gpud_work *w, int rc, const char *why)
     snprintf(w->err.msg, sizeof(w->err.msg), "%s", why ? why : "");
     for (size_t i = 0; i < sizeof(w->out); i++)
         ((uint8_t *)&w->out)[i] = (uint8_t)t_rand64();
+    w->out.curve = CZK_CURVE_BLS12_381;
     w->t_computed = t_clock;
     gpud_work_computed(g, w);
 }
@@ -249,6 +256,7 @@ static void test_spread_and_loss(void)
               sr[1].gpu_busy_pct < (double)(spans[0] + spans[1]) * 100.0 / 60.0 + 1e-6,
           "all devices busy %.6f%%", sr[1].gpu_busy_pct);
     CHECK(!sr[1].gpus[0].has_mem, "memory reported without a device_mem op");
+    CHECK(!sr[1].gpus[0].has_numa && !sr[1].gpus[1].has_numa, "a NUMA node reported without a device_numa op");
 
     /* 3. the last device goes too: accepted work waits, never fails */
     uint64_t last = t_submit(g, cl, 0, 1);
@@ -365,12 +373,116 @@ static void test_busy(void)
     free(dir);
 }
 
+/* device d on NUMA node d; contexts of device 1 do not serve circuit 0 when
+ * fake_no_key_on_1 is set */
+static int fake_no_key_on_1;
+static int fake_numa(const czk_backend *b, unsigned dev)
+{
+    (void)b;
+    return (int)dev;
+}
+static int fake_serves(const czk_backend *b, unsigned ctx, unsigned circuit)
+{
+    return !(fake_no_key_on_1 && circuit == 0 && fake_device_of(b, ctx) == 1);
+}
+static const czk_backend_ops placed_ops = {
+    .name = "fake", .device_of = fake_device_of, .device_numa = fake_numa, .serves = fake_serves};
+
+static void test_placement(void)
+{
+    char *dir = t_tmpdir();
+    czk_error e = {0};
+    gpud *g = t_gpud_new(dir, 8, 4, 0);
+    t_conn *sc = t_conn_new(), *fin = t_conn_new(), *cl = t_conn_new();
+    gpud_synth *s;
+    gpud_work *w[4];
+
+    t_nkicked = 0;
+    g->bops = &placed_ops;
+    CHECK(gpud_gpus_setup(g, &e) == 0, "gpud_gpus_setup: %s", e.msg);
+    CHECK(g->gpus[0].numa == 0 && g->gpus[1].numa == 1, "device NUMA nodes %d, %d", g->gpus[0].numa, g->gpus[1].numa);
+    g->pools[0].node = 1; /* the pool is on device 1's node */
+    s = gpud_synth_attach(g, T_CONN(sc), 302, 0);
+    gpud_finalizer_attach(g, T_CONN(fin), 9);
+
+    /* 1. near first: both of device 1's contexts, then device 0 */
+    t_submit(g, cl, 1, 3);
+    t_turn(g);
+    for (int i = 0; i < 3; i++) {
+        CHECK(fill_assigned(g, s, 1) == 1, "slot %d filled", i);
+        t_turn(g);
+        w[i] = take_kick();
+        CHECK(w[i] != NULL, "partition %d started", i);
+    }
+    if (w[0] && w[1] && w[2])
+        CHECK(w[0]->dev == 1 && w[1]->dev == 1 && w[2]->dev == 0,
+              "placement %u %u %u: want the pool's node (device 1) first, then device 0", w[0]->dev, w[1]->dev,
+              w[2]->dev);
+    for (int i = 0; i < 3; i++)
+        if (w[i]) {
+            t_copied(g, w[i], 0);
+            t_computed(g, w[i], 0);
+        }
+    t_turn(g);
+    t_check(g);
+
+    /* 2. device 1 lacks circuit 0's key: its partitions wait for device 0 */
+    fake_no_key_on_1 = 1;
+    t_nkicked = 0;
+    t_submit(g, cl, 1, 3);
+    t_turn(g);
+    CHECK(fill_assigned(g, s, 3) == 3, "three slots filled");
+    t_turn(g);
+    w[1] = take_kick();
+    w[0] = take_kick();
+    CHECK(w[0] && w[1] && w[0]->dev == 0 && w[1]->dev == 0, "the two started partitions are not both on device 0");
+    CHECK(take_kick() == NULL, "a partition went to a context that does not serve its circuit");
+    if (w[0] && w[1]) {
+        t_copied(g, w[0], 0);
+        t_computed(g, w[0], 0);
+        t_turn(g);
+        w[2] = take_kick();
+        CHECK(w[2] && w[2]->dev == 0, "the waiting partition did not go to device 0's free context");
+        t_copied(g, w[1], 0);
+        t_computed(g, w[1], 0);
+        if (w[2]) {
+            t_copied(g, w[2], 0);
+            t_computed(g, w[2], 0);
+        }
+    }
+    t_turn(g);
+    t_check(g);
+    {
+        czk_status_reply *sr = calloc(2, sizeof(*sr));
+        uint8_t *body = malloc(CZK_MSG_MAX_RECORD);
+        int n;
+        CHECK(sr && body, "oom");
+        gpud_status_busy(g, &sr[0], t_clock);
+        n = czk_schema_encode(&czk_schema_status_reply, &sr[0], body, CZK_MSG_MAX_RECORD, &e);
+        CHECK(n > 0 && czk_schema_decode(&czk_schema_status_reply, body, (size_t)n, &sr[1], &e) == 0, "STATUS: %s",
+              e.msg);
+        CHECK(sr[1].n_gpus == 2 && sr[1].gpus[0].has_numa && sr[1].gpus[0].numa == 0 && sr[1].gpus[1].has_numa &&
+                  sr[1].gpus[1].numa == 1,
+              "STATUS NUMA nodes: %d/%d %d/%d", sr[1].gpus[0].has_numa, sr[1].gpus[0].numa, sr[1].gpus[1].has_numa,
+              sr[1].gpus[1].numa);
+        free(sr);
+        free(body);
+    }
+    fake_no_key_on_1 = 0;
+    t_gpud_free(g);
+    t_conn_free(sc);
+    t_conn_free(fin);
+    t_conn_free(cl);
+    t_rmtree(dir);
+}
+
 int main(void)
 {
     czk_log_init("test_gpud_gpus", 3);
     t_seed("test_gpud_gpus");
     test_spread_and_loss();
     test_busy();
+    test_placement();
     if (t_failures) {
         fprintf(stderr, "test_gpud_gpus: %d checks failed\n", t_failures);
         return 1;
