@@ -4,28 +4,31 @@
 # backend) + czk-synth + czk-finalizer, against `czk prove --backend cuda` run
 # sequentially on a few of the same witnesses.  Prints proofs/min, GPU busy %,
 # the largest idle gap, per-stage latency and host-to-device rate (from the
-# trace), and checks every proof with `czk verify`.
-# usage: gpu_pipeline.sh BINDIR WORKDIR [LOG] [NPART]
+# trace), and checks every proof with `czk verify`.  CURVE=bn254 runs the same
+# on BN254 (snarkjs bn128; default bls12-381).
+# usage: [CURVE=bn254] gpu_pipeline.sh BINDIR WORKDIR [LOG] [NPART]
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 BIN=$1 W=$2 LOG=${3:-20} NPART=${4:-24}
 CZK=$BIN/czk
 mkdir -p "$W" && cd "$W" || exit 2
-T=$W/p$LOG; rm -rf "$T"; mkdir -p "$T"/{run,state,out,logs}
+CURVE=${CURVE:-bls12-381}
+case $CURVE in bls12-381|bls12381) SUF="" ;; bn254|bn128) SUF=bn ;; *) echo "CURVE: bls12-381 or bn254" >&2; exit 2 ;; esac
+T=$W/p$LOG$SUF; rm -rf "$T"; mkdir -p "$T"/{run,state,out,logs}
 N=$(( (1 << LOG) - 16 ))
 now() { date +%s.%N; }
 calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
 
-if [ ! -f c$LOG.zkey ] || [ ! -f w$LOG.wtns ]; then
+if [ ! -f c$LOG$SUF.zkey ] || [ ! -f w$LOG$SUF.wtns ]; then
     t0=$(now)
-    "$CZK" gen-circuit --constraints $N --publics 2 --bits 0.5 --seed 7 c$LOG.r1cs w$LOG.wtns || exit 2
-    "$CZK" setup c$LOG.r1cs c$LOG.zkey 2>setup.log || { cat setup.log; exit 2; }
+    "$CZK" gen-circuit --curve $CURVE --constraints $N --publics 2 --bits 0.5 --seed 7 c$LOG$SUF.r1cs w$LOG$SUF.wtns || exit 2
+    "$CZK" setup c$LOG$SUF.r1cs c$LOG$SUF.zkey 2>setup.log || { cat setup.log; exit 2; }
     echo "setup of 2^$LOG: $(calc "$(now) - $t0") s"
 fi
 for i in $(seq 0 $((NPART - 1))); do
     # gen-circuit makes one witness per circuit: the partitions share it (proofs
     # still differ by their blinding); the work per partition is the same
-    [ -f w$LOG-$i.wtns ] || cp w$LOG.wtns w$LOG-$i.wtns
+    [ -f w$LOG$SUF-$i.wtns ] || cp w$LOG$SUF.wtns w$LOG$SUF-$i.wtns
 done
 
 cat >"$T/czk.conf" <<CONF
@@ -39,8 +42,8 @@ slots_per_pool = ${SLOTS:-6}
 metrics_port = 0
 [synth]
 threads = 0
-[circuit.c$LOG]
-zkey = $W/c$LOG.zkey
+[circuit.c$LOG$SUF]
+zkey = $W/c$LOG$SUF.zkey
 CONF
 "$BIN/czk-gpud" --config "$T/czk.conf" >"$T/logs/gpud.log" 2>&1 & G=$!
 sleep 1
@@ -55,8 +58,8 @@ sleep 2
 grep -E "backend|uploaded|register" "$T/logs/gpud.log" | head -8
 
 t0=$(now)
-args=(); for i in $(seq 0 $((NPART - 1))); do args+=("$W/w$LOG-$i.wtns"); done
-"$CZK" submit --config "$T/czk.conf" --circuit c$LOG --wait --out "$T/client" "${args[@]}" >"$T/submit.log" 2>&1
+args=(); for i in $(seq 0 $((NPART - 1))); do args+=("$W/w$LOG$SUF-$i.wtns"); done
+"$CZK" submit --config "$T/czk.conf" --circuit c$LOG$SUF --wait --out "$T/client" "${args[@]}" >"$T/submit.log" 2>&1
 rc=$?
 t1=$(now)
 el=$(calc "$t1 - $t0")
@@ -65,8 +68,8 @@ echo "pipeline: $NPART partitions of 2^$LOG in $el s (submit rc=$rc): $(calc "60
 grep -E '"gpu_busy_pct"|"gpu_max_gap_ms"|"proofs_per_minute"' "$T/status.json"
 sed -n '/latency_s/,/}/p' "$T/status.json" | head -12
 "$CZK" trace --config "$T/czk.conf" --out "$T/trace.json" >/dev/null 2>&1 &&
-    python3 "$HERE/trace_stats.py" "$T/trace.json" $(( (3 << LOG) * 32 + $(stat -c %s "$W/w$LOG-0.wtns") ))
-"$CZK" vkey c$LOG.zkey > vk.json
+    python3 "$HERE/trace_stats.py" "$T/trace.json" $(( (3 << LOG) * 32 + $(stat -c %s "$W/w$LOG$SUF-0.wtns") ))
+"$CZK" vkey c$LOG$SUF.zkey > vk.json
 ok=0; for p in $(seq 0 $((NPART - 1))); do
     "$CZK" verify vk.json "$T/client/$p/public.json" "$T/client/$p/proof.json" >/dev/null 2>&1 && ok=$((ok + 1))
 done
@@ -78,7 +81,7 @@ kill $(jobs -p) 2>/dev/null; wait 2>/dev/null
 NS=${NSEQ:-4}; t0=$(now)
 if [ "$NS" -gt 0 ]; then
     for i in $(seq 0 $((NS - 1))); do
-        "$CZK" prove --backend cuda c$LOG.zkey w$LOG-$i.wtns "$T/seq.proof.json" "$T/seq.public.json" 2>>"$T/seq.log" || echo "seq prove failed"
+        "$CZK" prove --backend cuda c$LOG$SUF.zkey w$LOG$SUF-$i.wtns "$T/seq.proof.json" "$T/seq.public.json" 2>>"$T/seq.log" || echo "seq prove failed"
     done
     t1=$(now); el=$(calc "$t1 - $t0")
     echo "sequential czk prove --backend cuda: $NS in $el s: $(calc "60 * $NS / $el") proofs/min"

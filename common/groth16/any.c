@@ -5,6 +5,7 @@
 #include "common/groth16/any.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,17 +48,12 @@ size_t czk_groth16_any_point_bytes(czk_curve_id c, unsigned k)
 
 const void *czk_groth16_any_point(const czk_groth16_any_msm_out *m, unsigned k)
 {
-    if (is_bn(m->curve)) {
-        const czk_groth16_bn254_msm_out *o = &m->u.bn;
-        return k == CZK_G16_PT_A ? (const void *)&o->a : k == CZK_G16_PT_B1 ? (const void *)&o->b1
-                                                       : k == CZK_G16_PT_B2 ? (const void *)&o->b2
-                                                                            : (const void *)&o->c;
-    } else {
-        const czk_groth16_msm_out *o = &m->u.bls;
-        return k == CZK_G16_PT_A ? (const void *)&o->a : k == CZK_G16_PT_B1 ? (const void *)&o->b1
-                                                       : k == CZK_G16_PT_B2 ? (const void *)&o->b2
-                                                                            : (const void *)&o->c;
-    }
+    static const size_t bls[CZK_G16_N_PTS] = {offsetof(czk_groth16_msm_out, a), offsetof(czk_groth16_msm_out, b1),
+                                              offsetof(czk_groth16_msm_out, b2), offsetof(czk_groth16_msm_out, c)};
+    static const size_t bn[CZK_G16_N_PTS] = {
+        offsetof(czk_groth16_bn254_msm_out, a), offsetof(czk_groth16_bn254_msm_out, b1),
+        offsetof(czk_groth16_bn254_msm_out, b2), offsetof(czk_groth16_bn254_msm_out, c)};
+    return (const uint8_t *)&m->u + (is_bn(m->curve) ? bn[k % CZK_G16_N_PTS] : bls[k % CZK_G16_N_PTS]);
 }
 
 int czk_groth16_any_msm_out_set(czk_groth16_any_msm_out *m, czk_curve_id c, const uint8_t *const pts[CZK_G16_N_PTS],

@@ -23,6 +23,9 @@ start_sampler
 for c in multi_bn128 linear_bn128 poseidon_bn128; do
     grep -q "circuit $c: .*BN254" "$T/logs/gpud.log" || bad "gpud did not load circuit $c as a BN254 key"
 done
+"$CZK" status --config "$CONF" >"$T/status.txt" 2>&1
+grep -q "multi_bn128 *ready *bn128 " "$T/status.txt" && grep -q "multi *ready *bls12381 " "$T/status.txt" ||
+    bad "czk status does not name each circuit's curve: $(grep -A8 '^circuits' "$T/status.txt")"
 
 log "a witness of the other curve is refused, naming both"
 if "$CZK" submit --config "$CONF" --circuit multi_bn128 "$FIX/multi/witness.wtns" >"$T/sub.x1" 2>&1; then

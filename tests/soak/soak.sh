@@ -4,7 +4,7 @@
 # then the exactly-once invariant over everything that was accepted.
 #
 # Load: CZK_SOAK_CLIENTS client loops submit jobs of random circuits (the four
-# BLS12-381 fixtures), sizes (1..40 partitions) and lanes; some wait (--wait,
+# BLS12-381 fixtures and two BN254 ones, served by the same daemons), sizes (1..40 partitions) and lanes; some wait (--wait,
 # half of them with --out), the rest fire and forget; some submit a request id
 # again (the same job must answer, "duplicate") or with another partition
 # count (must be refused naming the job); some cancel a job they just
@@ -131,6 +131,10 @@ zkey = $FIX/linear/circuit.zkey
 zkey = $FIX/poseidon/circuit.zkey
 [circuit.range]
 zkey = $FIX/range/circuit.zkey
+[circuit.multi_bn128]
+zkey = $FIX/multi_bn128/circuit.zkey
+[circuit.poseidon_bn128]
+zkey = $FIX/poseidon_bn128/circuit.zkey
 CONF
 
 # The journal's history: gpud's supervisor snapshots the journal before each
@@ -247,12 +251,15 @@ sampler() {
 sampler & SAMPLER_PID=$!
 
 # ------------------------------------------------------------ clients ---
-CIRCUITS="linear range poseidon multi"
+# (public.json tells an orphan's circuit: these fixtures' public signals all differ)
+CIRCUITS="linear range poseidon multi multi_bn128 poseidon_bn128"
 # the picks set variables (not $(...): a subshell's RANDOM would not advance ours)
-pick_job() { # circ: linear 35%, range 35%, poseidon 15%, multi 15%; np: 1..4 70%, 5..16 25%, 17..40 5%
+pick_job() { # circ: linear 30%, range 30%, poseidon 10%, multi 10%, multi_bn128 10%, poseidon_bn128 10%;
+             # np: 1..4 70%, 5..16 25%, 17..40 5%
     local r=$((RANDOM % 100))
-    if [ $r -lt 35 ]; then circ=linear; elif [ $r -lt 70 ]; then circ=range
-    elif [ $r -lt 85 ]; then circ=poseidon; else circ=multi; fi
+    if [ $r -lt 30 ]; then circ=linear; elif [ $r -lt 60 ]; then circ=range
+    elif [ $r -lt 70 ]; then circ=poseidon; elif [ $r -lt 80 ]; then circ=multi
+    elif [ $r -lt 90 ]; then circ=multi_bn128; else circ=poseidon_bn128; fi
     r=$((RANDOM % 100))
     if [ $r -lt 70 ]; then np=$((1 + RANDOM % 4)); elif [ $r -lt 95 ]; then np=$((5 + RANDOM % 12))
     else np=$((17 + RANDOM % 24)); fi
