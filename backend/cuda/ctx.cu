@@ -114,6 +114,9 @@ static int ctx_alloc(czk_cuda_ctx *ctx, const czk_cuda_cfg *cfg)
     ctx->max_log_n = cfg->max_log_n;
     ctx->max_msm_n = cfg->max_msm_n;
     ctx->enable_g2 = cfg->enable_g2;
+    if (cfg->curves & ~(CZK_CUDA_CURVE_BLS12_381 | CZK_CUDA_CURVE_BN254))
+        return czk_cuda_errf_(-EINVAL, "unknown curves in mask 0x%x", cfg->curves);
+    ctx->curves = cfg->curves ? cfg->curves : CZK_CUDA_CURVE_BLS12_381;
     CZK_CU(cudaSetDevice(ctx->device));
     CZK_CU(cudaDeviceGetAttribute(&ctx->sm_count, cudaDevAttrMultiProcessorCount, ctx->device));
     for (int i = 0; i < CZK_CUDA_NSTREAMS; i++) {
@@ -153,6 +156,8 @@ extern "C" void czk_cuda_ctx_free(czk_cuda_ctx *ctx)
     }
     cudaFree(ctx->tw);
     cudaFree(ctx->ninv);
+    cudaFree(ctx->bn_tw);
+    cudaFree(ctx->bn_ninv);
     cudaFree(ctx->ntt_tmp);
     cudaFree(ctx->test_buf);
     for (int i = 0; i < CZK_CUDA_NSTREAMS; i++) {
@@ -278,15 +283,18 @@ template <class F> __global__ void k_test_mul(F *r, const F *a, const F *b, size
     }
 }
 
-__global__ void k_test_fp_addsub(fp_t *r, const fp_t *a, const fp_t *b, size_t n, int op)
+/* op 0: a + b, 1: a - b, 2: a^2 */
+template <class F> __global__ void k_test_op(F *r, const F *a, const F *b, size_t n, int op)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n) {
-        fp_t x = a[i], y = b[i], z;
+        F x = a[i], y = b[i], z;
         if (op == 0)
             add(z, x, y);
-        else
+        else if (op == 1)
             sub(z, x, y);
+        else
+            sqr(z, x);
         r[i] = z;
     }
 }
@@ -303,6 +311,7 @@ static int test_scratch(czk_cuda_ctx *ctx, size_t bytes)
     return 0;
 }
 
+/* op < 0: product, else k_test_op's op */
 template <class F, class H>
 static int run_test_mul(czk_cuda_ctx *ctx, H *r, const H *a, const H *b, size_t n, int op)
 {
@@ -319,7 +328,7 @@ static int run_test_mul(czk_cuda_ctx *ctx, H *r, const H *a, const H *b, size_t 
     if (op < 0)
         k_test_mul<F><<<blocks, 128, 0, s>>>(d, d + n, d + 2 * n, n);
     else
-        k_test_fp_addsub<<<blocks, 128, 0, s>>>((fp_t *)d, (fp_t *)(d + n), (fp_t *)(d + 2 * n), n, op);
+        k_test_op<F><<<blocks, 128, 0, s>>>(d, d + n, d + 2 * n, n, op);
     CZK_CU_LAUNCH("test kernel");
     CZK_CU(cudaMemcpyAsync(r, d, n * sizeof(F), cudaMemcpyDeviceToHost, s));
     CZK_CU(cudaStreamSynchronize(s));
@@ -342,4 +351,33 @@ extern "C" int czk_cuda_test_fp_addsub(czk_cuda_ctx *ctx, czk_fp *r, const czk_f
                                        int op)
 {
     return run_test_mul<fp_t>(ctx, r, a, b, n, op ? 1 : 0);
+}
+extern "C" int czk_cuda_test_bn254_fr_mul(czk_cuda_ctx *ctx, czk_bn254_fr *r, const czk_bn254_fr *a,
+                                          const czk_bn254_fr *b, size_t n)
+{
+    return run_test_mul<bn_fr_t>(ctx, r, a, b, n, -1);
+}
+extern "C" int czk_cuda_test_bn254_fp_mul(czk_cuda_ctx *ctx, czk_bn254_fp *r, const czk_bn254_fp *a,
+                                          const czk_bn254_fp *b, size_t n)
+{
+    return run_test_mul<bn_fp_t>(ctx, r, a, b, n, -1);
+}
+extern "C" int czk_cuda_test_bn254_fp2_mul(czk_cuda_ctx *ctx, czk_bn254_fp2 *r, const czk_bn254_fp2 *a,
+                                           const czk_bn254_fp2 *b, size_t n)
+{
+    return run_test_mul<bn_fp2_t>(ctx, r, a, b, n, -1);
+}
+extern "C" int czk_cuda_test_bn254_fp_op(czk_cuda_ctx *ctx, czk_bn254_fp *r, const czk_bn254_fp *a,
+                                         const czk_bn254_fp *b, size_t n, int op)
+{
+    if (op < 0 || op > 2)
+        return czk_cuda_errf_(-EINVAL, "test op %d", op);
+    return run_test_mul<bn_fp_t>(ctx, r, a, b, n, op);
+}
+extern "C" int czk_cuda_test_bn254_fr_op(czk_cuda_ctx *ctx, czk_bn254_fr *r, const czk_bn254_fr *a,
+                                         const czk_bn254_fr *b, size_t n, int op)
+{
+    if (op < 0 || op > 2)
+        return czk_cuda_errf_(-EINVAL, "test op %d", op);
+    return run_test_mul<bn_fr_t>(ctx, r, a, b, n, op);
 }

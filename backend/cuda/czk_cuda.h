@@ -9,9 +9,12 @@
  * logged once where detected (common/base/log.h) and the last message is kept
  * per thread for czk_cuda_last_error().
  *
- * Data layout is the host contract (common/crypto/field.h, curve.h) byte for byte:
- * Fr in Montgomery form for NTT inputs, MSM scalars in STANDARD form, affine
- * bases in the zkey layout (all-zero bytes = infinity, skipped).
+ * Data layout is the host contract (common/crypto/field.h, curve.h; for BN254
+ * bn254_field.h, bn254_curve.h) byte for byte: Fr in Montgomery form for NTT
+ * inputs, MSM scalars in STANDARD form, affine bases in the zkey layout
+ * (all-zero bytes = infinity, skipped).  Both curves' Fr elements are 32
+ * bytes, so the context's buffers hold either: a czk_bn254_fr array goes
+ * through czk_cuda_upload_async / czk_cuda_download as (czk_fr *).
  *
  * Threading: a context is used by one host thread at a time (gpud's GPU
  * worker); different contexts may be used concurrently.  All device memory a
@@ -28,6 +31,7 @@
 extern "C" {
 #endif
 
+#include "common/crypto/bn254_curve.h"
 #include "common/crypto/curve.h"
 #include "common/crypto/field.h"
 
@@ -56,7 +60,15 @@ typedef struct czk_cuda_cfg {
     unsigned max_log_n;  /* largest NTT domain, 2^max_log_n (<= CZK_CUDA_MAX_LOG_N) */
     size_t max_msm_n;    /* largest MSM size (G1 and G2) */
     int enable_g2;       /* size MSM scratch for G2 as well (twice the bucket memory) */
+    unsigned curves;     /* CZK_CUDA_CURVE_* mask of the curves served; 0: BLS12-381 only */
 } czk_cuda_cfg;
+
+/* A context holds NTT twiddles only for the curves in cfg.curves (BN254's
+ * up to 2^min(max_log_n, 27), its Fr having 2-adicity 28); the MSM
+ * workspace is shared, sized for the largest point of the curves served.
+ * Calls for a curve the context does not serve fail with -EINVAL. */
+#define CZK_CUDA_CURVE_BLS12_381 1u
+#define CZK_CUDA_CURVE_BN254 2u
 
 #define CZK_CUDA_MAX_LOG_N 28
 
@@ -138,12 +150,51 @@ int czk_cuda_msm_g2_host(czk_cuda_ctx *ctx, const czk_cuda_bases *b, const czk_f
 /* window size the MSM uses for n terms (for benchmarks and logs) */
 unsigned czk_cuda_msm_window_bits(size_t n, int g2);
 
+/* ---- BN254 (snarkjs "bn128"): the same operations over BN254's fields and
+ * groups, on a context created with CZK_CUDA_CURVE_BN254 in cfg.curves.
+ * NTT roots are snarkjs's (w[28] = 5^((r-1)/2^28), w[k-1] = w[k]^2, as
+ * common/crypto/bn254_ntt.h): forward/inverse NTT up to 2^min(max_log_n, 28),
+ * odd coset and h up to 2^min(max_log_n, 27).  Buffers as above (32-byte
+ * elements).  Bases handles are per curve: passing BLS12-381 bases to a BN254
+ * MSM (or back) fails with -EINVAL; czk_cuda_bases_free / _len serve both. ---- */
+int czk_cuda_bn254_ntt_dev(czk_cuda_ctx *ctx, unsigned log_n, int inverse);
+int czk_cuda_bn254_ntt_to_odd_coset_dev(czk_cuda_ctx *ctx, unsigned log_n);
+int czk_cuda_bn254_compute_h_dev(czk_cuda_ctx *ctx, unsigned log_n);
+int czk_cuda_bn254_ntt(czk_cuda_ctx *ctx, czk_bn254_fr *a, unsigned log_n, int inverse);
+int czk_cuda_bn254_compute_h(czk_cuda_ctx *ctx, const czk_bn254_fr *a, const czk_bn254_fr *b,
+                             const czk_bn254_fr *c, czk_bn254_fr *h, unsigned log_n);
+int czk_cuda_bn254_bases_upload_g1(czk_cuda_ctx *ctx, czk_cuda_bases **b, const czk_bn254_g1_aff *pts, size_t n);
+int czk_cuda_bn254_bases_upload_g2(czk_cuda_ctx *ctx, czk_cuda_bases **b, const czk_bn254_g2_aff *pts, size_t n);
+/* as czk_cuda_bases_place, with BN254 point sizes (64 bytes G1, 128 G2) */
+int czk_cuda_bn254_bases_place(czk_cuda_ctx *ctx, czk_cuda_bases **b, void *dev, const void *pts, size_t n,
+                               int g2);
+int czk_cuda_bn254_msm_g1(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, int scalar_buf,
+                          size_t scalar_off, size_t n, czk_bn254_g1 *r);
+int czk_cuda_bn254_msm_g2(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, int scalar_buf,
+                          size_t scalar_off, size_t n, czk_bn254_g2 *r);
+int czk_cuda_bn254_msm_g1_host(czk_cuda_ctx *ctx, const czk_cuda_bases *b, const czk_bn254_fr *scalars, size_t n,
+                               czk_bn254_g1 *r);
+int czk_cuda_bn254_msm_g2_host(czk_cuda_ctx *ctx, const czk_cuda_bases *b, const czk_bn254_fr *scalars, size_t n,
+                               czk_bn254_g2 *r);
+
 /* ---- self-test entry points (tests compare these with the CPU field) ---- */
 int czk_cuda_test_fr_mul(czk_cuda_ctx *ctx, czk_fr *r, const czk_fr *a, const czk_fr *b, size_t n);
 int czk_cuda_test_fp_mul(czk_cuda_ctx *ctx, czk_fp *r, const czk_fp *a, const czk_fp *b, size_t n);
 int czk_cuda_test_fp2_mul(czk_cuda_ctx *ctx, czk_fp2 *r, const czk_fp2 *a, const czk_fp2 *b, size_t n);
 /* op: 0 add, 1 sub (Fp), checks the non-multiplicative paths too */
 int czk_cuda_test_fp_addsub(czk_cuda_ctx *ctx, czk_fp *r, const czk_fp *a, const czk_fp *b, size_t n, int op);
+/* BN254: products (Fp, Fr, Fp2), squares (op 2) and add/sub (op 0/1) of Fp and Fr */
+int czk_cuda_test_bn254_fr_mul(czk_cuda_ctx *ctx, czk_bn254_fr *r, const czk_bn254_fr *a, const czk_bn254_fr *b,
+                               size_t n);
+int czk_cuda_test_bn254_fp_mul(czk_cuda_ctx *ctx, czk_bn254_fp *r, const czk_bn254_fp *a, const czk_bn254_fp *b,
+                               size_t n);
+int czk_cuda_test_bn254_fp2_mul(czk_cuda_ctx *ctx, czk_bn254_fp2 *r, const czk_bn254_fp2 *a,
+                                const czk_bn254_fp2 *b, size_t n);
+/* op: 0 a + b, 1 a - b, 2 a^2 (b unused) */
+int czk_cuda_test_bn254_fp_op(czk_cuda_ctx *ctx, czk_bn254_fp *r, const czk_bn254_fp *a, const czk_bn254_fp *b,
+                              size_t n, int op);
+int czk_cuda_test_bn254_fr_op(czk_cuda_ctx *ctx, czk_bn254_fr *r, const czk_bn254_fr *a, const czk_bn254_fr *b,
+                              size_t n, int op);
 
 #ifdef __cplusplus
 }

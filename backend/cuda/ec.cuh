@@ -1,9 +1,12 @@
 /*
- * ec.cuh — BLS12-381 G1/G2 point arithmetic on the device, for MSM buckets.
+ * ec.cuh — G1/G2 point arithmetic on the device, for MSM buckets, as
+ * templates over the coordinate field: BLS12-381 (fp_t, fp2_t) and BN254
+ * (bn_fp_t, bn_fp2_t), both y^2 = x^3 + b with a = 0 (b is never used).
  *
  * Affine points are the zkey layout (x then y, Montgomery, all-zero bytes =
  * infinity), so a czk_g1_aff / czk_g2_aff array is an aff_t<fp_t> /
- * aff_t<fp2_t> array on the device.  Buckets use XYZZ coordinates
+ * aff_t<fp2_t> array on the device (czk_bn254_g1_aff / _g2_aff: aff_t<bn_fp_t>
+ * / aff_t<bn_fp2_t>).  Buckets use XYZZ coordinates
  * (x = X/ZZ, y = Y/ZZZ, ZZ^3 = ZZZ^2; ZZ == 0 is infinity) with the EFD
  * formulas madd-2008-s, add-2008-s and dbl-2008-s-1 for a = 0; every
  * addition handles the doubling and the P + (-P) cases.  Results leave as
@@ -21,6 +24,8 @@ template <class F> struct jac_t { F x, y, z; };
 static_assert(sizeof(aff_t<fp_t>) == 96, "G1 affine layout");
 static_assert(sizeof(aff_t<fp2_t>) == 192, "G2 affine layout");
 static_assert(sizeof(jac_t<fp_t>) == 144, "G1 Jacobian layout");
+static_assert(sizeof(aff_t<bn_fp_t>) == 64, "BN254 G1 affine layout");
+static_assert(sizeof(aff_t<bn_fp2_t>) == 128, "BN254 G2 affine layout");
 
 template <class F> FF_DEV void xyzz_set_inf(xyzz_t<F> &p)
 {

@@ -15,6 +15,8 @@
  * default G2 first level): each lane computes a whole Fp2 product of an
  * independent pair by Karatsuba with lazy reduction, three plain products and
  * two reductions.
+ * Everything is a template over the base field B of Fp2 (fp_t for
+ * BLS12-381, bn_fp_t for BN254).
  */
 #ifndef CZK_CUDA_EC_PAIR_CUH
 #define CZK_CUDA_EC_PAIR_CUH
@@ -35,38 +37,38 @@ FF_DEV p2ctx p2_ctx()
     return x;
 }
 
-FF_DEV fp_t p2_other(const p2ctx &k, const fp_t &a)
+template <class B> FF_DEV B p2_other(const p2ctx &k, const B &a)
 {
-    fp_t r;
+    B r;
 #pragma unroll
-    for (int j = 0; j < 12; j++)
+    for (int j = 0; j < ff_traits<B>::N; j++)
         r.v[j] = __shfl_xor_sync(k.mask, a.v[j], 1);
     return r;
 }
 
-FF_DEV fp_t p2_sel(bool s, const fp_t &a, const fp_t &b)
+template <class B> FF_DEV B p2_sel(bool s, const B &a, const B &b)
 {
-    fp_t r;
+    B r;
 #pragma unroll
-    for (int j = 0; j < 12; j++)
+    for (int j = 0; j < ff_traits<B>::N; j++)
         r.v[j] = s ? a.v[j] : b.v[j];
     return r;
 }
 
 /* this lane's component of affine G2 base i (4 Fp words: x.c0 x.c1 y.c0 y.c1) */
-FF_DEV aff_t<fp_t> p2_ld_aff(const p2ctx &k, const aff_t<fp2_t> *bases, uint32_t i)
+template <class B> FF_DEV aff_t<B> p2_ld_aff(const p2ctx &k, const aff_t<fp2x<B>> *bases, uint32_t i)
 {
-    const fp_t *B = reinterpret_cast<const fp_t *>(bases) + 4 * (size_t)i;
-    aff_t<fp_t> p;
-    p.x = ld_global(B + k.c);
-    p.y = ld_global(B + 2 + k.c);
+    const B *P = reinterpret_cast<const B *>(bases) + 4 * (size_t)i;
+    aff_t<B> p;
+    p.x = ld_global(P + k.c);
+    p.y = ld_global(P + 2 + k.c);
     return p;
 }
 
 /* this lane's component of an XYZZ G2 sum into out[i] */
-FF_DEV void p2_st_xyzz(const p2ctx &k, xyzz_t<fp2_t> *out, uint32_t i, const xyzz_t<fp_t> &acc)
+template <class B> FF_DEV void p2_st_xyzz(const p2ctx &k, xyzz_t<fp2x<B>> *out, uint32_t i, const xyzz_t<B> &acc)
 {
-    fp_t *O = reinterpret_cast<fp_t *>(out + i);
+    B *O = reinterpret_cast<B *>(out + i);
     st_global(O + k.c, acc.x);
     st_global(O + 2 + k.c, acc.y);
     st_global(O + 4 + k.c, acc.zz);
@@ -74,14 +76,14 @@ FF_DEV void p2_st_xyzz(const p2ctx &k, xyzz_t<fp2_t> *out, uint32_t i, const xyz
 }
 
 /* the affine point infinity (all four words zero), agreed over the pair */
-FF_DEV bool p2_aff_is_inf(const p2ctx &k, const aff_t<fp_t> &p)
+template <class B> FF_DEV bool p2_aff_is_inf(const p2ctx &k, const aff_t<B> &p)
 {
     unsigned z = (is_zero(p.x) && is_zero(p.y)) ? 1u : 0u;
     return (z & __shfl_xor_sync(k.mask, z, 1)) != 0;
 }
 
 /* both components zero */
-FF_DEV bool p2_is_zero(const p2ctx &k, const fp_t &a)
+template <class B> FF_DEV bool p2_is_zero(const p2ctx &k, const B &a)
 {
     unsigned z = is_zero(a) ? 1u : 0u;
     return (z & __shfl_xor_sync(k.mask, z, 1)) != 0;
@@ -89,35 +91,35 @@ FF_DEV bool p2_is_zero(const p2ctx &k, const fp_t &a)
 
 /* r = a * b in Fp2 (r may alias a or b): both lanes take b0 and b1 from the
  * pair, then lane c computes a_c b0 and a_(1-c) b1 */
-FF_DEV void p2_mul(const p2ctx &k, fp_t &r, const fp_t &a, const fp_t &b)
+template <class B> FF_DEV void p2_mul(const p2ctx &k, B &r, const B &a, const B &b)
 {
     const unsigned base = (threadIdx.x & 31) & ~1u;
-    fp_t b0, b1;
+    B b0, b1;
 #pragma unroll
-    for (int j = 0; j < 12; j++) {
+    for (int j = 0; j < ff_traits<B>::N; j++) {
         b0.v[j] = __shfl_sync(k.mask, b.v[j], base);
         b1.v[j] = __shfl_sync(k.mask, b.v[j], base + 1);
     }
-    fp_t x, y;
+    B x, y;
     mul(x, a, b0);                 /* lane 0: a0 b0, lane 1: a1 b0 */
     mul(y, p2_other(k, a), b1);    /* lane 0: a1 b1, lane 1: a0 b1 */
-    fp_t s, d;
+    B s, d;
     add(s, x, y);
     sub(d, x, y);
     r = p2_sel(k.c != 0, s, d);
 }
 
 /* r = a^2 in Fp2: lane 0 (a0+a1)(a0-a1), lane 1 2 a0 a1 */
-FF_DEV void p2_sqr(const p2ctx &k, fp_t &r, const fp_t &a)
+template <class B> FF_DEV void p2_sqr(const p2ctx &k, B &r, const B &a)
 {
     const bool one = k.c != 0;
-    fp_t ao = p2_other(k, a);
-    fp_t s, d;
+    B ao = p2_other(k, a);
+    B s, d;
     add(s, a, ao);
     sub(d, a, ao);
-    fp_t x;
+    B x;
     mul(x, p2_sel(one, a, s), p2_sel(one, ao, d));
-    fp_t x2;
+    B x2;
     dbl(x2, x);
     r = p2_sel(one, x2, x);
 }
@@ -131,19 +133,18 @@ FF_DEV void p2_sqr(const p2ctx &k, fp_t &r, const fp_t &a)
  * written).  LAZY: the three products unreduced and two reductions
  * (fp2_mul_lazy), about 2.5 multiplications' worth of multiply instructions
  * instead of 3. */
-template <bool LAZY = false>
-FF_DEV void p2_mul2(const p2ctx &k, fp_t &ra, fp_t &rb, const fp_t &a, const fp_t &b, const fp_t &e,
-                    const fp_t &f)
+template <bool LAZY = false, class B>
+FF_DEV void p2_mul2(const p2ctx &k, B &ra, B &rb, const B &a, const B &b, const B &e, const B &f)
 {
     const bool one = k.c != 0;
-    const fp_t rx = p2_other(k, p2_sel(one, a, e)), ry = p2_other(k, p2_sel(one, b, f));
-    const fp_t x0 = p2_sel(one, rx, a), x1 = p2_sel(one, e, rx);
-    const fp_t y0 = p2_sel(one, ry, b), y1 = p2_sel(one, f, ry);
-    fp_t r0, r1;
+    const B rx = p2_other(k, p2_sel(one, a, e)), ry = p2_other(k, p2_sel(one, b, f));
+    const B x0 = p2_sel(one, rx, a), x1 = p2_sel(one, e, rx);
+    const B y0 = p2_sel(one, ry, b), y1 = p2_sel(one, f, ry);
+    B r0, r1;
     if (LAZY) {
-        fp2_mul_lazy<12>(r0.v, r1.v, x0.v, x1.v, y0.v, y1.v, c_fp_mod, CZK_FP_NINV32);
+        fp2_mul_lazy<ff_traits<B>::N>(r0.v, r1.v, x0.v, x1.v, y0.v, y1.v, ff_traits<B>::mod(), ff_traits<B>::ninv);
     } else {
-        fp_t sx, sy, m0, m1, m2;
+        B sx, sy, m0, m1, m2;
         add(sx, x0, x1);
         add(sy, y0, y1);
         mul(m0, x0, y0);
@@ -153,13 +154,13 @@ FF_DEV void p2_mul2(const p2ctx &k, fp_t &ra, fp_t &rb, const fp_t &a, const fp_
         sub(r1, m2, m0);
         sub(r1, r1, m1);            /* c1 = (x0 + x1)(y0 + y1) - x0 y0 - x1 y1 */
     }
-    const fp_t rr = p2_other(k, p2_sel(one, r0, r1));
+    const B rr = p2_other(k, p2_sel(one, r0, r1));
     ra = p2_sel(one, rr, r0);
     rb = p2_sel(one, r1, rr);
 }
 
 /* the Montgomery one of Fp2, this thread's component */
-FF_DEV void p2_set_one(const p2ctx &k, fp_t &r)
+template <class B> FF_DEV void p2_set_one(const p2ctx &k, B &r)
 {
     set_one(r);
     if (k.c)
@@ -167,9 +168,9 @@ FF_DEV void p2_set_one(const p2ctx &k, fp_t &r)
 }
 
 /* mdbl-2008-s-1 from an affine point: p <- 2q */
-FF_DEV void p2_xyzz_dbl_aff(const p2ctx &k, xyzz_t<fp_t> &p, const aff_t<fp_t> &q)
+template <class B> FF_DEV void p2_xyzz_dbl_aff(const p2ctx &k, xyzz_t<B> &p, const aff_t<B> &q)
 {
-    fp_t u, v, w, s, m, t;
+    B u, v, w, s, m, t;
     dbl(u, q.y);
     p2_sqr(k, v, u);
     p2_mul(k, w, u, v);
@@ -195,7 +196,7 @@ FF_DEV void p2_xyzz_dbl_aff(const p2ctx &k, xyzz_t<fp_t> &p, const aff_t<fp_t> &
  * (U2 | S2, PPP | Q, ZZ | ZZZ, R (Q - X3) | Y1 PPP): 14 Fp multiplications
  * per lane instead of 18; KARA 2: the same pairs with lazy reduction
  * (p2_mul2<true>). */
-template <int KARA = 0> FF_DEV void p2_xyzz_add_aff(const p2ctx &k, xyzz_t<fp_t> &p, const aff_t<fp_t> &q)
+template <int KARA = 0, class B> FF_DEV void p2_xyzz_add_aff(const p2ctx &k, xyzz_t<B> &p, const aff_t<B> &q)
 {
     constexpr bool LZ = KARA == 2;
     if (p2_is_zero(k, p.zz)) {
@@ -205,7 +206,7 @@ template <int KARA = 0> FF_DEV void p2_xyzz_add_aff(const p2ctx &k, xyzz_t<fp_t>
         p2_set_one(k, p.zzz);
         return;
     }
-    fp_t pp, r, t, ppp;
+    B pp, r, t, ppp;
     if (KARA) {
         p2_mul2<LZ>(k, pp, r, q.x, p.zz, q.y, p.zzz);
     } else {

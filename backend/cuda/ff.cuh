@@ -1,11 +1,18 @@
 /*
- * ff.cuh — BLS12-381 field arithmetic on the device: Fp (381 bits, 12 x 32-bit
- * limbs), Fr (255 bits, 8 x 32-bit limbs) and Fp2 = Fp[u]/(u^2+1).
+ * ff.cuh — field arithmetic on the device for the two curves: BLS12-381 Fp
+ * (381 bits, 12 x 32-bit limbs, fp_t), Fr (255 bits, 8 limbs, fr_t) and
+ * Fp2 = Fp[u]/(u^2+1) (fp2_t); BN254 Fp and Fr (254 bits, 8 limbs each,
+ * bn_fp_t and bn_fr_t) and Fp2 = Fp[u]/(u^2+1) (bn_fp2_t).
  *
- * Representation is the host contract of common/crypto/field.h reinterpreted as
- * 32-bit words: Montgomery form (R = 2^384 for Fp, 2^256 for Fr), least
- * significant word first, fully reduced.  A czk_fp array in host memory is
- * therefore a fp_t array on the device byte for byte.
+ * Representation is the host contract of common/crypto/field.h and
+ * bn254_field.h reinterpreted as 32-bit words: Montgomery form (R = 2^384 for
+ * BLS12-381 Fp, 2^256 for the 8-limb fields), least significant word first,
+ * fully reduced.  A czk_fp (czk_bn254_fp) array in host memory is therefore a
+ * fp_t (bn_fp_t) array on the device byte for byte.
+ *
+ * The operations are templates over the field type, which take the word
+ * count, modulus, one and -p^-1 mod 2^32 from ff_traits<F>; Fp2 is one
+ * template over its base field.
  *
  * Multiplication is Montgomery CIOS with the even/odd column split
  * (mont_mul_eo: two independent carry chains per row, which ptxas turns into
@@ -14,8 +21,9 @@
  * mont_mul_cios behind -DCZK_CUDA_FF_CIOS=1); squaring computes the
  * off-diagonal products once (mont_sqr_eo).  For Fp2 products there is also
  * a lazily reduced Karatsuba (fp2_mul_lazy: three plain 2N-word products,
- * mul_wide_eo, and two reductions, mont_redc_eo).  Both moduli are below
- * 2^(32N-1), so one conditional subtraction finishes.  The carry primitives
+ * mul_wide_eo, and two reductions, mont_redc_eo).  Every modulus here is
+ * below 2^(32N-1) (BLS12-381: 381 < 383 and 255 < 255 + 1 bits; BN254: 254
+ * < 255 bits), so one conditional subtraction finishes.  The carry primitives
  * are volatile asm so the front end keeps the chains in order; on the host
  * they are emulated, and tests/cuda/test_cuda_ff_emul checks the algorithms
  * against GMP without a GPU.
@@ -27,11 +35,19 @@
 
 struct fp_t { uint32_t v[12]; };
 struct fr_t { uint32_t v[8]; };
-struct fp2_t { fp_t c0, c1; };
+/* Fp2 = B[u]/(u^2+1) over the base field B: c0 + c1 u, c0 first (zkey order) */
+template <class B> struct fp2x { B c0, c1; };
+typedef fp2x<fp_t> fp2_t;
+/* BN254: distinct types so overloads keep the curves apart */
+struct bn_fp_t { uint32_t v[8]; };
+struct bn_fr_t { uint32_t v[8]; };
+typedef fp2x<bn_fp_t> bn_fp2_t;
 
 static_assert(sizeof(fp_t) == 48, "fp_t layout");
 static_assert(sizeof(fr_t) == 32, "fr_t layout");
 static_assert(sizeof(fp2_t) == 96, "fp2_t layout");
+static_assert(sizeof(bn_fp_t) == 32 && sizeof(bn_fr_t) == 32, "BN254 field layout");
+static_assert(sizeof(bn_fp2_t) == 64, "BN254 fp2 layout");
 
 /* moduli, Montgomery one, -p^-1 mod 2^32 (values checked against common/crypto/field_impl.h) */
 __constant__ static const uint32_t c_fp_mod[12] = {
@@ -48,6 +64,18 @@ __constant__ static const uint32_t c_fr_one[8] = {
     0xecbc4ff5, 0x998c4fef, 0xacc5056f, 0x1824b159};
 #define CZK_FP_NINV32 0xfffcfffdu
 #define CZK_FR_NINV32 0xffffffffu
+/* BN254 (values checked against common/crypto/bn254_fp.c, bn254_fr.c; the
+ * -p^-1 by tests/cuda/test_cuda_ff_emul) */
+__constant__ static const uint32_t c_bn_fp_mod[8] = {
+    0xd87cfd47, 0x3c208c16, 0x6871ca8d, 0x97816a91, 0x8181585d, 0xb85045b6, 0xe131a029, 0x30644e72};
+__constant__ static const uint32_t c_bn_fp_one[8] = {
+    0xc58f0d9d, 0xd35d438d, 0xf5c70b3d, 0x0a78eb28, 0x7879462c, 0x666ea36f, 0x9a07df2f, 0x0e0a77c1};
+__constant__ static const uint32_t c_bn_fr_mod[8] = {
+    0xf0000001, 0x43e1f593, 0x79b97091, 0x2833e848, 0x8181585d, 0xb85045b6, 0xe131a029, 0x30644e72};
+__constant__ static const uint32_t c_bn_fr_one[8] = {
+    0x4ffffffb, 0xac96341c, 0x9f60cd29, 0x36fc7695, 0x7879462e, 0x666ea36f, 0x9a07df2f, 0x0e0a77c1};
+#define CZK_BN_FP_NINV32 0xe4866389u
+#define CZK_BN_FR_NINV32 0xefffffffu
 
 #define FF_DEV static __device__ __forceinline__
 /* the generic N-word helpers below are also host code, where the PTX carry
@@ -92,6 +120,13 @@ FF_PTX2(ff_addc, "addc.u32")
 FF_PTX2(ff_sub_cc, "sub.cc.u32")
 FF_PTX2(ff_subc_cc, "subc.cc.u32")
 FF_PTX2(ff_subc, "subc.u32")
+/* the borrow as a mask (0 or 2^32 - 1): subc with immediate zeros */
+static __device__ __forceinline__ uint32_t ff_borrow_mask()
+{
+    uint32_t r;
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(r));
+    return r;
+}
 #undef FF_PTX2
 #undef FF_PTX3
 #else
@@ -123,6 +158,7 @@ static inline uint32_t ff_subc_cc(uint32_t a, uint32_t b)
     return (uint32_t)d;
 }
 static inline uint32_t ff_subc(uint32_t a, uint32_t b) { return a - b - ff_emu_cc; }
+static inline uint32_t ff_borrow_mask() { return 0u - ff_emu_cc; }
 #endif
 
 FF_HD uint32_t __umulhi_hd(uint32_t a, uint32_t b)
@@ -330,45 +366,48 @@ FF_UNROLL
     cond_sub_p<N>(r, t, mod);
 }
 
+/* r = a + b mod p (a, b < p); the same PTX as inline asm, through the carry
+ * primitives so the host can run it too */
 template <int N>
-FF_DEV void mod_add_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *mod)
+FF_HD void mod_add_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *mod)
 {
     uint32_t t[N], s[N], br;
-    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a[0]), "r"(b[0]));
-#pragma unroll
+    t[0] = ff_add_cc(a[0], b[0]);
+FF_UNROLL
     for (int j = 1; j < N; j++)
-        asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(a[j]), "r"(b[j]));
+        t[j] = ff_addc_cc(a[j], b[j]);
     /* a + b < 2p < 2^(32N): no carry out */
-    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(mod[0]));
-#pragma unroll
+    s[0] = ff_sub_cc(t[0], mod[0]);
+FF_UNROLL
     for (int j = 1; j < N; j++)
-        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(t[j]), "r"(mod[j]));
-    asm volatile("subc.u32 %0, 0, 0;" : "=r"(br));
-#pragma unroll
+        s[j] = ff_subc_cc(t[j], mod[j]);
+    br = ff_borrow_mask();
+FF_UNROLL
     for (int j = 0; j < N; j++)
         r[j] = br ? t[j] : s[j];
 }
 
+/* r = a - b mod p (a, b < p) */
 template <int N>
-FF_DEV void mod_sub_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *mod)
+FF_HD void mod_sub_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *mod)
 {
     uint32_t t[N], br;
-    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a[0]), "r"(b[0]));
-#pragma unroll
+    t[0] = ff_sub_cc(a[0], b[0]);
+FF_UNROLL
     for (int j = 1; j < N; j++)
-        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(a[j]), "r"(b[j]));
-    asm volatile("subc.u32 %0, 0, 0;" : "=r"(br));
+        t[j] = ff_subc_cc(a[j], b[j]);
+    br = ff_borrow_mask();
     /* borrow: add p back (masked) */
     uint32_t m[N];
-#pragma unroll
+FF_UNROLL
     for (int j = 0; j < N; j++)
         m[j] = mod[j] & br;
-    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(t[0]) : "r"(m[0]));
-#pragma unroll
+    t[0] = ff_add_cc(t[0], m[0]);
+FF_UNROLL
     for (int j = 1; j < N - 1; j++)
-        asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[j]) : "r"(m[j]));
-    asm volatile("addc.u32 %0, %0, %1;" : "+r"(t[N - 1]) : "r"(m[N - 1]));
-#pragma unroll
+        t[j] = ff_addc_cc(t[j], m[j]);
+    t[N - 1] = ff_addc(t[N - 1], m[N - 1]);
+FF_UNROLL
     for (int j = 0; j < N; j++)
         r[j] = t[j];
 }
@@ -660,79 +699,75 @@ FF_HD void mont_sqr_n(uint32_t *r, const uint32_t *a, const uint32_t *mod, uint3
         mont_sqr_eo<N>(r, a, mod, ninv);
 }
 
-/* ---- Fp ---- */
-FF_DEV void mul(fp_t &r, const fp_t &a, const fp_t &b) { mont_mul_n<12>(r.v, a.v, b.v, c_fp_mod, CZK_FP_NINV32); }
-FF_DEV void sqr(fp_t &r, const fp_t &a) { mont_sqr_n<12>(r.v, a.v, c_fp_mod, CZK_FP_NINV32); }
-FF_DEV void add(fp_t &r, const fp_t &a, const fp_t &b) { mod_add_n<12>(r.v, a.v, b.v, c_fp_mod); }
-FF_DEV void sub(fp_t &r, const fp_t &a, const fp_t &b) { mod_sub_n<12>(r.v, a.v, b.v, c_fp_mod); }
-FF_DEV void dbl(fp_t &r, const fp_t &a) { mod_add_n<12>(r.v, a.v, a.v, c_fp_mod); }
-FF_DEV bool is_zero(const fp_t &a) { return is_zero_n<12>(a.v); }
-FF_DEV bool eq(const fp_t &a, const fp_t &b) { return eq_n<12>(a.v, b.v); }
-FF_DEV void set_zero(fp_t &r)
-{
-#pragma unroll
-    for (int j = 0; j < 12; j++)
-        r.v[j] = 0;
-}
-FF_DEV void set_one(fp_t &r)
-{
-#pragma unroll
-    for (int j = 0; j < 12; j++)
-        r.v[j] = c_fp_one[j];
-}
-FF_DEV void neg(fp_t &r, const fp_t &a)
-{
-    fp_t z;
-    set_zero(z);
-    sub(r, z, a);
-}
+/* ---- the prime fields (Fp, Fr of both curves): ff_traits<F> gives N words,
+ * the modulus, the Montgomery one and -p^-1 mod 2^32; the operations below
+ * are generic over it. ---- */
+template <class F> struct ff_traits {};
+#define FF_TRAITS(T, NW, MOD, ONE, NINV)                                             \
+    template <> struct ff_traits<T> {                                                 \
+        static constexpr int N = NW;                                                  \
+        static constexpr uint32_t ninv = NINV;                                        \
+        static __device__ __forceinline__ const uint32_t *mod() { return MOD; }       \
+        static __device__ __forceinline__ const uint32_t *one() { return ONE; }       \
+    };
+FF_TRAITS(fp_t, 12, c_fp_mod, c_fp_one, CZK_FP_NINV32)
+FF_TRAITS(fr_t, 8, c_fr_mod, c_fr_one, CZK_FR_NINV32)
+FF_TRAITS(bn_fp_t, 8, c_bn_fp_mod, c_bn_fp_one, CZK_BN_FP_NINV32)
+FF_TRAITS(bn_fr_t, 8, c_bn_fr_mod, c_bn_fr_one, CZK_BN_FR_NINV32)
+#undef FF_TRAITS
 
-/* ---- Fr ---- */
-FF_DEV void mul(fr_t &r, const fr_t &a, const fr_t &b) { mont_mul_n<8>(r.v, a.v, b.v, c_fr_mod, CZK_FR_NINV32); }
-FF_DEV void sqr(fr_t &r, const fr_t &a) { mont_sqr_n<8>(r.v, a.v, c_fr_mod, CZK_FR_NINV32); }
-FF_DEV void add(fr_t &r, const fr_t &a, const fr_t &b) { mod_add_n<8>(r.v, a.v, b.v, c_fr_mod); }
-FF_DEV void sub(fr_t &r, const fr_t &a, const fr_t &b) { mod_sub_n<8>(r.v, a.v, b.v, c_fr_mod); }
-FF_DEV bool is_zero(const fr_t &a) { return is_zero_n<8>(a.v); }
-FF_DEV void set_zero(fr_t &r)
+/* N = ff_traits<F>::N: substitution fails (the overload drops out) for
+ * types without traits, such as fp2x.  All operands Montgomery, fully reduced. */
+#define FF_GEN template <class F, int N = ff_traits<F>::N> FF_DEV
+FF_GEN void mul(F &r, const F &a, const F &b) { mont_mul_n<N>(r.v, a.v, b.v, ff_traits<F>::mod(), ff_traits<F>::ninv); }
+FF_GEN void sqr(F &r, const F &a) { mont_sqr_n<N>(r.v, a.v, ff_traits<F>::mod(), ff_traits<F>::ninv); }
+FF_GEN void add(F &r, const F &a, const F &b) { mod_add_n<N>(r.v, a.v, b.v, ff_traits<F>::mod()); }
+FF_GEN void sub(F &r, const F &a, const F &b) { mod_sub_n<N>(r.v, a.v, b.v, ff_traits<F>::mod()); }
+FF_GEN void dbl(F &r, const F &a) { mod_add_n<N>(r.v, a.v, a.v, ff_traits<F>::mod()); }
+FF_GEN bool is_zero(const F &a) { return is_zero_n<N>(a.v); }
+FF_GEN bool eq(const F &a, const F &b) { return eq_n<N>(a.v, b.v); }
+FF_GEN void set_zero(F &r)
 {
 #pragma unroll
-    for (int j = 0; j < 8; j++)
+    for (int j = 0; j < N; j++)
         r.v[j] = 0;
 }
-FF_DEV void set_one(fr_t &r)
+FF_GEN void set_one(F &r)
 {
 #pragma unroll
-    for (int j = 0; j < 8; j++)
-        r.v[j] = c_fr_one[j];
+    for (int j = 0; j < N; j++)
+        r.v[j] = ff_traits<F>::one()[j];
 }
-FF_DEV void neg(fr_t &r, const fr_t &a)
+FF_GEN void neg(F &r, const F &a)
 {
-    fr_t z;
+    F z;
     set_zero(z);
     sub(r, z, a);
 }
 /* Montgomery -> standard form: multiply by the plain integer 1 */
-FF_DEV void from_mont(fr_t &r, const fr_t &a)
+FF_GEN void from_mont(F &r, const F &a)
 {
-    fr_t one;
+    F one;
     set_zero(one);
     one.v[0] = 1;
     mul(r, a, one);
 }
+#undef FF_GEN
 
-/* ---- Fp2 = Fp[u]/(u^2+1) ---- */
-FF_DEV void add(fp2_t &r, const fp2_t &a, const fp2_t &b) { add(r.c0, a.c0, b.c0); add(r.c1, a.c1, b.c1); }
-FF_DEV void sub(fp2_t &r, const fp2_t &a, const fp2_t &b) { sub(r.c0, a.c0, b.c0); sub(r.c1, a.c1, b.c1); }
-FF_DEV void dbl(fp2_t &r, const fp2_t &a) { dbl(r.c0, a.c0); dbl(r.c1, a.c1); }
-FF_DEV void neg(fp2_t &r, const fp2_t &a) { neg(r.c0, a.c0); neg(r.c1, a.c1); }
-FF_DEV bool is_zero(const fp2_t &a) { return is_zero(a.c0) && is_zero(a.c1); }
-FF_DEV bool eq(const fp2_t &a, const fp2_t &b) { return eq(a.c0, b.c0) && eq(a.c1, b.c1); }
-FF_DEV void set_zero(fp2_t &r) { set_zero(r.c0); set_zero(r.c1); }
-FF_DEV void set_one(fp2_t &r) { set_one(r.c0); set_zero(r.c1); }
+/* ---- Fp2 = B[u]/(u^2+1), any base field B ---- */
+#define FF2 template <class B> FF_DEV
+FF2 void add(fp2x<B> &r, const fp2x<B> &a, const fp2x<B> &b) { add(r.c0, a.c0, b.c0); add(r.c1, a.c1, b.c1); }
+FF2 void sub(fp2x<B> &r, const fp2x<B> &a, const fp2x<B> &b) { sub(r.c0, a.c0, b.c0); sub(r.c1, a.c1, b.c1); }
+FF2 void dbl(fp2x<B> &r, const fp2x<B> &a) { dbl(r.c0, a.c0); dbl(r.c1, a.c1); }
+FF2 void neg(fp2x<B> &r, const fp2x<B> &a) { neg(r.c0, a.c0); neg(r.c1, a.c1); }
+FF2 bool is_zero(const fp2x<B> &a) { return is_zero(a.c0) && is_zero(a.c1); }
+FF2 bool eq(const fp2x<B> &a, const fp2x<B> &b) { return eq(a.c0, b.c0) && eq(a.c1, b.c1); }
+FF2 void set_zero(fp2x<B> &r) { set_zero(r.c0); set_zero(r.c1); }
+FF2 void set_one(fp2x<B> &r) { set_one(r.c0); set_zero(r.c1); }
 /* Karatsuba: (a0 + a1 u)(b0 + b1 u) = a0b0 - a1b1 + ((a0+a1)(b0+b1) - a0b0 - a1b1) u */
-FF_DEV void mul(fp2_t &r, const fp2_t &a, const fp2_t &b)
+FF2 void mul(fp2x<B> &r, const fp2x<B> &a, const fp2x<B> &b)
 {
-    fp_t t0, t1, s0, s1;
+    B t0, t1, s0, s1;
     mul(t0, a.c0, b.c0);
     mul(t1, a.c1, b.c1);
     add(s0, a.c0, a.c1);
@@ -743,14 +778,15 @@ FF_DEV void mul(fp2_t &r, const fp2_t &a, const fp2_t &b)
     sub(r.c1, s0, t1);
 }
 /* (a0 + a1 u)^2 = (a0+a1)(a0-a1) + 2 a0 a1 u */
-FF_DEV void sqr(fp2_t &r, const fp2_t &a)
+FF2 void sqr(fp2x<B> &r, const fp2x<B> &a)
 {
-    fp_t s, d, m;
+    B s, d, m;
     add(s, a.c0, a.c1);
     sub(d, a.c0, a.c1);
     mul(m, a.c0, a.c1);
     mul(r.c0, s, d);
     dbl(r.c1, m);
 }
+#undef FF2
 
 #endif

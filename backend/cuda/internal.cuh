@@ -67,6 +67,7 @@ struct czk_cuda_ctx {
     unsigned max_log_n;
     size_t max_msm_n;
     int enable_g2;
+    unsigned curves;          /* CZK_CUDA_CURVE_* served (cfg's mask, 0 read as BLS12-381) */
     cudaStream_t st[CZK_CUDA_NSTREAMS];
     cudaStream_t copy;
     cudaEvent_t buf_ready[4]; /* recorded after each upload into a buffer */
@@ -75,8 +76,14 @@ struct czk_cuda_ctx {
     cudaEvent_t done[CZK_CUDA_NSTREAMS];
     fr_t *buf[4];
     size_t buf_len[4];
-    fr_t *tw;       /* tw[h + j] = w_{2h}^j, h = 1, 2, ..., 2^max_log_n */
-    fr_t *ninv;     /* ninv[k] = 2^-k (Montgomery), k = 0..32 */
+    fr_t *tw;       /* BLS12-381: tw[h + j] = w_{2h}^j, h = 1, 2, ..., 2^max_log_n (NULL without the curve) */
+    fr_t *ninv;     /* ninv[k] = 2^-k (Montgomery), k = 0..32, then w[k] at 33 + k */
+    /* BN254 (only with CZK_CUDA_CURVE_BN254): the same tables over its Fr,
+     * levels h up to 2^bn_tw_log, bn_tw_log = min(max_log_n, 27) (w_{2h} must
+     * exist: 2-adicity 28) */
+    bn_fr_t *bn_tw;
+    bn_fr_t *bn_ninv;
+    unsigned bn_tw_log;
     fr_t *ntt_tmp;  /* czk_cuda_ntt_dev's out-of-place buffer, ntt_tmp_len elements, allocated on first use */
     size_t ntt_tmp_len;
     struct czk_msm_ws msm;
@@ -86,6 +93,7 @@ struct czk_cuda_ctx {
 
 struct czk_cuda_bases {
     czk_cuda_ctx *ctx;
+    unsigned curve; /* CZK_CUDA_CURVE_* */
     int g2;
     int borrowed; /* pts belongs to someone else (czk_cuda_bases_place): not freed here */
     size_t n;
@@ -97,5 +105,12 @@ int czk_cuda_ntt_init_(czk_cuda_ctx *ctx);
 /* msm.cu */
 int czk_cuda_msm_init_(czk_cuda_ctx *ctx);
 void czk_cuda_msm_free_(czk_cuda_ctx *ctx);
+/* "BLS12-381" / "BN254" for messages */
+const char *czk_cuda_curve_name_(unsigned curve);
+/* a bases handle of n affine points of the curve and group: over dev (the
+ * caller's memory, not freed with the handle) or, dev NULL, over memory
+ * allocated here; pts (may be NULL with dev) is copied in first */
+int czk_cuda_bases_new_(czk_cuda_ctx *ctx, czk_cuda_bases **out, void *dev, const void *pts, size_t n,
+                        unsigned curve, int g2);
 
 #endif

@@ -1,6 +1,9 @@
 /*
- * ntt.cu — NTT over Fr on the device with snarkjs's roots of unity
- * (w[32] = 5^((r-1)/2^32), w[k-1] = w[k]^2), and the Groth16 h step.
+ * ntt.cu — NTT over Fr on the device with snarkjs's roots of unity, and the
+ * Groth16 h step, for both curves: BLS12-381 (fr_t, w[32] = 5^((r-1)/2^32))
+ * and BN254 (bn_fr_t, w[28] = 5^((r-1)/2^28)), w[k-1] = w[k]^2.  The kernels
+ * are templates over the field F; each curve has its own twiddle table in the
+ * context (ntt_tab).
  *
  * Structure: radix-2 stages grouped into passes of up to NTT_KMAX stages;
  * one block loads the 2^k elements a pass couples (stride 2^lo) into shared
@@ -17,9 +20,11 @@
  * writes a second buffer (ctx->ntt_tmp); the last pass writes back.  Without
  * that buffer (CZK_CUDA_NTT_FUSE=0, or its allocation failed) a separate tiled
  * bit-reversal pass runs first and the passes work in place.
- * Twiddles: one table tw[h + j] = w_{2h}^j for every power of two h up to
- * 2^max_log_n (2 * 2^max_log_n elements, independent of the transform size);
- * inverse twiddles are w_{2h}^-j = -tw[2h - j] (j > 0), so one table serves both.
+ * Twiddles: one table per curve, tw[h + j] = w_{2h}^j for every power of two
+ * h up to 2^max_log_n (BN254: up to 2^min(max_log_n, 27), its Fr having no
+ * root of order 2^29), 2 * 2^max_log_n elements, independent of the transform
+ * size; inverse twiddles are w_{2h}^-j = -tw[2h - j] (j > 0), so one table
+ * serves both.
  */
 #include <stdlib.h>
 
@@ -32,16 +37,38 @@ __constant__ static const uint32_t c_w32[8] = {0x0c17f47c, 0x9cab6d5c, 0xfd4b71e
                                                0x471dd505, 0x0d6db230, 0x743a3b6a, 0x3f0ee990};
 __constant__ static const uint32_t c_inv2[8] = {0xffffffff, 0x00000000, 0x0001a401, 0xac425bfd,
                                                 0xf65e27fa, 0xccc627f7, 0xd66282b7, 0x0c1258ac};
+/* BN254: w[28] = 5^((r-1)/2^28) (CZK_BN254_FR_ROOT_2_28) and 1/2, Montgomery */
+__constant__ static const uint32_t c_bn_w28[8] = {0x80d13d9c, 0x636e7355, 0x2445ffd6, 0xa22bf374,
+                                                  0x1eb203d8, 0x56452ac0, 0x2963f9e7, 0x1860ef94};
+__constant__ static const uint32_t c_bn_inv2[8] = {0x1ffffffe, 0x783c14d8, 0x0c8d1edd, 0xaf982f6f,
+                                                   0xfcfd4f45, 0x8f5f7492, 0x3d9cbfac, 0x1f37631a};
 
-/* consts[0..32] = 2^-k, consts[33..65] = w[k] */
-__global__ void k_ntt_consts(fr_t *consts)
+/* the 2-adicity of the field, its primitive 2^ADICITY-th root and 1/2 */
+template <class F> struct ntt_field;
+template <> struct ntt_field<fr_t> {
+    static constexpr int ADICITY = 32;
+    static __device__ __forceinline__ const uint32_t *w_top() { return c_w32; }
+    static __device__ __forceinline__ const uint32_t *inv2() { return c_inv2; }
+};
+template <> struct ntt_field<bn_fr_t> {
+    static constexpr int ADICITY = 28;
+    static __device__ __forceinline__ const uint32_t *w_top() { return c_bn_w28; }
+    static __device__ __forceinline__ const uint32_t *inv2() { return c_bn_inv2; }
+};
+
+/* consts[0..32] = 2^-k, consts[33..65] = w[k] (zero above the 2-adicity) */
+template <class F> __global__ void k_ntt_consts(F *consts)
 {
-    fr_t x, inv2;
+    F x, inv2;
     for (int j = 0; j < 8; j++) {
-        x.v[j] = c_w32[j];
-        inv2.v[j] = c_inv2[j];
+        x.v[j] = ntt_field<F>::w_top()[j];
+        inv2.v[j] = ntt_field<F>::inv2()[j];
     }
     for (int k = 32; k >= 0; k--) {
+        if (k > ntt_field<F>::ADICITY) {
+            set_zero(consts[33 + k]);
+            continue;
+        }
         consts[33 + k] = x;
         sqr(x, x);
     }
@@ -53,57 +80,95 @@ __global__ void k_ntt_consts(fr_t *consts)
 }
 
 /* level 2h of the twiddle table from level h: w_{4h}^{2j} = w_{2h}^j, w_{4h}^{2j+1} = w_{2h}^j w_{4h} */
-__global__ void k_tw_level(fr_t *tw, const fr_t *consts, size_t h, unsigned log4h)
+template <class F> __global__ void k_tw_level(F *tw, const F *consts, size_t h, unsigned log4h)
 {
     size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (j >= h)
         return;
-    fr_t x = tw[h + j], w = consts[33 + log4h], y;
+    F x = tw[h + j], w = consts[33 + log4h], y;
     mul(y, x, w);
     tw[2 * h + 2 * j] = x;
     tw[2 * h + 2 * j + 1] = y;
 }
 
-__global__ void k_tw_one(fr_t *tw)
+template <class F> __global__ void k_tw_one(F *tw)
 {
-    fr_t one;
+    F one;
     set_one(one);
     tw[1] = one;
-    fr_t z;
+    F z;
     set_zero(z);
     tw[0] = z;
 }
 
-int czk_cuda_ntt_init_(czk_cuda_ctx *ctx)
+/* the constants and the twiddle table of one curve, levels h up to 2^log */
+template <class F> static int tw_init(F **consts, F **tw, unsigned log, cudaStream_t s)
 {
-    size_t n = (size_t)1 << ctx->max_log_n;
-    CZK_CU(cudaMalloc((void **)&ctx->ninv, 66 * sizeof(fr_t)));
-    CZK_CU(cudaMalloc((void **)&ctx->tw, 2 * n * sizeof(fr_t)));
-    cudaStream_t s = ctx->st[0];
-    k_ntt_consts<<<1, 1, 0, s>>>(ctx->ninv);
+    size_t n = (size_t)1 << log;
+    CZK_CU(cudaMalloc((void **)consts, 66 * sizeof(F)));
+    CZK_CU(cudaMalloc((void **)tw, 2 * n * sizeof(F)));
+    k_ntt_consts<F><<<1, 1, 0, s>>>(*consts);
     CZK_CU_LAUNCH("k_ntt_consts");
-    k_tw_one<<<1, 1, 0, s>>>(ctx->tw);
+    k_tw_one<F><<<1, 1, 0, s>>>(*tw);
     CZK_CU_LAUNCH("k_tw_one");
     unsigned lg = 0;
     for (size_t h = 1; h < n; h *= 2, lg++) {
         unsigned blocks = (unsigned)((h + 255) / 256);
-        k_tw_level<<<blocks, 256, 0, s>>>(ctx->tw, ctx->ninv, h, lg + 2);
+        k_tw_level<F><<<blocks, 256, 0, s>>>(*tw, *consts, h, lg + 2);
         CZK_CU_LAUNCH("k_tw_level");
     }
     CZK_CU(cudaStreamSynchronize(s));
     return 0;
 }
 
-/* shared memory holds 2^k elements limb-major: word l of element i at sh[l * S + i] */
-FF_DEV fr_t sh_load(const uint32_t *sh, unsigned S, unsigned i)
+int czk_cuda_ntt_init_(czk_cuda_ctx *ctx)
 {
-    fr_t x;
+    int rc;
+    if ((ctx->curves & CZK_CUDA_CURVE_BLS12_381) &&
+        (rc = tw_init<fr_t>(&ctx->ninv, &ctx->tw, ctx->max_log_n, ctx->st[0])))
+        return rc;
+    if (ctx->curves & CZK_CUDA_CURVE_BN254) {
+        /* the top level holds w_{2^(log+1)}: BN254's Fr has 2^28-th roots at most */
+        ctx->bn_tw_log = ctx->max_log_n < 27 ? ctx->max_log_n : 27;
+        if ((rc = tw_init<bn_fr_t>(&ctx->bn_ninv, &ctx->bn_tw, ctx->bn_tw_log, ctx->st[0])))
+            return rc;
+    }
+    return 0;
+}
+
+/* one curve's tables as the transforms see them: twiddles and constants,
+ * the largest NTT and the largest odd coset / h (its w_{2n} in the table) */
+template <class F> struct ntt_tab {
+    const F *tw, *consts;
+    unsigned max_log, coset_log;
+};
+
+static int ntt_tables(czk_cuda_ctx *ctx, ntt_tab<fr_t> *t)
+{
+    if (!ctx->tw)
+        return czk_cuda_errf_(-EINVAL, "ntt: context created without BLS12-381");
+    *t = {ctx->tw, ctx->ninv, ctx->max_log_n, ctx->max_log_n};
+    return 0;
+}
+
+static int ntt_tables(czk_cuda_ctx *ctx, ntt_tab<bn_fr_t> *t)
+{
+    if (!ctx->bn_tw)
+        return czk_cuda_errf_(-EINVAL, "ntt: context created without BN254");
+    *t = {ctx->bn_tw, ctx->bn_ninv, ctx->max_log_n, ctx->bn_tw_log};
+    return 0;
+}
+
+/* shared memory holds 2^k elements limb-major: word l of element i at sh[l * S + i] */
+template <class F> FF_DEV F sh_load(const uint32_t *sh, unsigned S, unsigned i)
+{
+    F x;
 #pragma unroll
     for (int l = 0; l < 8; l++)
         x.v[l] = sh[l * S + i];
     return x;
 }
-FF_DEV void sh_store(uint32_t *sh, unsigned S, unsigned i, const fr_t &x)
+template <class F> FF_DEV void sh_store(uint32_t *sh, unsigned S, unsigned i, const F &x)
 {
 #pragma unroll
     for (int l = 0; l < 8; l++)
@@ -111,11 +176,11 @@ FF_DEV void sh_store(uint32_t *sh, unsigned S, unsigned i, const fr_t &x)
 }
 
 /* w_{2h}^j or its inverse, from the table */
-template <bool INV> FF_DEV fr_t twiddle(const fr_t *tw, size_t h, size_t j)
+template <bool INV, class F> FF_DEV F twiddle(const F *tw, size_t h, size_t j)
 {
     if (!INV || j == 0)
         return ld_global(tw + h + j);
-    fr_t w = ld_global(tw + 2 * h - j), r;
+    F w = ld_global(tw + 2 * h - j), r;
     neg(r, w);
     return r;
 }
@@ -130,9 +195,9 @@ template <bool INV> FF_DEV fr_t twiddle(const fr_t *tw, size_t h, size_t j)
  * pass.  Block b handles positions c 2^k + i with c = brev(b) on log_n - k
  * bits, whose sources are brev_k(i) 2^(log_n - k) + b: the blocks that run at
  * the same time read neighbouring elements of each stride-2^(log_n - k) row. */
-template <bool DIT, bool INV, int BPT, bool GATHER>
+template <class F, bool DIT, bool INV, int BPT, bool GATHER>
 __global__ void __launch_bounds__(512)
-    k_ntt_pass(const fr_t *src, fr_t *dst, const fr_t *tw, unsigned lo, unsigned k, unsigned log_n)
+    k_ntt_pass(const F *src, F *dst, const F *tw, unsigned lo, unsigned k, unsigned log_n)
 {
     extern __shared__ uint32_t sh[];
     const unsigned S = 1u << k;
@@ -150,7 +215,7 @@ __global__ void __launch_bounds__(512)
     const bool unit = lo == 0;
     if (DIT && unit) {
         for (unsigned u = threadIdx.x; u < S / 2; u += blockDim.x) {
-            fr_t x0, x1, y;
+            F x0, x1, y;
             if (GATHER) {
                 x0 = ld_global(src + GSRC(2 * u));
                 x1 = ld_global(src + GSRC(2 * u + 1));
@@ -175,14 +240,14 @@ __global__ void __launch_bounds__(512)
         const unsigned hl = 1u << m;
         const size_t h = (size_t)hl << lo;
         unsigned i0[BPT];
-        fr_t y0[BPT], y1[BPT];
+        F y0[BPT], y1[BPT];
 #pragma unroll
         for (int q = 0; q < BPT; q++) {
             const unsigned t = threadIdx.x + q * blockDim.x;
             i0[q] = ((t >> m) << (m + 1)) | (t & (hl - 1));
-            fr_t x0 = sh_load(sh, S, i0[q]), x1 = sh_load(sh, S, i0[q] + hl);
+            F x0 = sh_load<F>(sh, S, i0[q]), x1 = sh_load<F>(sh, S, i0[q] + hl);
             const size_t jj = ((size_t)(t & (hl - 1)) << lo) | (b & lowmask);
-            fr_t w = twiddle<INV>(tw, h, jj);
+            F w = twiddle<INV>(tw, h, jj);
             if (DIT) {
                 mul(x1, x1, w);
                 add(y0[q], x0, x1);
@@ -202,7 +267,7 @@ __global__ void __launch_bounds__(512)
     }
     if (!DIT && unit) {
         for (unsigned u = threadIdx.x; u < S / 2; u += blockDim.x) {
-            fr_t x0 = sh_load(sh, S, 2 * u), x1 = sh_load(sh, S, 2 * u + 1), y;
+            F x0 = sh_load<F>(sh, S, 2 * u), x1 = sh_load<F>(sh, S, 2 * u + 1), y;
             add(y, x0, x1);
             st_global(dst + base + 2 * u, y);
             sub(y, x0, x1);
@@ -210,7 +275,7 @@ __global__ void __launch_bounds__(512)
         }
     } else {
         for (unsigned j = threadIdx.x; j < S; j += blockDim.x)
-            st_global(dst + base + ((size_t)j << lo), sh_load(sh, S, j));
+            st_global(dst + base + ((size_t)j << lo), sh_load<F>(sh, S, j));
     }
 }
 
@@ -240,23 +305,22 @@ static int ntt_split(unsigned log_n, unsigned ks[8])
     return p;
 }
 
-template <bool DIT, bool INV, bool GATHER>
-static int ntt_launch(const fr_t *src, fr_t *dst, const fr_t *tw, unsigned lo, unsigned k, unsigned log_n,
-                      cudaStream_t s)
+template <bool DIT, bool INV, bool GATHER, class F>
+static int ntt_launch(const F *src, F *dst, const F *tw, unsigned lo, unsigned k, unsigned log_n, cudaStream_t s)
 {
     unsigned threads = 1u << (k - 1);
     size_t blocks = ((size_t)1 << log_n) >> k;
     size_t shm = ((size_t)8 << k) * sizeof(uint32_t);
     if (ntt_bpt(k) == 2)
-        k_ntt_pass<DIT, INV, 2, GATHER><<<(unsigned)blocks, threads / 2, shm, s>>>(src, dst, tw, lo, k, log_n);
+        k_ntt_pass<F, DIT, INV, 2, GATHER><<<(unsigned)blocks, threads / 2, shm, s>>>(src, dst, tw, lo, k, log_n);
     else
-        k_ntt_pass<DIT, INV, 1, GATHER><<<(unsigned)blocks, threads, shm, s>>>(src, dst, tw, lo, k, log_n);
+        k_ntt_pass<F, DIT, INV, 1, GATHER><<<(unsigned)blocks, threads, shm, s>>>(src, dst, tw, lo, k, log_n);
     CZK_CU_LAUNCH("k_ntt_pass");
     return 0;
 }
 
 /* in-place passes over a: DIT from the low bits up, DIF from the high bits down */
-template <bool DIT, bool INV> static int ntt_passes(fr_t *a, const fr_t *tw, unsigned log_n, cudaStream_t s)
+template <bool DIT, bool INV, class F> static int ntt_passes(F *a, const F *tw, unsigned log_n, cudaStream_t s)
 {
     unsigned ks[8];
     int p = ntt_split(log_n, ks);
@@ -277,15 +341,15 @@ template <bool DIT, bool INV> static int ntt_passes(fr_t *a, const fr_t *tw, uns
 /* DIT passes from natural order in a to natural order in a, with the bit
  * reversal folded into the first pass: a -> tmp (gathering), tmp in place,
  * tmp -> a (the last pass); one pass is a -> a (a single block) */
-template <bool INV>
-static int ntt_dit_gather(fr_t *a, fr_t *tmp, const fr_t *tw, unsigned log_n, cudaStream_t s)
+template <bool INV, class F>
+static int ntt_dit_gather(F *a, F *tmp, const F *tw, unsigned log_n, cudaStream_t s)
 {
     unsigned ks[8];
     int p = ntt_split(log_n, ks);
     unsigned lo = 0;
     for (int q = 0; q < p; q++) {
-        const fr_t *src = q == 0 ? a : tmp;
-        fr_t *dst = q == p - 1 ? a : tmp;
+        const F *src = q == 0 ? a : tmp;
+        F *dst = q == p - 1 ? a : tmp;
         int rc = q == 0 ? ntt_launch<true, INV, true>(src, dst, tw, lo, ks[q], log_n, s)
                         : ntt_launch<true, INV, false>(src, dst, tw, lo, ks[q], log_n, s);
         if (rc)
@@ -332,35 +396,35 @@ __global__ void k_bitrev(fr_t *a, unsigned log_n, size_t n)
     }
 }
 
-__global__ void k_scale(fr_t *a, const fr_t *consts, unsigned log_n, size_t n)
+template <class F> __global__ void k_scale(F *a, const F *consts, unsigned log_n, size_t n)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n)
         return;
-    fr_t x = ld_global(a + i), c = consts[log_n];
+    F x = ld_global(a + i), c = consts[log_n];
     mul(x, x, c);
     st_global(a + i, x);
 }
 
 /* bit-reversed coefficients (times n) -> times ninv * w_{2n}^brev(pos) */
-__global__ void k_coset_scale(fr_t *a, const fr_t *tw, const fr_t *consts, unsigned log_n, size_t n)
+template <class F> __global__ void k_coset_scale(F *a, const F *tw, const F *consts, unsigned log_n, size_t n)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n)
         return;
     size_t e = log_n ? (__brev((unsigned)i) >> (32 - log_n)) : 0;
-    fr_t x = ld_global(a + i), w = ld_global(tw + n + e), c = consts[log_n];
+    F x = ld_global(a + i), w = ld_global(tw + n + e), c = consts[log_n];
     mul(w, w, c);
     mul(x, x, w);
     st_global(a + i, x);
 }
 
-__global__ void k_h_join(fr_t *a, const fr_t *b, const fr_t *c, size_t n)
+template <class F> __global__ void k_h_join(F *a, const F *b, const F *c, size_t n)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n)
         return;
-    fr_t x = ld_global(a + i), y = ld_global(b + i), z = ld_global(c + i);
+    F x = ld_global(a + i), y = ld_global(b + i), z = ld_global(c + i);
     mul(x, x, y);
     sub(x, x, z);
     from_mont(x, x);
@@ -431,62 +495,72 @@ static int bitrev(fr_t *a, unsigned log_n, cudaStream_t s)
 
 static inline unsigned grid_for(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
 
-static int check_log(czk_cuda_ctx *ctx, unsigned log_n)
+/* the tables of F's curve and a size check: log_n within 1..max (the NTT)
+ * or 1..coset_log (odd coset, h) */
+template <class F> static int ntt_prep(czk_cuda_ctx *ctx, ntt_tab<F> *t, unsigned log_n, int coset)
 {
-    if (log_n < 1 || log_n > ctx->max_log_n)
-        return czk_cuda_errf_(-EINVAL, "ntt size 2^%u outside 2^1..2^%u of this context", log_n, ctx->max_log_n);
+    int rc = ntt_tables(ctx, t);
+    if (rc)
+        return rc;
+    unsigned max = coset ? t->coset_log : t->max_log;
+    if (log_n < 1 || log_n > max)
+        return czk_cuda_errf_(-EINVAL, "%s size 2^%u outside 2^1..2^%u of this context", coset ? "odd coset" : "ntt",
+                              log_n, max);
     return 0;
 }
 
 /* the odd-coset step on one vector, on stream s */
-static int odd_coset(czk_cuda_ctx *ctx, fr_t *a, unsigned log_n, cudaStream_t s)
+template <class F> static int odd_coset(const ntt_tab<F> &t, F *a, unsigned log_n, cudaStream_t s)
 {
     size_t n = (size_t)1 << log_n;
-    int rc = ntt_passes<false, true>(a, ctx->tw, log_n, s);
+    int rc = ntt_passes<false, true>(a, t.tw, log_n, s);
     if (rc)
         return rc;
-    k_coset_scale<<<grid_for(n, 256), 256, 0, s>>>(a, ctx->tw, ctx->ninv, log_n, n);
+    k_coset_scale<F><<<grid_for(n, 256), 256, 0, s>>>(a, t.tw, t.consts, log_n, n);
     CZK_CU_LAUNCH("k_coset_scale");
-    return ntt_passes<true, false>(a, ctx->tw, log_n, s);
+    return ntt_passes<true, false>(a, t.tw, log_n, s);
 }
 
-extern "C" int czk_cuda_ntt_dev(czk_cuda_ctx *ctx, unsigned log_n, int inverse)
+template <class F> static int ntt_dev(czk_cuda_ctx *ctx, unsigned log_n, int inverse)
 {
-    int rc = check_log(ctx, log_n);
+    ntt_tab<F> t = {};
+    int rc = ntt_prep(ctx, &t, log_n, 0);
     if (rc)
         return rc;
     CZK_CU(cudaSetDevice(ctx->device));
     size_t n = (size_t)1 << log_n;
     cudaStream_t s = ctx->st[0];
-    fr_t *a = ctx->buf[CZK_CUDA_BUF_A];
+    F *a = (F *)ctx->buf[CZK_CUDA_BUF_A];
     CZK_CU(cudaStreamWaitEvent(s, ctx->buf_ready[CZK_CUDA_BUF_A], 0));
-    fr_t *tmp = ntt_tmp(ctx);
-    if (!tmp && (rc = bitrev(a, log_n, s)))
+    F *tmp = (F *)ntt_tmp(ctx);
+    if (!tmp && (rc = bitrev((fr_t *)a, log_n, s)))
         return rc;
     if (inverse) {
-        rc = tmp ? ntt_dit_gather<true>(a, tmp, ctx->tw, log_n, s) : ntt_passes<true, true>(a, ctx->tw, log_n, s);
+        rc = tmp ? ntt_dit_gather<true>(a, tmp, t.tw, log_n, s) : ntt_passes<true, true>(a, t.tw, log_n, s);
         if (rc)
             return rc;
-        k_scale<<<grid_for(n, 256), 256, 0, s>>>(a, ctx->ninv, log_n, n);
+        k_scale<F><<<grid_for(n, 256), 256, 0, s>>>(a, t.consts, log_n, n);
         CZK_CU_LAUNCH("k_scale");
         return 0;
     }
-    return tmp ? ntt_dit_gather<false>(a, tmp, ctx->tw, log_n, s) : ntt_passes<true, false>(a, ctx->tw, log_n, s);
+    return tmp ? ntt_dit_gather<false>(a, tmp, t.tw, log_n, s) : ntt_passes<true, false>(a, t.tw, log_n, s);
 }
 
-extern "C" int czk_cuda_ntt_to_odd_coset_dev(czk_cuda_ctx *ctx, unsigned log_n)
+template <class F> static int odd_coset_dev(czk_cuda_ctx *ctx, unsigned log_n)
 {
-    int rc = check_log(ctx, log_n);
+    ntt_tab<F> t = {};
+    int rc = ntt_prep(ctx, &t, log_n, 1);
     if (rc)
         return rc;
     CZK_CU(cudaSetDevice(ctx->device));
     CZK_CU(cudaStreamWaitEvent(ctx->st[0], ctx->buf_ready[CZK_CUDA_BUF_A], 0));
-    return odd_coset(ctx, ctx->buf[CZK_CUDA_BUF_A], log_n, ctx->st[0]);
+    return odd_coset(t, (F *)ctx->buf[CZK_CUDA_BUF_A], log_n, ctx->st[0]);
 }
 
-extern "C" int czk_cuda_compute_h_dev(czk_cuda_ctx *ctx, unsigned log_n)
+template <class F> static int compute_h_dev(czk_cuda_ctx *ctx, unsigned log_n)
 {
-    int rc = check_log(ctx, log_n);
+    ntt_tab<F> t = {};
+    int rc = ntt_prep(ctx, &t, log_n, 1);
     if (rc)
         return rc;
     CZK_CU(cudaSetDevice(ctx->device));
@@ -494,7 +568,7 @@ extern "C" int czk_cuda_compute_h_dev(czk_cuda_ctx *ctx, unsigned log_n)
     /* a, b, c on three streams, each after its upload */
     for (int i = 0; i < 3; i++) {
         CZK_CU(cudaStreamWaitEvent(ctx->st[i], ctx->buf_ready[i], 0));
-        rc = odd_coset(ctx, ctx->buf[i], log_n, ctx->st[i]);
+        rc = odd_coset(t, (F *)ctx->buf[i], log_n, ctx->st[i]);
         if (rc)
             return rc;
     }
@@ -502,34 +576,79 @@ extern "C" int czk_cuda_compute_h_dev(czk_cuda_ctx *ctx, unsigned log_n)
         CZK_CU(cudaEventRecord(ctx->done[i], ctx->st[i]));
         CZK_CU(cudaStreamWaitEvent(ctx->st[0], ctx->done[i], 0));
     }
-    k_h_join<<<grid_for(n, 256), 256, 0, ctx->st[0]>>>(ctx->buf[0], ctx->buf[1], ctx->buf[2], n);
+    k_h_join<F><<<grid_for(n, 256), 256, 0, ctx->st[0]>>>((F *)ctx->buf[0], (const F *)ctx->buf[1],
+                                                          (const F *)ctx->buf[2], n);
     CZK_CU_LAUNCH("k_h_join");
     return 0;
 }
 
-extern "C" int czk_cuda_ntt(czk_cuda_ctx *ctx, czk_fr *a, unsigned log_n, int inverse)
+/* host wrappers: copy in, compute, copy out (32-byte elements of either curve) */
+template <class F> static int ntt_host(czk_cuda_ctx *ctx, void *a, unsigned log_n, int inverse)
 {
-    int rc = check_log(ctx, log_n);
+    ntt_tab<F> t = {};
+    int rc = ntt_prep(ctx, &t, log_n, 0);
     if (rc)
         return rc;
     size_t n = (size_t)1 << log_n;
-    if ((rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_A, 0, a, n, NULL, NULL)) ||
-        (rc = czk_cuda_ntt_dev(ctx, log_n, inverse)))
+    if ((rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_A, 0, (const czk_fr *)a, n, NULL, NULL)) ||
+        (rc = ntt_dev<F>(ctx, log_n, inverse)))
         return rc;
-    return czk_cuda_download(ctx, CZK_CUDA_BUF_A, 0, a, n);
+    return czk_cuda_download(ctx, CZK_CUDA_BUF_A, 0, (czk_fr *)a, n);
 }
 
+template <class F>
+static int compute_h_host(czk_cuda_ctx *ctx, const void *a, const void *b, const void *c, void *h, unsigned log_n)
+{
+    ntt_tab<F> t = {};
+    int rc = ntt_prep(ctx, &t, log_n, 1);
+    if (rc)
+        return rc;
+    size_t n = (size_t)1 << log_n;
+    if ((rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_A, 0, (const czk_fr *)a, n, NULL, NULL)) ||
+        (rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_B, 0, (const czk_fr *)b, n, NULL, NULL)) ||
+        (rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_C, 0, (const czk_fr *)c, n, NULL, NULL)) ||
+        (rc = compute_h_dev<F>(ctx, log_n)))
+        return rc;
+    return czk_cuda_download(ctx, CZK_CUDA_BUF_A, 0, (czk_fr *)h, n);
+}
+
+extern "C" int czk_cuda_ntt_dev(czk_cuda_ctx *ctx, unsigned log_n, int inverse)
+{
+    return ntt_dev<fr_t>(ctx, log_n, inverse);
+}
+extern "C" int czk_cuda_ntt_to_odd_coset_dev(czk_cuda_ctx *ctx, unsigned log_n)
+{
+    return odd_coset_dev<fr_t>(ctx, log_n);
+}
+extern "C" int czk_cuda_compute_h_dev(czk_cuda_ctx *ctx, unsigned log_n) { return compute_h_dev<fr_t>(ctx, log_n); }
+extern "C" int czk_cuda_ntt(czk_cuda_ctx *ctx, czk_fr *a, unsigned log_n, int inverse)
+{
+    return ntt_host<fr_t>(ctx, a, log_n, inverse);
+}
 extern "C" int czk_cuda_compute_h(czk_cuda_ctx *ctx, const czk_fr *a, const czk_fr *b, const czk_fr *c, czk_fr *h,
                                   unsigned log_n)
 {
-    int rc = check_log(ctx, log_n);
-    if (rc)
-        return rc;
-    size_t n = (size_t)1 << log_n;
-    if ((rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_A, 0, a, n, NULL, NULL)) ||
-        (rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_B, 0, b, n, NULL, NULL)) ||
-        (rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_C, 0, c, n, NULL, NULL)) ||
-        (rc = czk_cuda_compute_h_dev(ctx, log_n)))
-        return rc;
-    return czk_cuda_download(ctx, CZK_CUDA_BUF_A, 0, h, n);
+    return compute_h_host<fr_t>(ctx, a, b, c, h, log_n);
+}
+
+extern "C" int czk_cuda_bn254_ntt_dev(czk_cuda_ctx *ctx, unsigned log_n, int inverse)
+{
+    return ntt_dev<bn_fr_t>(ctx, log_n, inverse);
+}
+extern "C" int czk_cuda_bn254_ntt_to_odd_coset_dev(czk_cuda_ctx *ctx, unsigned log_n)
+{
+    return odd_coset_dev<bn_fr_t>(ctx, log_n);
+}
+extern "C" int czk_cuda_bn254_compute_h_dev(czk_cuda_ctx *ctx, unsigned log_n)
+{
+    return compute_h_dev<bn_fr_t>(ctx, log_n);
+}
+extern "C" int czk_cuda_bn254_ntt(czk_cuda_ctx *ctx, czk_bn254_fr *a, unsigned log_n, int inverse)
+{
+    return ntt_host<bn_fr_t>(ctx, a, log_n, inverse);
+}
+extern "C" int czk_cuda_bn254_compute_h(czk_cuda_ctx *ctx, const czk_bn254_fr *a, const czk_bn254_fr *b,
+                                        const czk_bn254_fr *c, czk_bn254_fr *h, unsigned log_n)
+{
+    return compute_h_host<bn_fr_t>(ctx, a, b, c, h, log_n);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/crypto/bn254_curve.h"
 #include "common/crypto/curve.h"
 #include "common/crypto/field.h"
 #include "backend/cuda/czk_cuda.h"
@@ -58,38 +59,79 @@ static inline void tu_seed(void)
     }
 }
 
-/* uniform below the modulus by rejection; the raw limbs are a valid Montgomery value */
-static inline void tu_rand_fr(czk_fr *x)
+/* uniform below the modulus by rejection (random limbs, top limb masked to
+ * the modulus' bit length); the raw limbs are a valid Montgomery value */
+#define TU_RAND_BELOW(x, limbs, top_mask, canonical)                          \
+    do {                                                                      \
+        for (int i_ = 0; i_ < (limbs); i_++)                                  \
+            (x)->l[i_] = tu_rand();                                           \
+        (x)->l[(limbs) - 1] &= (top_mask);                                    \
+    } while (!canonical(x))
+
+static inline void tu_rand_fr(czk_fr *x) { TU_RAND_BELOW(x, 4, 0x7fffffffffffffffULL, czk_fr_is_canonical); }
+static inline void tu_rand_fp(czk_fp *x) { TU_RAND_BELOW(x, 6, 0x1fffffffffffffffULL, czk_fp_is_canonical); }
+/* BN254: p and r are both 254-bit */
+static inline void tu_rand_bn_fr(czk_bn254_fr *x)
 {
-    do {
-        for (int i = 0; i < 4; i++)
-            x->l[i] = tu_rand();
-        x->l[3] &= 0x7fffffffffffffffULL;
-    } while (!czk_fr_is_canonical(x));
+    TU_RAND_BELOW(x, 4, 0x3fffffffffffffffULL, czk_bn254_fr_is_canonical);
+}
+static inline void tu_rand_bn_fp(czk_bn254_fp *x)
+{
+    TU_RAND_BELOW(x, 4, 0x3fffffffffffffffULL, czk_bn254_fp_is_canonical);
 }
 
-static inline void tu_rand_fp(czk_fp *x)
+/* MSM scalar sets shared by the curves (4 limbs, STANDARD form): random
+ * below r (rand_r), 0/1-mixed (45% 0, 45% 1, 10% random), all zero, all
+ * one, all 2^256 - 1 */
+enum { TU_S_RANDOM, TU_S_BITS, TU_S_ZERO, TU_S_ONE, TU_S_MAX, TU_S_COMMON };
+static inline void tu_scalar(uint64_t l[4], int kind, void (*rand_r)(uint64_t l[4]))
 {
-    do {
-        for (int i = 0; i < 6; i++)
-            x->l[i] = tu_rand();
-        x->l[5] &= 0x1fffffffffffffffULL;
-    } while (!czk_fp_is_canonical(x));
+    uint64_t r = tu_rand() % 100;
+    memset(l, 0, 4 * sizeof l[0]);
+    if (kind == TU_S_RANDOM || (kind == TU_S_BITS && r >= 90))
+        rand_r(l);
+    else if (kind == TU_S_BITS)
+        l[0] = r < 45 ? 0 : 1;
+    else if (kind == TU_S_ONE)
+        l[0] = 1;
+    else if (kind == TU_S_MAX)
+        memset(l, 0xff, 4 * sizeof l[0]);
 }
 
-/* exit 77 unless a GPU is present; otherwise a context */
-static inline czk_cuda_ctx *tu_ctx(unsigned max_log_n, size_t max_msm_n, int g2)
+/* n scalars of 32 bytes (czk_fr or czk_bn254_fr): the common sets above, or
+ * for kind >= TU_S_COMMON each from extra(l) (the test's own set) */
+static inline void tu_scalars(void *s, size_t n, int kind, void (*rand_r)(uint64_t l[4]),
+                              void (*extra)(uint64_t l[4]))
+{
+    uint64_t(*v)[4] = (uint64_t(*)[4])s;
+    for (size_t i = 0; i < n; i++) {
+        if (kind < TU_S_COMMON)
+            tu_scalar(v[i], kind, rand_r);
+        else
+            extra(v[i]);
+    }
+}
+
+/* exit 77 unless a GPU is present; otherwise a context for the curves
+ * (CZK_CUDA_CURVE_* mask, 0: BLS12-381) */
+static inline czk_cuda_ctx *tu_ctx_curves(unsigned max_log_n, size_t max_msm_n, int g2, unsigned curves)
 {
     int n;
     if (czk_cuda_device_count(&n) != 0 || n == 0) {
         printf("no cuda device (%s): skipping\n", czk_cuda_last_error());
         exit(77);
     }
-    czk_cuda_cfg cfg = {.device = 0, .max_log_n = max_log_n, .max_msm_n = max_msm_n, .enable_g2 = g2};
+    czk_cuda_cfg cfg = {
+        .device = 0, .max_log_n = max_log_n, .max_msm_n = max_msm_n, .enable_g2 = g2, .curves = curves};
     czk_cuda_ctx *ctx;
     int rc = czk_cuda_ctx_new(&ctx, &cfg);
     CHECK(rc == 0, "czk_cuda_ctx_new: %d (%s)", rc, czk_cuda_last_error());
     return ctx;
+}
+
+static inline czk_cuda_ctx *tu_ctx(unsigned max_log_n, size_t max_msm_n, int g2)
+{
+    return tu_ctx_curves(max_log_n, max_msm_n, g2, 0);
 }
 
 static inline unsigned tu_env_uint(const char *name, unsigned dflt)

@@ -1,11 +1,14 @@
 /*
  * test_cuda_ff_emul.cu — the device Montgomery multiplications of
  * backend/cuda/ff.cuh (even/odd CIOS, the plain CIOS and the dedicated
- * squaring) run on the CPU, with the
- * PTX carry instructions emulated, against GMP: a b 2^(-32N) mod p for Fp
- * (N = 12) and Fr (N = 8) on random and edge inputs; and the pieces of the
- * lazily reduced Fp2 product (plain wide product, reduction of a wide value,
- * fp2_mul_lazy).  Needs no GPU, so CI
+ * squaring) and the modular additions and subtractions run on the CPU, with
+ * the PTX carry instructions emulated, against GMP: a b 2^(-32N) mod p,
+ * a + b and a - b mod p for BLS12-381 Fp (N = 12) and Fr (N = 8) and BN254 Fp
+ * and Fr (N = 8) on random and edge inputs (0, 1, p - 1, ...); the pieces of
+ * the lazily reduced Fp2 product (plain wide product, reduction of a wide
+ * value, fp2_mul_lazy) and the one-thread Karatsuba Fp2 product (three
+ * Montgomery products and the modular additions, as mul(fp2x) composes them)
+ * for both Fp.  Needs no GPU, so CI
  * checks the algorithms (carry placement, bounds) even where the GPU tests skip.
  */
 #include <gmp.h>
@@ -49,7 +52,7 @@ template <int N> static void check_field(const char *name, const char *phex, uin
     gmp_randstate_t st;
     gmp_randinit_default(st);
     gmp_randseed_ui(st, (unsigned long)t_rand64());
-    int bad_eo = 0, bad_cios = 0, bad_sqr = 0;
+    int bad_eo = 0, bad_cios = 0, bad_sqr = 0, bad_add = 0;
     for (int it = 0; it < iters; it++) {
         int k = it % 8;
         /* edge values first, then random; an input is always < p */
@@ -76,6 +79,22 @@ template <int N> static void check_field(const char *name, const char *phex, uin
         from_limbs<N>(got, rw);
         if (mpz_cmp(got, e) != 0 && bad_eo++ < 3)
             gmp_printf("FAIL %s even/odd: a=%Zx b=%Zx got %Zx want %Zx\n", name, a, b, got, e);
+        /* a + b, a - b, b - a mod p */
+        for (int op = 0; op < 3; op++) {
+            const uint32_t *xw = op == 2 ? bw : aw, *yw = op == 2 ? aw : bw;
+            if (op == 0) {
+                mpz_add(t, a, b);
+                mod_add_n<N>(rw, xw, yw, mod);
+            } else {
+                mpz_sub(t, op == 1 ? a : b, op == 1 ? b : a);
+                mod_sub_n<N>(rw, xw, yw, mod);
+            }
+            mpz_mod(t, t, p);
+            from_limbs<N>(got, rw);
+            if (mpz_cmp(got, t) != 0 && bad_add++ < 3)
+                gmp_printf("FAIL %s %s (op %d): a=%Zx b=%Zx got %Zx want %Zx\n", name, op ? "sub" : "add", op, a, b,
+                           got, t);
+        }
         mont_mul_cios<N>(rw, aw, bw, mod, ninv_macro);
         from_limbs<N>(got, rw);
         if (mpz_cmp(got, e) != 0 && bad_cios++ < 3)
@@ -101,11 +120,20 @@ template <int N> static void check_field(const char *name, const char *phex, uin
         if (mpz_cmp(got, e) != 0 && bad_sqr++ < 3)
             gmp_printf("FAIL %s dedicated square: b=%Zx got %Zx want %Zx\n", name, b, got, e);
     }
-    printf("%s: %d products and squares, mismatches: even/odd %d, cios %d, square %d\n", name, iters, bad_eo,
-           bad_cios, bad_sqr);
-    fails += bad_eo + bad_cios + bad_sqr;
+    printf("%s: %d products, squares, sums and differences, mismatches: even/odd %d, cios %d, square %d, "
+           "add/sub %d\n", name, iters, bad_eo, bad_cios, bad_sqr, bad_add);
+    fails += bad_eo + bad_cios + bad_sqr + bad_add;
     gmp_randclear(st);
     mpz_clears(p, a, b, e, got, R, Rinv, t, NULL);
+}
+
+/* an Fp2 result (r0, r1) differs from (e, f) */
+template <int N> static bool fp2_differs(mpz_t got, const uint32_t *r0, const uint32_t *r1, const mpz_t e, const mpz_t f)
+{
+    from_limbs<N>(got, r0);
+    bool bad = mpz_cmp(got, e) != 0;
+    from_limbs<N>(got, r1);
+    return bad || mpz_cmp(got, f) != 0;
 }
 
 /* the lazy-reduction pieces: the plain 2N-word product of any N-word values,
@@ -187,23 +215,30 @@ template <int N> static void check_wide(const char *name, const char *phex, uint
         mpz_submul(e, b, d);
         mpz_mul(e, e, Rinv);
         mpz_mod(e, e, p);
-        from_limbs<N>(got, rw);
-        int bad = mpz_cmp(got, e) != 0;
         mpz_mul(f, a, d);
         mpz_addmul(f, b, c);
         mpz_mul(f, f, Rinv);
         mpz_mod(f, f, p);
-        from_limbs<N>(got, r1w);
-        bad |= mpz_cmp(got, f) != 0;
-        if (bad && bad_fp2++ < 3)
+        if (fp2_differs<N>(got, rw, r1w, e, f) && bad_fp2++ < 3)
             gmp_printf("FAIL %s fp2 lazy: x=(%Zx, %Zx) y=(%Zx, %Zx)\n", name, a, b, c, d);
+        /* the one-thread Karatsuba of mul(fp2x): t0 = x0 y0, t1 = x1 y1,
+         * s = (x0 + x1)(y0 + y1) mod p, c0 = t0 - t1, c1 = s - t0 - t1 */
+        {
+            uint32_t t0[N], t1[N], s0[N], s1[N];
+            mont_mul_n<N>(t0, x0, y0, mod, ninv);
+            mont_mul_n<N>(t1, x1, y1, mod, ninv);
+            mod_add_n<N>(s0, x0, x1, mod);
+            mod_add_n<N>(s1, y0, y1, mod);
+            mont_mul_n<N>(s0, s0, s1, mod, ninv);
+            mod_sub_n<N>(rw, t0, t1, mod);
+            mod_sub_n<N>(s0, s0, t0, mod);
+            mod_sub_n<N>(r1w, s0, t1, mod);
+            if (fp2_differs<N>(got, rw, r1w, e, f) && bad_fp2++ < 3)
+                gmp_printf("FAIL %s fp2 karatsuba: x=(%Zx, %Zx) y=(%Zx, %Zx)\n", name, a, b, c, d);
+        }
         /* aliasing: results over the first operand */
         fp2_mul_lazy<N>(x0, x1, x0, x1, y0, y1, mod, ninv);
-        from_limbs<N>(got, x0);
-        bad = mpz_cmp(got, e) != 0;
-        from_limbs<N>(got, x1);
-        bad |= mpz_cmp(got, f) != 0;
-        if (bad && bad_fp2++ < 3)
+        if (fp2_differs<N>(got, x0, x1, e, f) && bad_fp2++ < 3)
             gmp_printf("FAIL %s fp2 lazy in place: x=(%Zx, %Zx) y=(%Zx, %Zx)\n", name, a, b, c, d);
     }
     printf("%s: %d wide products, reductions and Fp2 products, mismatches: wide %d, redc %d, fp2 %d\n", name,
@@ -216,11 +251,24 @@ template <int N> static void check_wide(const char *name, const char *phex, uint
 int main(void)
 {
     t_seed("test_cuda_ff_emul"); /* GMP's generators are seeded from it too: CZK_TEST_SEED replays a run */
-    check_field<12>("fp", "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab",
-                    CZK_FP_NINV32, 200000);
-    check_field<8>("fr", "73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001", CZK_FR_NINV32, 200000);
-    check_wide<12>("fp", "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab",
-                   CZK_FP_NINV32, 100000);
-    check_wide<8>("fr", "73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001", CZK_FR_NINV32, 100000);
+    /* BLS12-381 Fp (12 words); the 8-word fields: BLS12-381 Fr, BN254 (snarkjs bn128) Fp and Fr;
+     * wide products and lazy Fp2 for each Fp (and BLS12-381 Fr, as before) */
+    static const char *bls_p = "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab";
+    check_field<12>("fp", bls_p, CZK_FP_NINV32, 200000);
+    check_wide<12>("fp", bls_p, CZK_FP_NINV32, 100000);
+    static const struct {
+        const char *name, *p;
+        uint32_t ninv;
+        int iters, wide_iters;
+    } f8[] = {
+        {"fr", "73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001", CZK_FR_NINV32, 200000, 100000},
+        {"bn254 fp", "30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47", CZK_BN_FP_NINV32, 60000, 40000},
+        {"bn254 fr", "30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001", CZK_BN_FR_NINV32, 60000, 0},
+    };
+    for (const auto &f : f8) {
+        check_field<8>(f.name, f.p, f.ninv, f.iters);
+        if (f.wide_iters)
+            check_wide<8>(f.name, f.p, f.ninv, f.wide_iters);
+    }
     return fails ? 1 : 0;
 }

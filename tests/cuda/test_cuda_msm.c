@@ -14,7 +14,7 @@
 #include "common/crypto/msm.h"
 #include "tests/cuda/cuda_test_util.h"
 
-enum { S_RANDOM, S_BITS, S_ZERO, S_ONE, S_MAX, S_OVER, S_COUNT };
+enum { S_RANDOM = TU_S_RANDOM, S_OVER = TU_S_COMMON, S_COUNT };
 static const char *s_name[] = {"random", "0/1-heavy", "all-zero", "all-one", "all-max", ">= r"};
 
 /* x = a + b as 256-bit integers; returns the carry out */
@@ -42,39 +42,21 @@ static void reduce256(czk_fr *x)
     }
 }
 
+static void rand_scalar_r(uint64_t l[4]) { tu_rand_fr((czk_fr *)l); }
+
+/* S_OVER: a random 256-bit value, plus r when below r (below 2r < 2^256) */
+static void rand_over(uint64_t l[4])
+{
+    czk_fr *x = (czk_fr *)l;
+    for (int j = 0; j < 4; j++)
+        x->l[j] = tu_rand();
+    if (czk_fr_is_canonical(x))
+        CHECK(add256(x, x, &CZK_FR_MOD) == 0, "r + x overflowed");
+}
+
 static void make_scalars(czk_fr *s, size_t n, int kind)
 {
-    for (size_t i = 0; i < n; i++) {
-        memset(&s[i], 0, sizeof s[i]);
-        uint64_t r = tu_rand() % 100;
-        switch (kind) {
-        case S_RANDOM:
-            tu_rand_fr(&s[i]);
-            break;
-        case S_BITS:
-            if (r < 45)
-                s[i].l[0] = 0;
-            else if (r < 90)
-                s[i].l[0] = 1;
-            else
-                tu_rand_fr(&s[i]);
-            break;
-        case S_ZERO:
-            break;
-        case S_ONE:
-            s[i].l[0] = 1;
-            break;
-        case S_MAX:
-            memset(&s[i], 0xff, sizeof s[i]);
-            break;
-        case S_OVER:
-            for (int j = 0; j < 4; j++)
-                s[i].l[j] = tu_rand();
-            if (czk_fr_is_canonical(&s[i])) /* below r: add r (below 2r < 2^256) */
-                CHECK(add256(&s[i], &s[i], &CZK_FR_MOD) == 0, "r + x overflowed");
-            break;
-        }
-    }
+    tu_scalars(s, n, kind, rand_scalar_r, rand_over);
     if (kind == S_OVER && n >= 8) {
         /* r, r + 1, 2r - 1, 2r, 2^256 - 1 (index 1 has an infinity base) */
         czk_fr one = {{1, 0, 0, 0}}, two_r;
@@ -247,7 +229,7 @@ int main(void)
             CHECK(czk_cuda_msm_g2_host(ctx, db2, s, n, &gpu) == 0, "gpu msm g2: %s", czk_cuda_last_error());
             CHECK(czk_msm_g2(&cpu, b2, s, n, 0) == 0, "cpu msm g2");
             CHECK(czk_g2_eq(&gpu, &cpu), "msm g2 2^%u %s: gpu != czk_msm_g2", lg, s_name[kind]);
-            if (lg == 10 && (kind == S_RANDOM || kind == S_BITS || kind == S_OVER)) {
+            if (lg == 10 && (kind == S_RANDOM || kind == TU_S_BITS || kind == S_OVER)) {
                 czk_g2 nv;
                 naive_g2(&nv, b2, s, n);
                 CHECK(czk_g2_eq(&gpu, &nv), "msm g2 2^%u %s: gpu != naive sum", lg, s_name[kind]);

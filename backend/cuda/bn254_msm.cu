@@ -1,0 +1,77 @@
+/*
+ * bn254_msm.cu — G1/G2 multi-scalar multiplication over BN254 (snarkjs
+ * "bn128") on the device: the Pippenger of msm_kernels.cuh (signed digits,
+ * sorted buckets, XYZZ, segmented first level, G2 on lane pairs with lazily
+ * reduced Karatsuba products) instantiated for bn_fp_t / bn_fp2_t.  Its own
+ * translation unit so it compiles next to msm.cu; only the default kernels of
+ * each level are instantiated (CZK_CUDA_MSM_SEG=0 selects the one-task-per-
+ * bucket-piece first level, the other BLS12-381 comparison variants do not
+ * exist here).  The workspace and the bases handles are msm.cu's.
+ */
+#include "backend/cuda/msm_kernels.cuh"
+
+template <>
+struct msm_group<bn_fp_t> : msm_group_base<bn_fp_t, czk_bn254_g1, CZK_CUDA_CURVE_BN254, 0, czk_bn254_g1_set_inf,
+                                           czk_bn254_g1_dbl, czk_bn254_g1_add> {
+    /* BLS12-381's default: segmented, next base prefetched */
+    static const void *level0_seg(unsigned segmode, unsigned &lanes, unsigned &bs)
+    {
+        lanes = 1;
+        bs = 128;
+        return (const void *)k_acc_seg<bn_fp_t, true, 0>;
+    }
+};
+
+template <>
+struct msm_group<bn_fp2_t> : msm_group_base<bn_fp2_t, czk_bn254_g2, CZK_CUDA_CURVE_BN254, 1, czk_bn254_g2_set_inf,
+                                            czk_bn254_g2_dbl, czk_bn254_g2_add> {
+    /* lane pairs, Karatsuba products with lazy reduction, 2 blocks of 128
+     * per SM: BLS12-381's default (k_acc_seg_g2p<fp_t, 2, 2, false>) */
+    static const void *level0_seg(unsigned segmode, unsigned &lanes, unsigned &bs)
+    {
+        lanes = 2;
+        bs = 128;
+        return (const void *)k_acc_seg_g2p<bn_fp_t, 2, 2, false>;
+    }
+};
+
+extern "C" int czk_cuda_bn254_bases_upload_g1(czk_cuda_ctx *ctx, czk_cuda_bases **b, const czk_bn254_g1_aff *pts,
+                                              size_t n)
+{
+    static_assert(sizeof(czk_bn254_g1_aff) == sizeof(aff_t<bn_fp_t>), "BN254 G1 affine layout");
+    return czk_cuda_bases_new_(ctx, b, NULL, pts, n, CZK_CUDA_CURVE_BN254, 0);
+}
+extern "C" int czk_cuda_bn254_bases_upload_g2(czk_cuda_ctx *ctx, czk_cuda_bases **b, const czk_bn254_g2_aff *pts,
+                                              size_t n)
+{
+    static_assert(sizeof(czk_bn254_g2_aff) == sizeof(aff_t<bn_fp2_t>), "BN254 G2 affine layout");
+    return czk_cuda_bases_new_(ctx, b, NULL, pts, n, CZK_CUDA_CURVE_BN254, 1);
+}
+extern "C" int czk_cuda_bn254_bases_place(czk_cuda_ctx *ctx, czk_cuda_bases **b, void *dev, const void *pts,
+                                          size_t n, int g2)
+{
+    return czk_cuda_bases_new_(ctx, b, dev, pts, n, CZK_CUDA_CURVE_BN254, g2);
+}
+
+extern "C" int czk_cuda_bn254_msm_g1(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, int scalar_buf,
+                                     size_t scalar_off, size_t n, czk_bn254_g1 *r)
+{
+    static_assert(sizeof(czk_bn254_g1) == sizeof(jac_t<bn_fp_t>), "BN254 G1 Jacobian layout");
+    return msm_run<bn_fp_t>(ctx, b, base_off, scalar_buf, scalar_off, n, r);
+}
+extern "C" int czk_cuda_bn254_msm_g2(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, int scalar_buf,
+                                     size_t scalar_off, size_t n, czk_bn254_g2 *r)
+{
+    static_assert(sizeof(czk_bn254_g2) == sizeof(jac_t<bn_fp2_t>), "BN254 G2 Jacobian layout");
+    return msm_run<bn_fp2_t>(ctx, b, base_off, scalar_buf, scalar_off, n, r);
+}
+extern "C" int czk_cuda_bn254_msm_g1_host(czk_cuda_ctx *ctx, const czk_cuda_bases *b, const czk_bn254_fr *scalars,
+                                          size_t n, czk_bn254_g1 *r)
+{
+    return msm_host<bn_fp_t>(ctx, b, scalars, n, r);
+}
+extern "C" int czk_cuda_bn254_msm_g2_host(czk_cuda_ctx *ctx, const czk_cuda_bases *b, const czk_bn254_fr *scalars,
+                                          size_t n, czk_bn254_g2 *r)
+{
+    return msm_host<bn_fp2_t>(ctx, b, scalars, n, r);
+}

@@ -1,0 +1,722 @@
+/*
+ * msm_kernels.cuh — the Pippenger MSM of backend/cuda shared by the curves:
+ * the plan (window size from n), the kernels as templates over the
+ * coordinate field F of the group (BLS12-381: fp_t, fp2_t; BN254: bn_fp_t,
+ * bn_fp2_t) and the host driver msm_run<F>.  The algorithm is described in
+ * msm.cu.  Included by msm.cu (BLS12-381) and bn254_msm.cu (BN254), which
+ * compile in parallel; each instantiates only its own kernels.
+ *
+ * A curve's translation unit specialises msm_group<F> for each group before
+ * calling msm_run<F> (the kernel choice of level 0, the host Jacobian type),
+ * deriving from msm_group_base (at the end) for all but level0_seg:
+ *   static const int g2;            1 for G2
+ *   static const unsigned curve;    CZK_CUDA_CURVE_*
+ *   static void set_inf(void *r);   r = infinity (host Jacobian)
+ *   static void horner(void *r, const void *W, unsigned nwin, unsigned c);
+ *                                   r = sum_w 2^(c w) W[w] (host Jacobian)
+ *   static const void *level0_seg(unsigned segmode, unsigned &lanes, unsigned &bs);
+ *       the segmented level-0 kernel (k_acc_seg's arguments) for
+ *       CZK_CUDA_MSM_SEG = segmode (nonzero), its threads per slice and per
+ *       block; NULL: use level0_tasks instead
+ *   static void level0_tasks(const czk_msm_ws *ws, const aff_t<F> *bases, uint32_t tasks, uint32_t L,
+ *                            uint32_t *out_keys, xyzz_t<F> *out, cudaStream_t s);
+ *       level 0 as one task of at most L pairs per bucket piece (k_acc_aff's work)
+ * Only the host code of one curve's TU calls msm_run, so the static
+ * (per-process) environment switches below are read once per TU.
+ */
+#ifndef CZK_CUDA_MSM_KERNELS_CUH
+#define CZK_CUDA_MSM_KERNELS_CUH
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <cub/cub.cuh>
+
+#include "backend/cuda/ec_pair.cuh"
+#include "backend/cuda/internal.cuh"
+
+template <class F> struct msm_group;
+
+#define SENT 0xffffffffu
+#define L0_MIN 128u /* mixed additions per task at level 0 */
+#define LN_MIN 32u  /* full additions per task at later levels */
+
+struct msm_plan {
+    unsigned c, nwin, nb, key_bits;
+    size_t pairs, nbuckets;
+};
+
+static unsigned bitlen(size_t x)
+{
+    unsigned b = 0;
+    while (x) {
+        b++;
+        x >>= 1;
+    }
+    return b;
+}
+
+/* Window bits for an n of bit length k: aim at about 2^9 points per bucket.
+ * Measured on the H200 (docs/bench-gpu.md): at 2^24, c=16 (17 windows, 512
+ * points per bucket) took 236 ms against 359 ms for c=20 (13 windows, 32 per
+ * bucket, the "minimise additions" choice): with short buckets the per-thread
+ * bucket loops diverge and the many small tasks cost more than the extra
+ * window's additions.  At 2^20, c=13 beat c=17 (29 against 47 ms). */
+static unsigned c_for_bitlen(unsigned k, int g2)
+{
+    /* G1 from 2^25 up (bit length 26): about 2^8 points per bucket.  With the
+     * segmented first level (fixed work per thread, so short buckets no longer
+     * cost divergence) c=19 took 416.8 ms at 2^26 against 437.5 for c=18,
+     * while at 2^24 c=16 stayed best (121.9 ms against 123.4 for c=17;
+     * docs/bench-gpu.md, "Third round").  G2 keeps the rule above (not
+     * measured above 2^24). */
+    int c = (int)k - (!g2 && k >= 26 ? 8 : 9);
+    if (c < 8)
+        c = 8;
+    if (c > 22)
+        c = 22;
+    return (unsigned)c;
+}
+
+/* CZK_CUDA_MSM_C forces the window size (benchmarks; read once per process) */
+static unsigned env_uint(const char *name, unsigned dflt)
+{
+    const char *s = getenv(name);
+    return s && *s ? (unsigned)strtoul(s, NULL, 0) : dflt;
+}
+
+static msm_plan plan_for(size_t n, int g2)
+{
+    msm_plan p;
+    static unsigned force_c = env_uint("CZK_CUDA_MSM_C", 0);
+    p.c = (force_c >= 4 && force_c <= 24) ? force_c : c_for_bitlen(bitlen(n), g2);
+    p.nwin = (257 + p.c - 1) / p.c;
+    p.nb = 1u << (p.c - 1);
+    p.nbuckets = (size_t)p.nwin * p.nb;
+    p.key_bits = bitlen(p.nbuckets);
+    p.pairs = n * p.nwin;
+    return p;
+}
+
+
+static unsigned task_target(const czk_cuda_ctx *ctx) { return (unsigned)ctx->sm_count * 2048u; }
+
+/* buckets per thread of the window reduction: enough threads to fill the GPU
+ * (CZK_CUDA_MSM_SEGT threads per SM, default 512) */
+static unsigned seg_for(const czk_cuda_ctx *ctx, const msm_plan &p)
+{
+    static unsigned per_sm = env_uint("CZK_CUDA_MSM_SEGT", 512);
+    size_t target = (size_t)ctx->sm_count * per_sm;
+    unsigned seg = 1;
+    while (seg < p.nb && p.nbuckets / seg > target)
+        seg *= 2;
+    return seg;
+}
+
+/* ---- kernels ---- */
+
+static __global__ void k_digits(const fr_t *sc, uint32_t n, unsigned c, unsigned nwin, uint32_t *keys, uint32_t *vals)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    fr_t s = ld_global(sc + i);
+    const uint32_t half = 1u << (c - 1), mask = (1u << c) - 1;
+    uint32_t carry = 0;
+    for (unsigned w = 0; w < nwin; w++) {
+        unsigned pos = w * c, word = pos >> 5, sh = pos & 31;
+        uint32_t raw = 0;
+        if (word < 8) {
+            raw = s.v[word] >> sh;
+            if (sh && word + 1 < 8)
+                raw |= s.v[word + 1] << (32 - sh);
+        }
+        uint32_t v = (raw & mask) + carry, neg = 0;
+        if (v > half) {
+            v = (1u << c) - v;
+            neg = 1;
+            carry = 1;
+        } else {
+            carry = 0;
+        }
+        size_t o = (size_t)w * n + i;
+        keys[o] = v ? ((w << (c - 1)) | (v - 1)) : SENT;
+        vals[o] = (i << 1) | neg;
+    }
+}
+
+/* also counts the sentinel runs into counters[3] (zeroed before): after the
+ * segmented first level they are not only at the end */
+static __global__ void k_task_cnt(const uint32_t *run_keys, const uint32_t *run_cnt, uint32_t *counters,
+                           uint32_t m_scan, uint32_t L, uint32_t *tcnt)
+{
+    uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= m_scan)
+        return;
+    uint32_t R = counters[0];
+    if (r < R && run_keys[r] == SENT)
+        atomicAdd(&counters[3], 1u);
+    tcnt[r] = (r < R && run_keys[r] != SENT) ? (run_cnt[r] + L - 1) / L : 0;
+}
+
+/* counters: [0] runs, [1] tasks, [2] runs that are real buckets, [3] sentinel
+ * runs, [4] pairs with a real key (the sorted keys before the sentinels) */
+static __global__ void k_task_total(const uint32_t *run_keys, const uint32_t *run_cnt, const uint32_t *run_start,
+                             const uint32_t *tcnt, const uint32_t *task_off, uint32_t *counters)
+{
+    uint32_t R = counters[0];
+    if (R == 0) {
+        counters[1] = 0;
+        counters[2] = 0;
+        counters[4] = 0;
+        return;
+    }
+    counters[1] = task_off[R - 1] + tcnt[R - 1];
+    counters[2] = R - counters[3];
+    counters[4] = run_start[R - 1] + (run_keys[R - 1] == SENT ? 0 : run_cnt[R - 1]);
+}
+
+FF_DEV uint32_t find_run(const uint32_t *task_off, uint32_t R, uint32_t t)
+{
+    uint32_t lo = 0, hi = R - 1;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi + 1) >> 1;
+        if (task_off[mid] <= t)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* the segmented first level's slice for thread (or lane pair) t of T: the
+ * sorted pairs [s, e_end) (M pairs in equal slices of ceil(M / T)) and the
+ * output slot of its first piece (t + the run holding s); false when t has
+ * no pairs */
+FF_DEV bool seg_slice(uint32_t t, uint32_t T, const uint32_t *run_start, const uint32_t *counters, uint32_t &s,
+                      uint32_t &e_end, uint32_t &idx)
+{
+    if (t >= T)
+        return false;
+    const uint32_t R = counters[0], M = counters[4];
+    const uint32_t K = (M + T - 1) / T;
+    s = t * K;
+    if (s >= M)
+        return false;
+    e_end = M - s > K ? s + K : M;
+    idx = t + find_run(run_start, R, s);
+    return true;
+}
+
+template <class F>
+__global__ void __launch_bounds__(128) k_acc_aff(const uint32_t *vals, const aff_t<F> *bases, const uint32_t *run_keys,
+                                                 const uint32_t *run_cnt, const uint32_t *run_start,
+                                                 const uint32_t *task_off, const uint32_t *counters, uint32_t L,
+                                                 uint32_t *out_keys, xyzz_t<F> *out)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= counters[1])
+        return;
+    uint32_t r = find_run(task_off, counters[0], t);
+    uint32_t st = run_start[r] + (t - task_off[r]) * L;
+    uint32_t end = run_start[r] + run_cnt[r];
+    if (end - st > L)
+        end = st + L;
+    xyzz_t<F> acc;
+    xyzz_set_inf(acc);
+    for (uint32_t e = st; e < end; e++) {
+        uint32_t v = vals[e];
+        aff_t<F> p = ld_global(bases + (v >> 1));
+        if (aff_is_inf(p))
+            continue;
+        if (v & 1)
+            neg(p.y, p.y);
+        if constexpr (sizeof(F) <= sizeof(fp_t)) /* G1 of either curve */
+            xyzz_add_aff_impl(acc, p);
+        else
+            xyzz_add_aff(acc, p);
+    }
+    out_keys[t] = run_keys[r];
+    st_global(out + t, acc);
+}
+
+/* G1 level 0, segmented: the M pairs with a real key are cut into T equal
+ * slices of K = ceil(M/T) consecutive sorted pairs, one per thread, whatever
+ * the bucket boundaries (every thread does the same number of additions, so a
+ * warp's threads finish together and one wave of resident threads covers the
+ * whole level).  A thread emits one partial sum per bucket its slice touches:
+ * the piece of run r in thread t goes to slot t + r (increasing in key; the
+ * slots no thread writes keep the sentinel key from the memset), and the
+ * next levels merge the pieces of each bucket.  PF: load the next base while
+ * adding the current one.  MINB: blocks of 128 per SM the registers are capped
+ * for (0: no cap). */
+template <class F, bool PF, int MINB>
+__global__ void __launch_bounds__(128, MINB) k_acc_seg(const uint32_t *keys, const uint32_t *vals, const aff_t<F> *bases,
+                                                 const uint32_t *run_start, const uint32_t *counters, uint32_t T,
+                                                 uint32_t *out_keys, xyzz_t<F> *out)
+{
+    uint32_t s, e_end, idx;
+    if (!seg_slice(blockIdx.x * blockDim.x + threadIdx.x, T, run_start, counters, s, e_end, idx))
+        return;
+    uint32_t cur = keys[s];
+    xyzz_t<F> acc;
+    xyzz_set_inf(acc);
+    uint32_t vn = vals[s];
+    aff_t<F> pn;
+    if (PF)
+        pn = ld_global(bases + (vn >> 1));
+    for (uint32_t e = s; e < e_end; e++) {
+        const uint32_t key = keys[e], v = vn;
+        aff_t<F> p;
+        if (PF) {
+            p = pn;
+            if (e + 1 < e_end) {
+                vn = vals[e + 1];
+                pn = ld_global(bases + (vn >> 1));
+            }
+        } else {
+            p = ld_global(bases + (v >> 1));
+            if (e + 1 < e_end)
+                vn = vals[e + 1];
+        }
+        if (key != cur) {
+            out_keys[idx] = cur;
+            st_global(out + idx, acc);
+            idx++;
+            cur = key;
+            xyzz_set_inf(acc);
+        }
+        if (aff_is_inf(p))
+            continue;
+        if (v & 1)
+            neg(p.y, p.y);
+        xyzz_add_aff_impl(acc, p);
+    }
+    out_keys[idx] = cur;
+    st_global(out + idx, acc);
+}
+
+/* G2 level 0, segmented as k_acc_seg, with a lane pair per slice (thread
+ * 2t+c holds component c of slice t, as in k_acc_aff_g2p below); both lanes
+ * of a pair always take the same branches.  KARA 1: the mixed addition's
+ * products by Karatsuba in pairs (p2_mul2, 14 instead of 18 Fp multiplications
+ * per lane); KARA 2: the same with lazy reduction (two reductions per Fp2
+ * product instead of three).  PF: load the next base while adding the current one (as k_acc_seg).
+ * BS threads per block (MINB blocks per SM set the register cap). */
+template <class B, int MINB, int KARA, bool PF, int BS = 128>
+__global__ void __launch_bounds__(BS, MINB)
+    k_acc_seg_g2p(const uint32_t *keys, const uint32_t *vals, const aff_t<fp2x<B>> *bases, const uint32_t *run_start,
+                  const uint32_t *counters, uint32_t T, uint32_t *out_keys, xyzz_t<fp2x<B>> *out)
+{
+    uint32_t s, e_end, idx;
+    if (!seg_slice((blockIdx.x * blockDim.x + threadIdx.x) >> 1, T, run_start, counters, s, e_end, idx))
+        return;
+    const p2ctx k = p2_ctx();
+    uint32_t cur = keys[s];
+    xyzz_t<B> acc;
+    xyzz_set_inf(acc);
+    uint32_t vn = vals[s];
+    aff_t<B> pn;
+    if (PF)
+        pn = p2_ld_aff(k, bases, vn >> 1);
+    for (uint32_t e = s; e < e_end; e++) {
+        const uint32_t key = keys[e], v = vn;
+        aff_t<B> p;
+        if (PF) {
+            p = pn;
+            if (e + 1 < e_end) {
+                vn = vals[e + 1];
+                pn = p2_ld_aff(k, bases, vn >> 1);
+            }
+        } else {
+            p = p2_ld_aff(k, bases, v >> 1);
+            if (e + 1 < e_end)
+                vn = vals[e + 1];
+        }
+        if (key != cur) {
+            if (k.c == 0)
+                out_keys[idx] = cur;
+            p2_st_xyzz(k, out, idx, acc);
+            idx++;
+            cur = key;
+            xyzz_set_inf(acc);
+        }
+        if (p2_aff_is_inf(k, p))
+            continue;
+        if (v & 1)
+            neg(p.y, p.y);
+        p2_xyzz_add_aff<KARA>(k, acc, p);
+    }
+    if (k.c == 0)
+        out_keys[idx] = cur;
+    p2_st_xyzz(k, out, idx, acc);
+}
+
+/* G2 level 0 with a lane pair per task (ec_pair.cuh): thread 2t+c sums component
+ * c of task t.  MINB blocks of 128 per SM: the register cap is 65536/(128 MINB). */
+template <class B, int MINB>
+__global__ void __launch_bounds__(128, MINB)
+    k_acc_aff_g2p(const uint32_t *vals, const aff_t<fp2x<B>> *bases, const uint32_t *run_keys, const uint32_t *run_cnt,
+                  const uint32_t *run_start, const uint32_t *task_off, const uint32_t *counters, uint32_t L,
+                  uint32_t *out_keys, xyzz_t<fp2x<B>> *out)
+{
+    uint32_t gt = blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t t = gt >> 1;
+    if (t >= counters[1]) /* both lanes of a pair leave together */
+        return;
+    const p2ctx k = p2_ctx();
+    uint32_t r = find_run(task_off, counters[0], t);
+    uint32_t st = run_start[r] + (t - task_off[r]) * L;
+    uint32_t end = run_start[r] + run_cnt[r];
+    if (end - st > L)
+        end = st + L;
+    xyzz_t<B> acc;
+    xyzz_set_inf(acc);
+    for (uint32_t e = st; e < end; e++) {
+        uint32_t v = vals[e];
+        aff_t<B> p = p2_ld_aff(k, bases, v >> 1);
+        if (p2_aff_is_inf(k, p))
+            continue;
+        if (v & 1)
+            neg(p.y, p.y);
+        p2_xyzz_add_aff(k, acc, p);
+    }
+    if (k.c == 0)
+        out_keys[t] = run_keys[r];
+    p2_st_xyzz(k, out, t, acc);
+}
+
+template <class F>
+__global__ void __launch_bounds__(128) k_acc_xyzz(const xyzz_t<F> *in, const uint32_t *run_keys, const uint32_t *run_cnt,
+                                                  const uint32_t *run_start, const uint32_t *task_off,
+                                                  const uint32_t *counters, uint32_t L, uint32_t *out_keys,
+                                                  xyzz_t<F> *out)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= counters[1])
+        return;
+    uint32_t r = find_run(task_off, counters[0], t);
+    uint32_t st = run_start[r] + (t - task_off[r]) * L;
+    uint32_t end = run_start[r] + run_cnt[r];
+    if (end - st > L)
+        end = st + L;
+    xyzz_t<F> acc = ld_global(in + st);
+    for (uint32_t e = st + 1; e < end; e++)
+        xyzz_add(acc, ld_global(in + e));
+    out_keys[t] = run_keys[r];
+    st_global(out + t, acc);
+}
+
+template <class F>
+__global__ void k_scatter(const uint32_t *keys, const xyzz_t<F> *pts, const uint32_t *counters, xyzz_t<F> *dense)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= counters[1])
+        return;
+    st_global(dense + keys[t], ld_global(pts + t));
+}
+
+template <class F>
+__global__ void __launch_bounds__(128) k_bucket_seg(const xyzz_t<F> *dense, unsigned nb, unsigned seg, unsigned nseg,
+                                                    unsigned nwin, xyzz_t<F> *wsum)
+{
+    uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= nwin * nseg)
+        return;
+    uint32_t w = g / nseg, sg = g % nseg;
+    const xyzz_t<F> *B = dense + (size_t)w * nb + (size_t)sg * seg;
+    xyzz_t<F> S, T, M;
+    xyzz_set_inf(S);
+    xyzz_set_inf(T);
+    for (int b = (int)seg - 1; b >= 0; b--) {
+        xyzz_add(S, ld_global(B + b));
+        xyzz_add(T, S);
+    }
+    /* T += (sg*seg) * S */
+    uint32_t k = sg * seg;
+    xyzz_set_inf(M);
+    for (int bit = 31; bit >= 0; bit--) {
+        xyzz_dbl(M);
+        if ((k >> bit) & 1)
+            xyzz_add(M, S);
+    }
+    xyzz_add(T, M);
+    st_global(wsum + g, T);
+}
+
+template <class F> __global__ void k_group_sum(const xyzz_t<F> *in, uint32_t m_out, unsigned G, xyzz_t<F> *out)
+{
+    uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= m_out)
+        return;
+    xyzz_t<F> acc = ld_global(in + (size_t)g * G);
+    for (unsigned i = 1; i < G; i++)
+        xyzz_add(acc, ld_global(in + (size_t)g * G + i));
+    st_global(out + g, acc);
+}
+
+/* window sums to Jacobian for the host-side Horner step */
+template <class F> __global__ void k_to_jac(const xyzz_t<F> *W, unsigned nwin, jac_t<F> *out)
+{
+    unsigned w = blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= nwin)
+        return;
+    jac_t<F> j;
+    xyzz_to_jac(j, ld_global(W + w));
+    out[w] = j;
+}
+
+/* ---- the MSM ---- */
+
+/* Horner over the windows on the host: c doublings per window are a long
+ * serial chain, which one CPU core runs several times faster than one GPU
+ * thread (about 260 G1 doublings: ~0.3 ms instead of ~3 ms). */
+template <class J, void (*DBL)(J *, const J *), void (*ADD)(J *, const J *, const J *)>
+static void msm_horner(J *r, const J *W, unsigned nwin, unsigned c)
+{
+    *r = W[nwin - 1];
+    for (int w = (int)nwin - 2; w >= 0; w--) {
+        for (unsigned i = 0; i < c; i++)
+            DBL(r, r);
+        ADD(r, r, &W[w]);
+    }
+}
+
+static double prof_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* CZK_CUDA_MSM_PROFILE=1: synchronise after each phase and print its time */
+#define PHASE(name)                                                           \
+    do {                                                                      \
+        if (prof) {                                                           \
+            CZK_CU(cudaStreamSynchronize(s));                                 \
+            double t_ = prof_ms();                                            \
+            fprintf(stderr, "msm %s n=%zu c=%u: %-10s %8.3f ms\n", g2 ? "g2" : "g1", n, p.c, name, t_ - t_prev); \
+            t_prev = t_;                                                      \
+        }                                                                     \
+    } while (0)
+
+static inline unsigned grid_for(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
+
+template <class F>
+static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, int sbuf, size_t soff, size_t n,
+                   void *host_out)
+{
+    typedef msm_group<F> G;
+    struct czk_msm_ws *ws = &ctx->msm;
+    const int g2 = G::g2;
+    if (b->g2 != g2 || b->curve != G::curve)
+        return czk_cuda_errf_(-EINVAL, "msm: %s %s bases passed to the %s %s msm", czk_cuda_curve_name_(b->curve),
+                              b->g2 ? "G2" : "G1", czk_cuda_curve_name_(G::curve), g2 ? "G2" : "G1");
+    if (!(ctx->curves & G::curve))
+        return czk_cuda_errf_(-EINVAL, "msm: context created without %s", czk_cuda_curve_name_(G::curve));
+    if (base_off > b->n || n > b->n - base_off)
+        return czk_cuda_errf_(-EINVAL, "msm: %zu terms at base offset %zu, only %zu bases", n, base_off, b->n);
+    if (sbuf < 0 || sbuf > 3 || soff > ctx->buf_len[sbuf] || n > ctx->buf_len[sbuf] - soff)
+        return czk_cuda_errf_(-EINVAL, "msm: %zu scalars at offset %zu of buffer %d out of range", n, soff, sbuf);
+    if (g2 && !ctx->enable_g2)
+        return czk_cuda_errf_(-EINVAL, "msm: context created without G2 support");
+    if (sizeof(xyzz_t<F>) > ws->pt_bytes)
+        return czk_cuda_errf_(-EINVAL, "msm: workspace points of %zu bytes, %zu needed", ws->pt_bytes,
+                              sizeof(xyzz_t<F>));
+    if (n > ctx->max_msm_n)
+        return czk_cuda_errf_(-ENOMEM, "msm: %zu terms, context sized for %zu", n, ctx->max_msm_n);
+    CZK_CU(cudaSetDevice(ctx->device));
+    cudaStream_t s = ctx->st[0];
+    jac_t<F> *res = (jac_t<F> *)ws->result;
+    static const int prof = getenv("CZK_CUDA_MSM_PROFILE") != NULL;
+    double t_prev = prof ? prof_ms() : 0;
+    if (n == 0) {
+        G::set_inf(host_out);
+        return 0;
+    }
+    msm_plan p = plan_for(n, g2);
+    if (p.nwin > 64)
+        return czk_cuda_errf_(-EINVAL, "msm: %u windows, at most 64", p.nwin);
+    if (p.pairs > ws->cap_pairs || p.nbuckets > ws->cap_buckets)
+        return czk_cuda_errf_(-ENOMEM, "msm: plan for %zu terms exceeds the workspace", n);
+    /* scalars: wait for their upload and for any compute that produced them */
+    CZK_CU(cudaStreamWaitEvent(s, ctx->buf_ready[sbuf], 0));
+    for (int i = 1; i < CZK_CUDA_NSTREAMS; i++) {
+        CZK_CU(cudaEventRecord(ctx->done[i], ctx->st[i]));
+        CZK_CU(cudaStreamWaitEvent(s, ctx->done[i], 0));
+    }
+    const aff_t<F> *bases = (const aff_t<F> *)b->pts + base_off;
+    k_digits<<<grid_for(n, 256), 256, 0, s>>>(ctx->buf[sbuf] + soff, (uint32_t)n, p.c, p.nwin, ws->keys[0],
+                                              ws->vals[0]);
+    CZK_CU_LAUNCH("k_digits");
+    PHASE("digits");
+    size_t tmp = ws->cub_bytes;
+    CZK_CU(cub::DeviceRadixSort::SortPairs(ws->cub_tmp, tmp, ws->keys[0], ws->keys[1], ws->vals[0], ws->vals[1],
+                                           (int)p.pairs, 0, (int)p.key_bits, s));
+    PHASE("sort");
+    /* levels of bucket sums until every bucket has one sum */
+    const uint32_t *in_keys = ws->keys[1];
+    size_t m = p.pairs;
+    int cur = 0, level = 0;
+    uint32_t *hc = ws->host_counters;
+    const size_t cap_runs = ws->cap_parts + 2;
+    /* level 0: CZK_CUDA_MSM_SEG (comparisons) picks the G1 kernel: 2 =
+     * segmented with the next base prefetched (k_acc_seg, the default), 1 =
+     * segmented without the prefetch, 3 and 4 = 1 and 2 with registers capped
+     * for 4 blocks per SM, 5 = 2 capped for 3 blocks, 0 = one task per bucket
+     * piece (k_acc_aff); any nonzero value makes G2 use k_acc_seg_g2p (the
+     * curve's msm_group<F>::level0_seg maps it to a kernel, and may keep only
+     * the default).  CZK_CUDA_MSM_SEGW: waves of resident
+     * threads for the segmented kernel (default 1). */
+    static const unsigned segmode = env_uint("CZK_CUDA_MSM_SEG", 2);
+    static const unsigned segw = env_uint("CZK_CUDA_MSM_SEGW", 1);
+    for (;;) {
+        uint32_t L = level == 0 ? L0_MIN : LN_MIN;
+        size_t per = (m + task_target(ctx) - 1) / task_target(ctx);
+        if (per > L)
+            L = (uint32_t)per;
+        tmp = ws->cub_bytes;
+        CZK_CU(cub::DeviceRunLengthEncode::Encode(ws->cub_tmp, tmp, in_keys, ws->run_keys, ws->run_cnt, ws->counters,
+                                                  (int)m, s));
+        uint32_t m_scan = (uint32_t)(m < cap_runs ? m : cap_runs);
+        CZK_CU(cudaMemsetAsync(ws->counters + 3, 0, sizeof(uint32_t), s));
+        k_task_cnt<<<grid_for(m_scan, 256), 256, 0, s>>>(ws->run_keys, ws->run_cnt, ws->counters, m_scan, L,
+                                                         ws->tcnt);
+        CZK_CU_LAUNCH("k_task_cnt");
+        tmp = ws->cub_bytes;
+        CZK_CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tmp, ws->tcnt, ws->task_off, (int)m_scan, s));
+        tmp = ws->cub_bytes;
+        CZK_CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tmp, ws->run_cnt, ws->run_start, (int)m_scan, s));
+        k_task_total<<<1, 1, 0, s>>>(ws->run_keys, ws->run_cnt, ws->run_start, ws->tcnt, ws->task_off,
+                                     ws->counters);
+        CZK_CU_LAUNCH("k_task_total");
+        CZK_CU(cudaMemcpyAsync(hc, ws->counters, 5 * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+        CZK_CU(cudaStreamSynchronize(s));
+        uint32_t tasks = hc[1], real_runs = hc[2];
+        if (tasks > ws->cap_parts)
+            return czk_cuda_errf_(-ENOMEM, "msm: %u tasks at level %d exceed %zu", tasks, level, ws->cap_parts);
+        xyzz_t<F> *out = (xyzz_t<F> *)ws->parts[cur];
+        unsigned lanes = 1, bs = 128;
+        const void *kern = level == 0 && segmode && hc[4] > 0 ? G::level0_seg(segmode, lanes, bs) : NULL;
+        if (kern) {
+            /* segmented level 0: T slices (whole waves of resident blocks, at
+             * least 64 pairs each), T + R output slots */
+            int bps = 0;
+            CZK_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps, kern, (int)bs, 0));
+            if (bps < 1)
+                bps = 1;
+            size_t T = (size_t)ctx->sm_count * (size_t)bps * (bs / lanes) * (segw ? segw : 1);
+            size_t tmax = ((size_t)hc[4] + 63) / 64;
+            if (T > tmax)
+                T = tmax;
+            if (T > task_target(ctx))
+                T = task_target(ctx);
+            size_t slots = T + hc[0];
+            if (slots > ws->cap_parts)
+                return czk_cuda_errf_(-ENOMEM, "msm: %zu partial sums at level 0 exceed %zu", slots, ws->cap_parts);
+            CZK_CU(cudaMemsetAsync(ws->lvl_keys[cur], 0xff, slots * sizeof(uint32_t), s));
+            uint32_t T32 = (uint32_t)T;
+            const uint32_t *vals1 = ws->vals[1], *rs = ws->run_start, *cn = ws->counters;
+            uint32_t *ok = ws->lvl_keys[cur];
+            const void *bp = bases;
+            void *op = out;
+            void *args[] = {(void *)&in_keys, (void *)&vals1, (void *)&bp, (void *)&rs, (void *)&cn,
+                            (void *)&T32, (void *)&ok, (void *)&op};
+            CZK_CU(cudaLaunchKernel(kern, dim3(grid_for(T * lanes, bs)), dim3(bs), args, 0, s));
+            CZK_CU_LAUNCH("k_acc_seg");
+            PHASE("level0seg");
+            in_keys = ws->lvl_keys[cur];
+            m = slots;
+            cur = 1 - cur;
+            level++;
+            continue;
+        }
+        if (tasks) {
+            if (level == 0)
+                G::level0_tasks(ws, bases, tasks, L, ws->lvl_keys[cur], out, s);
+            else
+                k_acc_xyzz<F><<<grid_for(tasks, 128), 128, 0, s>>>((const xyzz_t<F> *)ws->parts[1 - cur],
+                                                                   ws->run_keys, ws->run_cnt, ws->run_start,
+                                                                   ws->task_off, ws->counters, L, ws->lvl_keys[cur],
+                                                                   out);
+            CZK_CU_LAUNCH("k_acc");
+        }
+        PHASE(level == 0 ? "level0" : "level>0");
+        if (tasks == real_runs) {
+            CZK_CU(cudaMemsetAsync(ws->buckets, 0, p.nbuckets * sizeof(xyzz_t<F>), s));
+            if (tasks) {
+                k_scatter<F><<<grid_for(tasks, 256), 256, 0, s>>>(ws->lvl_keys[cur], out, ws->counters,
+                                                                  (xyzz_t<F> *)ws->buckets);
+                CZK_CU_LAUNCH("k_scatter");
+            }
+            break;
+        }
+        in_keys = ws->lvl_keys[cur];
+        m = tasks;
+        cur = 1 - cur;
+        level++;
+    }
+    /* window sums */
+    unsigned seg = seg_for(ctx, p), nseg = p.nb / seg;
+    xyzz_t<F> *w0 = (xyzz_t<F> *)ws->wsum, *w1 = w0 + ws->cap_wsum;
+    k_bucket_seg<F><<<grid_for((size_t)p.nwin * nseg, 128), 128, 0, s>>>((const xyzz_t<F> *)ws->buckets, p.nb, seg,
+                                                                         nseg, p.nwin, w0);
+    CZK_CU_LAUNCH("k_bucket_seg");
+    PHASE("bucket_seg");
+    unsigned cur_n = nseg;
+    while (cur_n > 1) {
+        /* groups of 8: a shallower chain per thread than 32 (more levels, but
+         * each a quarter as long; the chain of serial additions is what costs) */
+        unsigned G = cur_n < 8 ? cur_n : 8;
+        unsigned next = cur_n / G;
+        uint32_t m_out = p.nwin * next;
+        k_group_sum<F><<<grid_for(m_out, 128), 128, 0, s>>>(w0, m_out, G, w1);
+        CZK_CU_LAUNCH("k_group_sum");
+        xyzz_t<F> *t = w0;
+        w0 = w1;
+        w1 = t;
+        cur_n = next;
+    }
+    PHASE("group_sum");
+    k_to_jac<F><<<1, 64, 0, s>>>(w0, p.nwin, res);
+    CZK_CU_LAUNCH("k_to_jac");
+    CZK_CU(cudaMemcpyAsync(ws->host_result, res, p.nwin * sizeof(jac_t<F>), cudaMemcpyDeviceToHost, s));
+    CZK_CU(cudaStreamSynchronize(s));
+    G::horner(host_out, ws->host_result, p.nwin, p.c);
+    PHASE("final");
+    return 0;
+}
+
+/* The host side of msm_group<F> that every group shares: a specialisation
+ * derives from it and adds level0_seg (and may replace level0_tasks).
+ * J is the host Jacobian type, INF / DBL / ADD its CPU functions. */
+template <class F, class J, unsigned CURVE, int G2, void (*INF)(J *), void (*DBL)(J *, const J *),
+          void (*ADD)(J *, const J *, const J *)>
+struct msm_group_base {
+    static const int g2 = G2;
+    static const unsigned curve = CURVE;
+    static void set_inf(void *r) { INF((J *)r); }
+    static void horner(void *r, const void *W, unsigned nwin, unsigned c)
+    {
+        msm_horner<J, DBL, ADD>((J *)r, (const J *)W, nwin, c);
+    }
+    /* one thread per task of at most L pairs (k_acc_aff) */
+    static void level0_tasks(const czk_msm_ws *ws, const aff_t<F> *bases, uint32_t tasks, uint32_t L,
+                             uint32_t *out_keys, xyzz_t<F> *out, cudaStream_t s)
+    {
+        k_acc_aff<F><<<grid_for(tasks, 128), 128, 0, s>>>(ws->vals[1], bases, ws->run_keys, ws->run_cnt,
+                                                          ws->run_start, ws->task_off, ws->counters, L, out_keys, out);
+    }
+};
+
+/* host scalars (32-byte STANDARD-form elements of the curve's Fr): upload
+ * into BUF_W, then the MSM */
+template <class F>
+static int msm_host(czk_cuda_ctx *ctx, const czk_cuda_bases *b, const void *scalars, size_t n, void *host_out)
+{
+    int rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_W, 0, (const czk_fr *)scalars, n, NULL, NULL);
+    return rc ? rc : msm_run<F>(ctx, b, 0, CZK_CUDA_BUF_W, 0, n, host_out);
+}
+
+#endif
