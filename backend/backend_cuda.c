@@ -7,14 +7,20 @@
  * the circuits' sizes; with the keys given at create (defer_keys 0) their
  * points are added then, as add_key does.
  *
+ * Curves: each circuit's key names its curve (BLS12-381 or BN254); the
+ * contexts serve the curves of the configured circuits (czk_cuda_cfg.curves)
+ * and each call below goes to that curve's kernels (czk_cuda_* or
+ * czk_cuda_bn254_*); buffers hold 32-byte Fr elements of either.
+ *
  * add_key (gpud: from the circuit's loader thread, while other contexts
- * compute): every GPU gets the circuit's point sections A, B1, B2, C, H
- * (czk_cuda_bases_*), shared by the contexts of that GPU, uploaded through a
- * small loader context of that GPU (its own copy stream: the upload never
- * waits for, nor delays, the streams of the computing contexts).  When they
- * do not fit in the device memory free at that moment (less a margin) the
- * circuit fails with -ENOMEM and a message giving the bytes needed and free;
- * the others are not affected.  add_key calls are serialised by a mutex
+ * compute): every GPU with room gets the circuit's point sections A, B1, B2,
+ * C, H (czk_cuda_bases_*), shared by the contexts of that GPU, uploaded
+ * through a small loader context of that GPU (its own copy stream: the upload
+ * never waits for, nor delays, the streams of the computing contexts).  A GPU
+ * where they do not fit in the device memory free at that moment (less a
+ * margin) is left out, logged with the bytes needed and free, and its
+ * contexts do not serve the circuit (`serves`); when no GPU has room the
+ * circuit fails with -ENOMEM saying so; the others are not affected.  add_key calls are serialised by a mutex
  * (the DMA engine is the limit, and the free-memory check must see the
  * previous upload).  Nothing of the host copy is kept (keeps_host_points 0).
  * -ENODEV at create when there is no GPU (czk_backend_open falls back to
@@ -36,7 +42,7 @@
  * is released when its copy completes, not when the proof is done, and no
  * device-wide synchronisation happens on this path.
  *
- * compute: h on the device (czk_cuda_compute_h_dev, h left in A, standard
+ * compute: h on the device (compute_h_dev of the circuit's curve, h left in A, standard
  * form), waited for with a context-stream sync (for its trace record), then
  * the five MSMs (each returns when its result is on the host): A·w, B1·w,
  * B2·w, C·w[nPublic+1..] from W, H·h from A; C·w + H·h and the conversion to
@@ -85,7 +91,8 @@ typedef struct cuda_gpu {
 /* a circuit's sizes, from cfg->zkeys at create */
 typedef struct cuda_circuit {
     uint32_t n_vars, n_public, domain_size, log_domain;
-    int configured; /* cfg->zkeys[i] was a BLS12-381 key */
+    czk_curve_id curve;
+    int configured; /* cfg->zkeys[i] was given */
     int has_key;    /* add_key succeeded: written before gpud publishes the circuit */
 } cuda_circuit;
 
@@ -119,11 +126,14 @@ static const char *cuda_err(void)
     return s && s[0] ? s : "cuda failure";
 }
 
+static int is_bn(const cuda_circuit *z) { return z->curve == CZK_CURVE_BN254; }
+
 static size_t key_bytes(const cuda_circuit *z)
 {
     size_t nv = z->n_vars, npriv = (size_t)z->n_vars - z->n_public - 1;
-    return nv * sizeof(czk_g1_aff) * 2 + nv * sizeof(czk_g2_aff) + npriv * sizeof(czk_g1_aff) +
-           (size_t)z->domain_size * sizeof(czk_g1_aff);
+    size_t g1 = is_bn(z) ? sizeof(czk_bn254_g1_aff) : sizeof(czk_g1_aff);
+    size_t g2 = is_bn(z) ? sizeof(czk_bn254_g2_aff) : sizeof(czk_g2_aff);
+    return nv * g1 * 2 + nv * g2 + npriv * g1 + (size_t)z->domain_size * g1;
 }
 
 /* drop: the fd store's copy goes too (a replaced key); else it stays for the next gpud */
@@ -165,36 +175,69 @@ static void cuda_destroy(czk_backend *b)
     free(b);
 }
 
+/* the five point arrays of z in keymem section order (A, B1, B2, C, H), on its curve */
+static void key_points(const czk_zkey *z, const void *pts[CZK_KEYMEM_SECTIONS])
+{
+    int bn = z->curve == CZK_CURVE_BN254;
+    pts[CZK_KEYMEM_A] = bn ? (const void *)z->bn.a : (const void *)z->a;
+    pts[CZK_KEYMEM_B1] = bn ? (const void *)z->bn.b1 : (const void *)z->b1;
+    pts[CZK_KEYMEM_B2] = bn ? (const void *)z->bn.b2 : (const void *)z->b2;
+    pts[CZK_KEYMEM_C] = bn ? (const void *)z->bn.c : (const void *)z->c;
+    pts[CZK_KEYMEM_H] = bn ? (const void *)z->bn.h : (const void *)z->h;
+}
+
 /* the five bases of k over its key memory's sections; with z's points
  * (z->loaded has them) they are copied there first, else the memory already
  * holds them (a resumed key) */
 static int keys_place(cuda_gpu *gpu, cuda_keys *k, const czk_zkey *z)
 {
-    int up = (z->loaded & CZK_ZKEY_POINTS) != 0, r;
+    int up = (z->loaded & CZK_ZKEY_POINTS) != 0, r = 0;
     const czk_keymem *m = &k->km;
-    if ((r = czk_cuda_bases_place(gpu->loader, &k->a, czk_keymem_section(m, CZK_KEYMEM_A), up ? z->a : NULL,
-                                  m->n[CZK_KEYMEM_A], 0)) < 0 ||
-        (r = czk_cuda_bases_place(gpu->loader, &k->b1, czk_keymem_section(m, CZK_KEYMEM_B1), up ? z->b1 : NULL,
-                                  m->n[CZK_KEYMEM_B1], 0)) < 0 ||
-        (r = czk_cuda_bases_place(gpu->loader, &k->b2, czk_keymem_section(m, CZK_KEYMEM_B2), up ? z->b2 : NULL,
-                                  m->n[CZK_KEYMEM_B2], 1)) < 0 ||
-        (r = czk_cuda_bases_place(gpu->loader, &k->c, czk_keymem_section(m, CZK_KEYMEM_C), up ? z->c : NULL,
-                                  m->n[CZK_KEYMEM_C], 0)) < 0)
-        return r;
-    return czk_cuda_bases_place(gpu->loader, &k->h, czk_keymem_section(m, CZK_KEYMEM_H), up ? z->h : NULL,
-                                m->n[CZK_KEYMEM_H], 0);
+    const void *pts[CZK_KEYMEM_SECTIONS];
+    czk_cuda_bases **out[CZK_KEYMEM_SECTIONS] = {&k->a, &k->b1, &k->b2, &k->c, &k->h};
+
+    key_points(z, pts);
+    for (int s = 0; s < CZK_KEYMEM_SECTIONS && r >= 0; s++) {
+        void *dev = czk_keymem_section(m, s);
+        const void *src = up ? pts[s] : NULL;
+        r = z->curve == CZK_CURVE_BN254
+                ? czk_cuda_bn254_bases_place(gpu->loader, out[s], dev, src, m->n[s], s == CZK_KEYMEM_B2)
+                : czk_cuda_bases_place(gpu->loader, out[s], dev, src, m->n[s], s == CZK_KEYMEM_B2);
+    }
+    return r;
 }
 
-/* add_key and resume_key: circuit was configured at create and z is a
- * BLS12-381 key (no BN254 kernels yet); 0 or -EINVAL with e saying which */
+/* the five bases of k uploaded into memory of their own (no fd store) */
+static int keys_upload(cuda_gpu *gpu, cuda_keys *k, const czk_zkey *z)
+{
+    size_t npriv = (size_t)z->n_vars - z->n_public - 1;
+    const size_t n[CZK_KEYMEM_SECTIONS] = {z->n_vars, z->n_vars, z->n_vars, npriv, z->domain_size};
+    const void *pts[CZK_KEYMEM_SECTIONS];
+    czk_cuda_bases **out[CZK_KEYMEM_SECTIONS] = {&k->a, &k->b1, &k->b2, &k->c, &k->h};
+    int r = 0;
+
+    key_points(z, pts);
+    for (int s = 0; s < CZK_KEYMEM_SECTIONS && r >= 0; s++) {
+        int g2 = s == CZK_KEYMEM_B2;
+        if (z->curve == CZK_CURVE_BN254)
+            r = g2 ? czk_cuda_bn254_bases_upload_g2(gpu->loader, out[s], pts[s], n[s])
+                   : czk_cuda_bn254_bases_upload_g1(gpu->loader, out[s], pts[s], n[s]);
+        else
+            r = g2 ? czk_cuda_bases_upload_g2(gpu->loader, out[s], pts[s], n[s])
+                   : czk_cuda_bases_upload_g1(gpu->loader, out[s], pts[s], n[s]);
+    }
+    return r;
+}
+
+/* add_key and resume_key: circuit was configured at create, with a key of
+ * z's curve; 0 or -EINVAL with e saying which */
 static int key_admissible(const czk_backend *b, unsigned circuit, const czk_zkey *z, czk_error *e)
 {
-    if (z->curve != CZK_CURVE_BLS12_381)
-        return czk_errorf(e, -EINVAL, "cuda backend: circuit %u: the key is for %s; this backend proves "
-                          "BLS12-381 keys only (no BN254 kernels yet): use backend = cpu for it",
-                          circuit, czk_curve_name(z->curve));
     if (circuit >= b->cfg.n_circuits || !b->circ[circuit].configured)
         return czk_errorf(e, -EINVAL, "cuda backend: circuit %u was not configured at create", circuit);
+    if (z->curve != b->circ[circuit].curve)
+        return czk_errorf(e, -EINVAL, "cuda backend: circuit %u: the key is for %s, at create it was for %s",
+                          circuit, czk_curve_name(z->curve), czk_curve_name(b->circ[circuit].curve));
     return 0;
 }
 
@@ -280,7 +323,7 @@ static int cuda_resume_key(czk_backend *b, unsigned circuit, const czk_zkey *z, 
 static int cuda_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk_error *e)
 {
     cuda_circuit *ci;
-    size_t need, npriv;
+    size_t need;
     char short_of[384] = "";
     int r = 0;
     unsigned g;
@@ -295,7 +338,6 @@ static int cuda_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk
     if (ci->has_key)
         return czk_errorf(e, -EEXIST, "cuda backend: circuit %u has its key already", circuit);
     need = key_bytes(ci);
-    npriv = (size_t)z->n_vars - z->n_public - 1;
     pthread_mutex_lock(&b->add_mu);
     for (g = 0; g < b->n_gpus && !r; g++) {
         cuda_gpu *gpu = &b->gpus[g];
@@ -316,13 +358,7 @@ static int cuda_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk
             if (r == 0)
                 r = czk_keymem_seal(&k->km, z, e) < 0 ? -EIO : 0;
         } else {
-            if ((r = czk_cuda_bases_upload_g1(gpu->loader, &k->a, z->a, z->n_vars)) < 0 ||
-                (r = czk_cuda_bases_upload_g1(gpu->loader, &k->b1, z->b1, z->n_vars)) < 0 ||
-                (r = czk_cuda_bases_upload_g2(gpu->loader, &k->b2, z->b2, z->n_vars)) < 0 ||
-                (r = czk_cuda_bases_upload_g1(gpu->loader, &k->c, z->c, npriv)) < 0)
-                ;
-            else
-                r = czk_cuda_bases_upload_g1(gpu->loader, &k->h, z->h, z->domain_size);
+            r = keys_upload(gpu, k, z);
         }
         if (r < 0) {
             r = czk_errorf(e, r, "cuda backend: uploading the points of circuit %u (%zu MiB) to GPU %d failed: %s",
@@ -424,7 +460,7 @@ static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_err
     czk_cuda_cfg cc, lc;
     uint64_t max_domain = 0, max_vars = 0;
     uint32_t max_public = 0;
-    unsigned max_log = 1;
+    unsigned max_log = 1, curves = 0;
     int ndev = 0, r;
 
     *out = NULL;
@@ -432,13 +468,6 @@ static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_err
         return czk_errorf(e, r, "cuda backend: no usable GPU (%s)", cuda_err());
     if (cfg->n_circuits == 0)
         return czk_errorf(e, -EINVAL, "cuda backend: no circuits");
-    /* no BN254 kernels yet: a BN254 key is refused, never read as BLS12-381
-     * points (czk-gpud: its add_key fails, the other circuits are served) */
-    for (unsigned i = 0; i < cfg->n_circuits; i++)
-        if (!cfg->defer_keys && cfg->zkeys[i] && cfg->zkeys[i]->curve != CZK_CURVE_BLS12_381)
-            return czk_errorf(e, -EINVAL, "cuda backend: circuit %u: the key is for %s; this backend proves "
-                              "BLS12-381 keys only (no BN254 kernels yet)",
-                              i, czk_curve_name(cfg->zkeys[i]->curve));
     b = calloc(1, sizeof(*b));
     if (!b)
         return czk_errorf(e, -ENOMEM, "cuda backend: out of memory");
@@ -458,9 +487,11 @@ static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_err
     for (unsigned i = 0; i < cfg->n_circuits; i++) {
         const czk_zkey *z = cfg->zkeys[i];
         cuda_circuit *ci = &b->circ[i];
-        if (!z || z->curve != CZK_CURVE_BLS12_381)
-            continue; /* never added (defer_keys), or refused by its add_key */
+        if (!z)
+            continue; /* never added (defer_keys) */
         ci->configured = 1;
+        ci->curve = z->curve;
+        curves |= z->curve == CZK_CURVE_BN254 ? CZK_CUDA_CURVE_BN254 : CZK_CUDA_CURVE_BLS12_381;
         ci->n_vars = z->n_vars;
         ci->n_public = z->n_public;
         ci->domain_size = z->domain_size;
@@ -484,6 +515,7 @@ static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_err
     cc.max_log_n = max_log;
     cc.max_msm_n = max_vars > max_domain ? max_vars : max_domain;
     cc.enable_g2 = 1;
+    cc.curves = curves;
 
     /* contexts first (their buffers and MSM workspace are needed anyway);
      * the key points go into what is left, circuit by circuit (add_key) */
@@ -515,6 +547,7 @@ static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_err
     memset(&lc, 0, sizeof(lc));
     lc.max_log_n = 1;
     lc.max_msm_n = 2;
+    lc.curves = curves;
     for (unsigned g = 0; g < b->n_gpus; g++) {
         cuda_gpu *gpu = &b->gpus[g];
         czk_cuda_dev_info info;
@@ -650,11 +683,30 @@ static int cuda_copy_in(czk_backend *b, unsigned ctx, unsigned circuit, const cz
 
 /* h into buffer A; the sync waits for this context's streams only (for the
  * h trace record and its errors), never for the whole device */
-static int h_and_wait(czk_cuda_ctx *cc, unsigned log_n)
+static int h_and_wait(czk_cuda_ctx *cc, const cuda_circuit *z)
 {
-    int r = czk_cuda_compute_h_dev(cc, log_n);
+    int r = is_bn(z) ? czk_cuda_bn254_compute_h_dev(cc, z->log_domain) : czk_cuda_compute_h_dev(cc, z->log_domain);
     return r < 0 ? r : czk_cuda_sync(cc);
 }
+
+/* the four MSMs of a partition whose h is in buffer A and w in buffer W, on
+ * the curve of z; MSM(stage, what, call) runs and traces each */
+#define CUDA_MSMS(G1, G2, MSM_G1, MSM_G2, G1_ADD, G1_AFF, G2_AFF, out)                                        \
+    do {                                                                                                           \
+        G1 pa, pb1, pc, ph;                                                                                        \
+        G2 pb2;                                                                                                    \
+        MSM(CZK_TRACE_MSM_A, "the A MSM", MSM_G1(c->cc, k->a, 0, CZK_CUDA_BUF_W, 0, z->n_vars, &pa));             \
+        MSM(CZK_TRACE_MSM_B1, "the B1 MSM", MSM_G1(c->cc, k->b1, 0, CZK_CUDA_BUF_W, 0, z->n_vars, &pb1));         \
+        MSM(CZK_TRACE_MSM_B2, "the B2 MSM", MSM_G2(c->cc, k->b2, 0, CZK_CUDA_BUF_W, 0, z->n_vars, &pb2));         \
+        MSM(CZK_TRACE_MSM_C, "the C MSM",                                                                          \
+            MSM_G1(c->cc, k->c, 0, CZK_CUDA_BUF_W, (size_t)z->n_public + 1, npriv, &pc));                         \
+        MSM(CZK_TRACE_MSM_H, "the H MSM", MSM_G1(c->cc, k->h, 0, CZK_CUDA_BUF_A, 0, z->domain_size, &ph));        \
+        G1_ADD(&pc, &pc, &ph);                                                                                     \
+        G1_AFF(&(out)->a, &pa);                                                                                    \
+        G1_AFF(&(out)->b1, &pb1);                                                                                  \
+        G1_AFF(&(out)->c, &pc);                                                                                    \
+        G2_AFF(&(out)->b2, &pb2);                                                                                  \
+    } while (0)
 
 static int cuda_compute(czk_backend *b, unsigned ctx, unsigned circuit, czk_groth16_any_msm_out *res, czk_fr *pub,
                         czk_error *e)
@@ -662,9 +714,6 @@ static int cuda_compute(czk_backend *b, unsigned ctx, unsigned circuit, czk_grot
     cuda_ctx *c;
     const cuda_circuit *z;
     const cuda_keys *k;
-    czk_groth16_msm_out *out = &res->u.bls;
-    czk_g1 pa, pb1, pc, ph;
-    czk_g2 pb2;
     size_t npriv;
     uint64_t t;
     int r;
@@ -679,9 +728,9 @@ static int cuda_compute(czk_backend *b, unsigned ctx, unsigned circuit, czk_grot
     k = &b->gpus[c->gpu].keys[circuit];
     npriv = (size_t)z->n_vars - z->n_public - 1;
     memset(res, 0, sizeof(*res));
-    res->curve = CZK_CURVE_BLS12_381;
+    res->curve = z->curve;
 
-#define STAGE(stage, what, call)                                                                                   \
+#define MSM(stage, what, call)                                                                                     \
     do {                                                                                                           \
         t = czk_trace_now();                                                                                       \
         if ((r = (call)) < 0) {                                                                                    \
@@ -695,19 +744,14 @@ static int cuda_compute(czk_backend *b, unsigned ctx, unsigned circuit, czk_grot
         czk_trace_add(c->job, c->partition, stage, t, czk_trace_now());                                          \
     } while (0)
 
-    STAGE(CZK_TRACE_H, "computing h", h_and_wait(c->cc, z->log_domain));
-    STAGE(CZK_TRACE_MSM_A, "the A MSM", czk_cuda_msm_g1(c->cc, k->a, 0, CZK_CUDA_BUF_W, 0, z->n_vars, &pa));
-    STAGE(CZK_TRACE_MSM_B1, "the B1 MSM", czk_cuda_msm_g1(c->cc, k->b1, 0, CZK_CUDA_BUF_W, 0, z->n_vars, &pb1));
-    STAGE(CZK_TRACE_MSM_B2, "the B2 MSM", czk_cuda_msm_g2(c->cc, k->b2, 0, CZK_CUDA_BUF_W, 0, z->n_vars, &pb2));
-    STAGE(CZK_TRACE_MSM_C, "the C MSM",
-          czk_cuda_msm_g1(c->cc, k->c, 0, CZK_CUDA_BUF_W, (size_t)z->n_public + 1, npriv, &pc));
-    STAGE(CZK_TRACE_MSM_H, "the H MSM", czk_cuda_msm_g1(c->cc, k->h, 0, CZK_CUDA_BUF_A, 0, z->domain_size, &ph));
-#undef STAGE
-    czk_g1_add(&pc, &pc, &ph);
-    czk_g1_to_aff(&out->a, &pa);
-    czk_g1_to_aff(&out->b1, &pb1);
-    czk_g1_to_aff(&out->c, &pc);
-    czk_g2_to_aff(&out->b2, &pb2);
+    MSM(CZK_TRACE_H, "computing h", h_and_wait(c->cc, z));
+    if (is_bn(z))
+        CUDA_MSMS(czk_bn254_g1, czk_bn254_g2, czk_cuda_bn254_msm_g1, czk_cuda_bn254_msm_g2, czk_bn254_g1_add,
+                  czk_bn254_g1_to_aff, czk_bn254_g2_to_aff, &res->u.bn);
+    else
+        CUDA_MSMS(czk_g1, czk_g2, czk_cuda_msm_g1, czk_cuda_msm_g2, czk_g1_add, czk_g1_to_aff, czk_g2_to_aff,
+                  &res->u.bls);
+#undef MSM
     memcpy(pub, c->pub, (size_t)z->n_public * sizeof(czk_fr));
     return 0;
 }

@@ -39,12 +39,16 @@ void czk_keymem_name(int device, const czk_zkey *z, char name[64])
     snprintf(name, 64, "key-%d%s", device, suffix);
 }
 
-/* sections A, B1, B2, C, H after the header, each 256-byte aligned */
+/* sections A, B1, B2, C, H after the header, each 256-byte aligned, of the
+ * key's curve's affine points (the key id, in the name and the header, says
+ * which key and so which curve) */
 static uint64_t layout(const czk_zkey *z, uint64_t off[], uint64_t n[])
 {
     uint64_t o = CZK_KEYMEM_HDR;
-    const uint64_t sz[CZK_KEYMEM_SECTIONS] = {sizeof(czk_g1_aff), sizeof(czk_g1_aff), sizeof(czk_g2_aff),
-                                              sizeof(czk_g1_aff), sizeof(czk_g1_aff)};
+    const int bn = z->curve == CZK_CURVE_BN254;
+    const uint64_t g1 = bn ? sizeof(czk_bn254_g1_aff) : sizeof(czk_g1_aff);
+    const uint64_t g2 = bn ? sizeof(czk_bn254_g2_aff) : sizeof(czk_g2_aff);
+    const uint64_t sz[CZK_KEYMEM_SECTIONS] = {g1, g1, g2, g1, g1};
     n[CZK_KEYMEM_A] = n[CZK_KEYMEM_B1] = n[CZK_KEYMEM_B2] = z->n_vars;
     n[CZK_KEYMEM_C] = (uint64_t)z->n_vars - z->n_public - 1;
     n[CZK_KEYMEM_H] = z->domain_size;

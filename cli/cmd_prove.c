@@ -5,8 +5,8 @@
  *       staged path of czk-gpud in-process (build a, b, c, then the backend's
  *       copy_in + compute, then finalize); auto (default): cuda when a GPU is
  *       usable, else cpu.  CZK_TEST_RS="r,s" fixes the blinding (tests only).
- *       The key's primes pick the curve: BLS12-381, or BN254 (bn128), which
- *       runs on the cpu prover (auto) since no backend has BN254 kernels yet.
+ *       The key's primes pick the curve: BLS12-381 or BN254 (bn128), on
+ *       either backend.
  *   czk verify VKEY_JSON PUBLIC_JSON PROOF_JSON   (0 valid, 1 invalid, 2 error; the
  *       verification key's "curve" picks the curve)
  *   czk vkey ZKEY [OUT_JSON]                      (verification_key.json; stdout without OUT_JSON)
@@ -31,132 +31,10 @@
 
 static double now_s(void) { return (double)czk_mono_ns() * 1e-9; }
 
-/*
- * The staged path gpud runs, in this process: build a, b, c (the synth's
- * stage) into one slot-like buffer, hand it to the backend (copy_in, compute),
- * then finalize.  *ran_cpu is set instead when the backend that opened is the
- * cpu one (auto without a GPU): the caller then proves as before.
- */
-static int prove_staged(const char *backend, const czk_zkey *z, const char *zkey_name, const czk_wtns *w,
-                        const char *wtns_name, const czk_fr *r, const czk_fr *s, czk_groth16_proof *proof,
-                        czk_fr *pub, int *ran_cpu, czk_error *e)
-{
-    size_t n = z->domain_size, nv = z->n_vars;
-    size_t bytes = (3 * n + nv) * sizeof(czk_fr);
-    const czk_backend_ops *ops = NULL;
-    czk_backend *b = NULL;
-    czk_backend_config bc;
-    czk_backend_region reg;
-    czk_backend_input in;
-    czk_groth16_any_msm_out m;
-    czk_groth16_params p;
-    czk_fr *buf = NULL;
-    double t0 = now_s(), t1, t2, t3;
-    int rc = 0;
-
-    *ran_cpu = 0;
-    buf = aligned_alloc(4096, (bytes + 4095) & ~(size_t)4095);
-    if (!buf)
-        return czk_errorf(e, -ENOMEM, "proving with \"%s\": cannot allocate %zu MiB for a, b, c, w", zkey_name,
-                          bytes >> 20);
-    memset(&bc, 0, sizeof(bc));
-    bc.n_circuits = 1;
-    bc.zkeys = &z;
-    bc.threads = czk_cli_threads;
-    bc.contexts = 1;
-    reg.base = buf;
-    reg.len = (bytes + 4095) & ~(size_t)4095;
-    bc.regions = &reg;
-    bc.n_regions = 1;
-    if (!strcmp(backend, "auto")) {
-        /* the preferred backend built in; without a usable GPU, quietly the cpu path */
-        ops = czk_backend_find("auto", e);
-        if (ops == &czk_backend_cpu_ops) {
-            czk_info("prove: backend cpu (auto: no GPU backend in this build)");
-            *ran_cpu = 1;
-            goto out;
-        }
-        if ((rc = ops->create(&b, &bc, e)) == -ENODEV || rc == -ENOMEM) {
-            if (rc == -ENOMEM)
-                czk_warn("%s: proving on the cpu", e->msg);
-            else
-                czk_info("prove: backend cpu (auto: %s)", e->msg[0] ? e->msg : "no usable GPU");
-            memset(e, 0, sizeof(*e));
-            *ran_cpu = 1;
-            rc = 0;
-            goto out;
-        }
-        if (rc < 0)
-            goto out;
-        czk_info("prove: backend %s (auto: a GPU is usable)", ops->name);
-    } else if ((rc = czk_backend_open(backend, 0, &bc, &ops, &b, e)) < 0) {
-        goto out;
-    } else {
-        czk_info("prove: backend %s", ops->name);
-    }
-    t1 = now_s();
-    rc = czk_groth16_build_abc(z, w->w, buf, buf + n, buf + 2 * n, czk_cli_threads);
-    if (rc) {
-        czk_errorf(e, rc, "proving with \"%s\": building a, b, c failed: %s", zkey_name, strerror(-rc));
-        goto out;
-    }
-    memcpy(buf + 3 * n, w->w, nv * sizeof(czk_fr));
-    memset(&in, 0, sizeof(in));
-    in.a = (const uint8_t *)buf;
-    in.b = (const uint8_t *)(buf + n);
-    in.c = (const uint8_t *)(buf + 2 * n);
-    in.w = (const uint8_t *)(buf + 3 * n);
-    in.domain_size = n;
-    in.n_vars = nv;
-    t2 = now_s();
-    if ((rc = ops->copy_in(b, 0, 0, &in, e)) < 0)
-        goto out;
-    t3 = now_s();
-    if ((rc = ops->compute(b, 0, 0, &m, pub, e)) < 0)
-        goto out;
-    czk_info("prove: %s backend: set-up %.3f s, build_abc %.3f s, copy %.3f s (%.1f GB/s), h + msm %.3f s", ops->name,
-             t1 - t0, t2 - t1, t3 - t2, (double)(3 * n + nv) * sizeof(czk_fr) / (t3 - t2) / 1e9, now_s() - t3);
-    czk_groth16_params_from_zkey(&p, z);
-    if (r && s) {
-        czk_groth16_finalize(&p, &m.u.bls, r, s, proof);
-    } else if ((rc = czk_groth16_finalize_random(&p, &m.u.bls, proof))) {
-        czk_errorf(e, rc, "cannot draw blinding scalars from getrandom: %s", strerror(-rc));
-        goto out;
-    }
-out:
-    if (b)
-        ops->destroy(b);
-    /* a, b, c and w are functions of the private witness */
-    explicit_bzero(buf, bytes);
-    free(buf);
-    return rc;
-}
-
-/*
- * The non-cpu backends for a BN254 key: none has BN254 kernels yet, so auto
- * proves on the cpu (saying why) and an explicit --backend cuda is refused.
- */
-static int bn254_staged(const char *backend, czk_error *e, int *ran_cpu)
-{
-    if (!strcmp(backend, "auto")) {
-        czk_info("prove: backend cpu (auto: the GPU backend has no BN254 kernels yet)");
-        *ran_cpu = 1;
-        return 0;
-    }
-    *ran_cpu = 0;
-    return czk_errorf(e, -ENOTSUP, "--backend %s: BN254 (bn128) keys are proved on the cpu only for now "
-                      "(no BN254 GPU kernels yet); use --backend cpu or auto", backend);
-}
-
 #include "common/groth16/g16_names_bls12_381.h"
-#define CLI_STAGED(backend, z, zp, w, wp, r, s, proof, pub, ran_cpu, e) \
-    prove_staged(backend, z, zp, w, wp, r, s, proof, pub, ran_cpu, e)
 #include "cli/prove_tmpl.h"
-#undef CLI_STAGED
 #include "common/groth16/g16_names_bn254.h"
-#define CLI_STAGED(backend, z, zp, w, wp, r, s, proof, pub, ran_cpu, e) bn254_staged(backend, e, ran_cpu)
 #include "cli/prove_tmpl.h"
-#undef CLI_STAGED
 #include "common/groth16/g16_names_undef.h"
 
 int czk_cmd_prove(int argc, char **argv)

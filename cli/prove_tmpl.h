@@ -1,10 +1,8 @@
 /*
  * prove_tmpl.h — the curve-specific part of `czk prove`, `czk verify` and
  * `czk vkey` (cmd_prove.c), included there once with the names of
- * common/groth16/g16_names_bls12_381.h and once with BN254's, and
- * CLI_STAGED(backend, z, zkey_path, w, wtns_path, r, s, proof, pub, ran_cpu, e):
- * the non-cpu backends' path for this curve (sets *ran_cpu when the cpu
- * prover is to run instead).  Private to cmd_prove.c.
+ * common/groth16/g16_names_bls12_381.h and once with BN254's.  Private to
+ * cmd_prove.c.
  */
 
 /*
@@ -35,6 +33,107 @@ static int CV(cli_test_rs)(CV(fr) *r, CV(fr) *s, czk_error *e)
 }
 
 /*
+ * The staged path gpud runs, in this process: build a, b, c (the synth's
+ * stage) into one slot-like buffer, hand it to the backend (copy_in, compute),
+ * then finalize.  *ran_cpu is set instead when the backend that opened is the
+ * cpu one (auto without a GPU): the caller then proves as before.
+ */
+static int CV(prove_staged)(const char *backend, const czk_zkey *z, const char *zkey_name, const czk_wtns *w,
+                             const CV(fr) *r, const CV(fr) *s, G16(proof) *proof, CV(fr) *pub, int *ran_cpu,
+                             czk_error *e)
+{
+    size_t n = z->domain_size, nv = z->n_vars;
+    size_t bytes = (3 * n + nv) * sizeof(CV(fr));
+    const czk_backend_ops *ops = NULL;
+    czk_backend *b = NULL;
+    czk_backend_config bc;
+    czk_backend_region reg;
+    czk_backend_input in;
+    czk_groth16_any_msm_out m;
+    G16(params) p;
+    CV(fr) *buf = NULL;
+    double t0 = now_s(), t1, t2, t3;
+    int rc = 0;
+
+    *ran_cpu = 0;
+    buf = aligned_alloc(4096, (bytes + 4095) & ~(size_t)4095);
+    if (!buf)
+        return czk_errorf(e, -ENOMEM, "proving with \"%s\": cannot allocate %zu MiB for a, b, c, w", zkey_name,
+                          bytes >> 20);
+    memset(&bc, 0, sizeof(bc));
+    bc.n_circuits = 1;
+    bc.zkeys = &z;
+    bc.threads = czk_cli_threads;
+    bc.contexts = 1;
+    reg.base = buf;
+    reg.len = (bytes + 4095) & ~(size_t)4095;
+    bc.regions = &reg;
+    bc.n_regions = 1;
+    if (!strcmp(backend, "auto")) {
+        /* the preferred backend built in; without a usable GPU, quietly the cpu path */
+        ops = czk_backend_find("auto", e);
+        if (ops == &czk_backend_cpu_ops) {
+            czk_info("prove: backend cpu (auto: no GPU backend in this build)");
+            *ran_cpu = 1;
+            goto out;
+        }
+        if ((rc = ops->create(&b, &bc, e)) == -ENODEV || rc == -ENOMEM) {
+            if (rc == -ENOMEM)
+                czk_warn("%s: proving on the cpu", e->msg);
+            else
+                czk_info("prove: backend cpu (auto: %s)", e->msg[0] ? e->msg : "no usable GPU");
+            memset(e, 0, sizeof(*e));
+            *ran_cpu = 1;
+            rc = 0;
+            goto out;
+        }
+        if (rc < 0)
+            goto out;
+        czk_info("prove: backend %s (auto: a GPU is usable)", ops->name);
+    } else if ((rc = czk_backend_open(backend, 0, &bc, &ops, &b, e)) < 0) {
+        goto out;
+    } else {
+        czk_info("prove: backend %s", ops->name);
+    }
+    t1 = now_s();
+    rc = G16(build_abc)(z, WTW(w), buf, buf + n, buf + 2 * n, czk_cli_threads);
+    if (rc) {
+        czk_errorf(e, rc, "proving with \"%s\": building a, b, c failed: %s", zkey_name, strerror(-rc));
+        goto out;
+    }
+    memcpy(buf + 3 * n, WTW(w), nv * sizeof(CV(fr)));
+    memset(&in, 0, sizeof(in));
+    in.a = (const uint8_t *)buf;
+    in.b = (const uint8_t *)(buf + n);
+    in.c = (const uint8_t *)(buf + 2 * n);
+    in.w = (const uint8_t *)(buf + 3 * n);
+    in.domain_size = n;
+    in.n_vars = nv;
+    t2 = now_s();
+    if ((rc = ops->copy_in(b, 0, 0, &in, e)) < 0)
+        goto out;
+    t3 = now_s();
+    if ((rc = ops->compute(b, 0, 0, &m, (czk_fr *)pub, e)) < 0) /* backend.h: 32-byte scalars of either curve */
+        goto out;
+    czk_info("prove: %s backend: set-up %.3f s, build_abc %.3f s, copy %.3f s (%.1f GB/s), h + msm %.3f s", ops->name,
+             t1 - t0, t2 - t1, t3 - t2, (double)(3 * n + nv) * sizeof(CV(fr)) / (t3 - t2) / 1e9, now_s() - t3);
+    G16(params_from_zkey)(&p, z);
+    if (r && s) {
+        G16(finalize)(&p, &ANYU(m), r, s, proof);
+    } else if ((rc = G16(finalize_random)(&p, &ANYU(m), proof))) {
+        czk_errorf(e, rc, "cannot draw blinding scalars from getrandom: %s", strerror(-rc));
+        goto out;
+    }
+out:
+    if (b)
+        ops->destroy(b);
+    /* a, b, c and w are functions of the private witness */
+    explicit_bzero(buf, bytes);
+    free(buf);
+    return rc;
+}
+
+/*
  * `czk prove` once the key and the witness are open (and of this curve):
  * the proof, checked with the key's verification key before it is written,
  * then proof.json and public.json.  Returns a CZK_EXIT_ status.
@@ -62,8 +161,8 @@ static int CV(cli_prove)(const char *argv0, const char *backend, const czk_zkey 
         czk_info("prove: backend cpu");
     /* cuda (or auto with a usable GPU): the staged path gpud runs; cpu: all in one */
     if (strcmp(backend, "cpu") &&
-        CLI_STAGED(backend, z, zkey_path, w, wtns_path, fixed ? &r_fix : NULL, fixed ? &s_fix : NULL, &proof, pub,
-                   &ran_cpu, &e)) {
+        CV(prove_staged)(backend, z, zkey_path, w, fixed ? &r_fix : NULL, fixed ? &s_fix : NULL, &proof, pub,
+                         &ran_cpu, &e)) {
         czk_cli_fail(argv0, &e);
         goto out;
     }

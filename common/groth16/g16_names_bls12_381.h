@@ -13,6 +13,7 @@
  *   CV_G1_EQ, CV_G2_EQ           the curve equations for messages
  *   CV_FP_DEC_MAX, CV_FR_DEC_MAX decimal buffer sizes
  *   CV_NTT_MAX_LOG               the largest NTT
+ *   ANYU(m)                      this curve's member of a czk_groth16_any_msm_out (any.h)
  */
 #include "common/groth16/g16_names_undef.h"
 
@@ -31,3 +32,4 @@
 #define CV_FP_DEC_MAX CZK_FP_DEC_MAX
 #define CV_FR_DEC_MAX CZK_FR_DEC_MAX
 #define CV_NTT_MAX_LOG CZK_NTT_MAX_LOG
+#define ANYU(m) ((m).u.bls)

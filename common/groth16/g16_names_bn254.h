@@ -19,3 +19,4 @@
 #define CV_FP_DEC_MAX CZK_BN254_DEC_MAX
 #define CV_FR_DEC_MAX CZK_BN254_DEC_MAX
 #define CV_NTT_MAX_LOG CZK_BN254_NTT_MAX_LOG
+#define ANYU(m) ((m).u.bn)

@@ -14,3 +14,4 @@
 #undef CV_FP_DEC_MAX
 #undef CV_FR_DEC_MAX
 #undef CV_NTT_MAX_LOG
+#undef ANYU

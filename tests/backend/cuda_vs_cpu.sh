@@ -1,7 +1,7 @@
 #!/bin/sh
 # cuda_vs_cpu.sh — the cuda backend against the cpu backend on the snarkjs
-# fixtures multi and poseidon and on a gen-circuit circuit of domain 2^12
-# (czk setup key).  Exit 77 when no GPU is usable.
+# fixtures multi and poseidon, their BN254 (bn128) twins, and on a gen-circuit
+# circuit of domain 2^12 (czk setup key).  Exit 77 when no GPU is usable.
 #   compare: test_backend_cuda compare (same czk_groth16_msm_out through backend.h)
 #   prove:   czk prove --backend cuda and --backend cpu with the same fixed
 #            r, s (CZK_TEST_RS, test only) write byte-identical proof.json and
@@ -25,13 +25,15 @@ case $MODE in
 compare)
     "$TB" compare "$FIX/multi/circuit.zkey" "$FIX/multi/witness.wtns" \
         "$FIX/poseidon/circuit.zkey" "$FIX/poseidon/witness.wtns" \
+        "$FIX/multi_bn128/circuit.zkey" "$FIX/multi_bn128/witness.wtns" \
+        "$FIX/poseidon_bn128/circuit.zkey" "$FIX/poseidon_bn128/witness.wtns" \
         "$S/gen12.zkey" "$S/gen12.wtns" || bad "cuda and cpu backends differ"
     ;;
 prove)
     # two scalars below the group order, different each run
     r=$(( ($$ * 7919 + $(date +%s)) % 1000000007 + 1 ))
     s=$(( ($$ * 104729 + $(date +%N | sed 's/^0*//;s/^$/1/')) % 1000000007 + 1 ))
-    for c in multi poseidon gen12; do
+    for c in multi poseidon multi_bn128 poseidon_bn128 gen12; do
         if [ $c = gen12 ]; then z=$S/gen12.zkey w=$S/gen12.wtns; else z=$FIX/$c/circuit.zkey w=$FIX/$c/witness.wtns; fi
         for b in cpu cuda; do
             CZK_TEST_RS="$r,$s" "$CZK" -v prove --backend $b "$z" "$w" "$S/$c.$b.proof.json" "$S/$c.$b.public.json" \

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "common/groth16/groth16.h"
+#include "common/crypto/bn254_msm.h"
 #include "common/crypto/msm.h"
 #include "backend/cuda/czk_cuda.h"
 #include "backend/cuda/czk_cuda_vmm.h"
@@ -36,6 +37,7 @@ struct czk_cuda_ctx {
 
 struct czk_cuda_bases {
     int g2;
+    int bn;       /* BN254 points */
     int borrowed; /* czk_cuda_bases_place: pts is not ours */
     size_t n;
     void *pts;
@@ -211,19 +213,41 @@ int czk_cuda_host_unregister(void *p, size_t len, size_t chunk)
     return 0;
 }
 
-int czk_cuda_compute_h_dev(czk_cuda_ctx *c, unsigned log_n)
+/* a context serves BLS12-381 when cfg.curves is 0 or names it */
+static int serves(const czk_cuda_ctx *c, int bn)
+{
+    unsigned m = c->cfg.curves ? c->cfg.curves : CZK_CUDA_CURVE_BLS12_381;
+    return (m & (bn ? CZK_CUDA_CURVE_BN254 : CZK_CUDA_CURVE_BLS12_381)) != 0;
+}
+
+static int h_check(czk_cuda_ctx *c, unsigned log_n, int bn)
 {
     if (log_n > c->cfg.max_log_n)
         return fail(-EINVAL, "log_n too large");
+    if (!serves(c, bn))
+        return fail(-EINVAL, "the context does not serve this curve");
     wait_cb(c); /* "compute waits for the copies" */
     if (mock_cuda_fail_h) {
         mock_cuda_fail_h = 0;
         return fail(-EIO, "launch of the h kernel: injected failure");
     }
-    return czk_groth16_compute_h(c->buf[0], c->buf[1], c->buf[2], c->buf[0], log_n, 1);
+    return 0;
 }
 
-static int bases_up(czk_cuda_bases **b, const void *pts, size_t n, size_t sz, int g2)
+int czk_cuda_compute_h_dev(czk_cuda_ctx *c, unsigned log_n)
+{
+    int r = h_check(c, log_n, 0);
+    return r ? r : czk_groth16_compute_h(c->buf[0], c->buf[1], c->buf[2], c->buf[0], log_n, 1);
+}
+
+int czk_cuda_bn254_compute_h_dev(czk_cuda_ctx *c, unsigned log_n)
+{
+    int r = h_check(c, log_n, 1);
+    czk_bn254_fr *a = (czk_bn254_fr *)c->buf[0], *b = (czk_bn254_fr *)c->buf[1], *cc = (czk_bn254_fr *)c->buf[2];
+    return r ? r : czk_groth16_bn254_compute_h(a, b, cc, a, log_n, 1);
+}
+
+static int bases_up(czk_cuda_bases **b, const void *pts, size_t n, size_t sz, int g2, int bn)
 {
     czk_cuda_bases *x = calloc(1, sizeof(*x));
     if (!x || !(x->pts = malloc((n ? n : 1) * sz))) {
@@ -233,6 +257,7 @@ static int bases_up(czk_cuda_bases **b, const void *pts, size_t n, size_t sz, in
     memcpy(x->pts, pts, n * sz);
     x->n = n;
     x->g2 = g2;
+    x->bn = bn;
     *b = x;
     return 0;
 }
@@ -240,29 +265,55 @@ static int bases_up(czk_cuda_bases **b, const void *pts, size_t n, size_t sz, in
 int czk_cuda_bases_upload_g1(czk_cuda_ctx *c, czk_cuda_bases **b, const czk_g1_aff *pts, size_t n)
 {
     (void)c;
-    return bases_up(b, pts, n, sizeof(czk_g1_aff), 0);
+    return bases_up(b, pts, n, sizeof(czk_g1_aff), 0, 0);
 }
 
 int czk_cuda_bases_upload_g2(czk_cuda_ctx *c, czk_cuda_bases **b, const czk_g2_aff *pts, size_t n)
 {
     (void)c;
-    return bases_up(b, pts, n, sizeof(czk_g2_aff), 1);
+    return bases_up(b, pts, n, sizeof(czk_g2_aff), 1, 0);
+}
+
+int czk_cuda_bn254_bases_upload_g1(czk_cuda_ctx *c, czk_cuda_bases **b, const czk_bn254_g1_aff *pts, size_t n)
+{
+    (void)c;
+    return bases_up(b, pts, n, sizeof(czk_bn254_g1_aff), 0, 1);
+}
+
+int czk_cuda_bn254_bases_upload_g2(czk_cuda_ctx *c, czk_cuda_bases **b, const czk_bn254_g2_aff *pts, size_t n)
+{
+    (void)c;
+    return bases_up(b, pts, n, sizeof(czk_bn254_g2_aff), 1, 1);
+}
+
+static int place(czk_cuda_bases **b, void *dev, const void *pts, size_t n, int g2, int bn)
+{
+    size_t sz = bn ? (g2 ? sizeof(czk_bn254_g2_aff) : sizeof(czk_bn254_g1_aff))
+                   : (g2 ? sizeof(czk_g2_aff) : sizeof(czk_g1_aff));
+    czk_cuda_bases *x = calloc(1, sizeof(*x));
+    if (!x)
+        return -ENOMEM;
+    if (pts)
+        memcpy(dev, pts, n * sz);
+    x->pts = dev;
+    x->n = n;
+    x->g2 = g2;
+    x->bn = bn;
+    x->borrowed = 1;
+    *b = x;
+    return 0;
 }
 
 int czk_cuda_bases_place(czk_cuda_ctx *c, czk_cuda_bases **b, void *dev, const void *pts, size_t n, int g2)
 {
     (void)c;
-    czk_cuda_bases *x = calloc(1, sizeof(*x));
-    if (!x)
-        return -ENOMEM;
-    if (pts)
-        memcpy(dev, pts, n * (g2 ? sizeof(czk_g2_aff) : sizeof(czk_g1_aff)));
-    x->pts = dev;
-    x->n = n;
-    x->g2 = g2;
-    x->borrowed = 1;
-    *b = x;
-    return 0;
+    return place(b, dev, pts, n, g2, 0);
+}
+
+int czk_cuda_bn254_bases_place(czk_cuda_ctx *c, czk_cuda_bases **b, void *dev, const void *pts, size_t n, int g2)
+{
+    (void)c;
+    return place(b, dev, pts, n, g2, 1);
 }
 
 void czk_cuda_bases_free(czk_cuda_bases *b)
@@ -345,11 +396,13 @@ void czk_cuda_vmm_free(czk_cuda_vmm *m)
 
 size_t czk_cuda_bases_len(const czk_cuda_bases *b) { return b->n; }
 
-static int msm_check(czk_cuda_ctx *c, const czk_cuda_bases *b, int g2, size_t base_off, int sbuf, size_t soff,
-                     size_t n)
+static int msm_check(czk_cuda_ctx *c, const czk_cuda_bases *b, int g2, int bn, size_t base_off, int sbuf,
+                     size_t soff, size_t n)
 {
     if (b->g2 != g2)
         return fail(-EINVAL, "G1/G2 bases mixed up");
+    if (b->bn != bn || !serves(c, bn))
+        return fail(-EINVAL, "bases or context of the other curve");
     if (base_off > b->n || n > b->n - base_off)
         return fail(-EINVAL, "more terms than bases");
     if (sbuf < 0 || sbuf > 3 || soff > c->len[sbuf] || n > c->len[sbuf] - soff)
@@ -363,13 +416,31 @@ static int msm_check(czk_cuda_ctx *c, const czk_cuda_bases *b, int g2, size_t ba
 int czk_cuda_msm_g1(czk_cuda_ctx *c, const czk_cuda_bases *b, size_t base_off, int sbuf, size_t soff, size_t n,
                     czk_g1 *r)
 {
-    int rc = msm_check(c, b, 0, base_off, sbuf, soff, n);
+    int rc = msm_check(c, b, 0, 0, base_off, sbuf, soff, n);
     return rc ? rc : czk_msm_g1(r, (const czk_g1_aff *)b->pts + base_off, c->buf[sbuf] + soff, n, 1);
 }
 
 int czk_cuda_msm_g2(czk_cuda_ctx *c, const czk_cuda_bases *b, size_t base_off, int sbuf, size_t soff, size_t n,
                     czk_g2 *r)
 {
-    int rc = msm_check(c, b, 1, base_off, sbuf, soff, n);
+    int rc = msm_check(c, b, 1, 0, base_off, sbuf, soff, n);
     return rc ? rc : czk_msm_g2(r, (const czk_g2_aff *)b->pts + base_off, c->buf[sbuf] + soff, n, 1);
+}
+
+int czk_cuda_bn254_msm_g1(czk_cuda_ctx *c, const czk_cuda_bases *b, size_t base_off, int sbuf, size_t soff, size_t n,
+                          czk_bn254_g1 *r)
+{
+    int rc = msm_check(c, b, 0, 1, base_off, sbuf, soff, n);
+    return rc ? rc
+              : czk_bn254_msm_g1(r, (const czk_bn254_g1_aff *)b->pts + base_off,
+                                 (const czk_bn254_fr *)(c->buf[sbuf] + soff), n, 1);
+}
+
+int czk_cuda_bn254_msm_g2(czk_cuda_ctx *c, const czk_cuda_bases *b, size_t base_off, int sbuf, size_t soff, size_t n,
+                          czk_bn254_g2 *r)
+{
+    int rc = msm_check(c, b, 1, 1, base_off, sbuf, soff, n);
+    return rc ? rc
+              : czk_bn254_msm_g2(r, (const czk_bn254_g2_aff *)b->pts + base_off,
+                                 (const czk_bn254_fr *)(c->buf[sbuf] + soff), n, 1);
 }

@@ -59,12 +59,13 @@ static int have_gpu(void)
 }
 
 #ifdef CZK_HAVE_CUDA_BACKEND
-/* a canonical element (< r: the top limb of r is 0x73eda753...) */
-static void rnd_fr(czk_fr *x)
+/* a canonical element of curve's Fr (< r: the top limb of r is 0x73eda753...
+ * for BLS12-381, 0x30644e72... for BN254; both Fr are 4 x 64-bit words) */
+static void rnd_fr(czk_fr *x, czk_curve_id curve)
 {
     for (int i = 0; i < CZK_FR_LIMBS; i++)
         x->l[i] = rnd();
-    x->l[CZK_FR_LIMBS - 1] &= 0x3fffffffffffffffull;
+    x->l[CZK_FR_LIMBS - 1] &= curve == CZK_CURVE_BN254 ? 0x0fffffffffffffffull : 0x3fffffffffffffffull;
 }
 #endif
 
@@ -144,12 +145,16 @@ static void *compute_thread(void *arg)
 static void same_out(const czk_groth16_any_msm_out *x, const czk_groth16_any_msm_out *y, const czk_fr *px, const czk_fr *py,
                      uint32_t npub, const char *what)
 {
-    CHECK(x->curve == CZK_CURVE_BLS12_381 && y->curve == CZK_CURVE_BLS12_381, "%s: not BLS12-381 results", what);
-    CHECK(czk_g1_aff_eq(&x->u.bls.a, &y->u.bls.a), "%s: A·w differs", what);
-    CHECK(czk_g1_aff_eq(&x->u.bls.b1, &y->u.bls.b1), "%s: B1·w differs", what);
-    CHECK(czk_g2_aff_eq(&x->u.bls.b2, &y->u.bls.b2), "%s: B2·w differs", what);
-    CHECK(czk_g1_aff_eq(&x->u.bls.c, &y->u.bls.c), "%s: C·w + H·h differs", what);
-    CHECK(!memcmp(x, y, sizeof(*x)), "%s: the points are equal but their bytes differ", what);
+    static const char *const names[CZK_G16_N_PTS] = {"A·w", "B1·w", "B2·w", "C·w + H·h"};
+    CHECK(x->curve == y->curve, "%s: results of two curves", what);
+    /* canonical affine coordinates: equal points have equal bytes */
+    for (unsigned k = 0; k < CZK_G16_N_PTS; k++)
+        CHECK(!memcmp(czk_groth16_any_point(x, k), czk_groth16_any_point(y, k),
+                      czk_groth16_any_point_bytes(x->curve, k)),
+              "%s: %s differs", what, names[k]);
+    if (x->curve == CZK_CURVE_BLS12_381)
+        CHECK(czk_g1_aff_eq(&x->u.bls.a, &y->u.bls.a) && czk_g2_aff_eq(&x->u.bls.b2, &y->u.bls.b2),
+              "%s: equal bytes but unequal points", what);
     CHECK(!memcmp(px, py, npub * sizeof(czk_fr)), "%s: public signals differ", what);
 }
 
@@ -170,8 +175,8 @@ static void compare_one(const char *zkey_path, const char *wtns_path)
     compute_job j0;
     pthread_t th;
 
-    CHECK(czk_zkey_open(&z, zkey_path, &e) == 0, "%s", e.msg);
-    CHECK(czk_wtns_open(&w, wtns_path, &e) == 0, "%s", e.msg);
+    CHECK(czk_zkey_open_curves(&z, zkey_path, CZK_CURVES_ALL, &e) == 0, "%s", e.msg);
+    CHECK(czk_wtns_open_curves(&w, wtns_path, CZK_CURVES_ALL, &e) == 0, "%s", e.msg);
     CHECK(czk_groth16_check_witness(&z, zkey_path, &w, wtns_path, &e) == 0, "%s", e.msg);
     n = z.domain_size;
     nv = z.n_vars;
@@ -208,11 +213,11 @@ static void compare_one(const char *zkey_path, const char *wtns_path)
     for (int round = 0; round < 2; round++) {
         const char *what = round == 0 ? "witness" : "random vectors";
         if (round == 0) {
-            CHECK(czk_groth16_build_abc(&z, w.w, buf, buf + n, buf + 2 * n, 2) == 0, "build_abc");
+            CHECK(czk_groth16_any_build_abc(&z, w.w, buf, buf + n, buf + 2 * n, 2) == 0, "build_abc");
             memcpy(buf + 3 * n, w.w, nv * sizeof(czk_fr));
         } else {
             for (size_t i = 0; i < 3 * n + nv; i++)
-                rnd_fr(&buf[i]);
+                rnd_fr(&buf[i], z.curve);
         }
         in.job = 100 + (uint64_t)round;
         CHECK(czk_backend_cpu_ops.copy_in(cpu, 0, 0, &in, &e) == 0, "cpu copy_in: %s", e.msg);
