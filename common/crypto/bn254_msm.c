@@ -9,9 +9,11 @@
  *     G2 uses psi (the p-power Frobenius through the twist), which acts as
  *     [p mod r], a 127-bit number, with the same lattice split (one basis
  *     per group);
- *   - no AVX-512 IFMA flush (fpx8.h is BLS12-381's 8 x 52-bit radix; BN254
- *     would need a 5-limb one), so the scalar batch-affine flush and running
- *     sums always run.
+ *   - the AVX-512 IFMA path (czk_fpx8_enabled(): the CPU has it and
+ *     CZK_NO_IFMA is not set) uses BN254's 5 x 52-bit lanes
+ *     (bn254_fpx8.h): the batch flush 8 additions at a time (msm_ifma.c)
+ *     and the running sums in 8 lanes (msm_tmpl.h), the same points as
+ *     the scalar path, as for BLS12-381.
  *
  * Threads write only their own buckets, their own task results and their own
  * slices of the plan arrays; czk_par_for's join publishes them.
@@ -21,6 +23,8 @@
 #include <pthread.h>
 
 #include "common/crypto/bn254_field_impl.h"
+#include "common/crypto/bn254_fpx8.h"
+#include "common/crypto/msm_ifma.h"
 
 #define MSM_SCALAR czk_bn254_fr
 #define MSM_GLV_LATTICE 1
@@ -96,6 +100,22 @@ static inline void bn_glv_apply(czk_bn254_g1_aff *r, const czk_bn254_g1_aff *p)
 #define FE_EQ czk_bn254_fp_eq_i
 #define FE_INV czk_bn254_fp_inv
 #define FE_COST_BATCH 0.62, 30.0, MSM_KIB(512)
+#define FE_COST_BATCH_X8 0.62, 30.0, MSM_KIB(512)
+#define FE_FLUSH_X8 czk_msm_ifma_flush_bn254_g1
+#define FE_FLUSH_X8_BYTES czk_msm_ifma_scratch_bytes_bn254_g1
+#ifdef CZK_HAVE_FPX8
+#define VX czk_bn254_fpx8
+#define VX_MUL czk_bn254_fpx8_mul_ool
+#define VX_SQR czk_bn254_fpx8_sqr_ool
+#define VX_ADD czk_bn254_fpx8_add
+#define VX_SUB czk_bn254_fpx8_sub
+#define VX_BLEND czk_bn254_fpx8_blend
+#define VX_SET1 czk_bn254_fpx8_set1
+#define VX_GATHER czk_bn254_fpx8_gather_p
+#define VX_STORE czk_bn254_fpx8_store
+#define VX_LOAD czk_bn254_fpx8_load
+#define VX_IS_ZERO czk_bn254_fpx8_is_zero
+#endif
 #define FE_ONE CZK_BN254_FP_ONE
 #define AFF czk_bn254_g1_aff
 #define JAC czk_bn254_g1
@@ -177,6 +197,22 @@ static const struct glv_params *bn_glv2_ready(void)
 #define FE_EQ czk_bn254_fp2_eq_i
 #define FE_INV czk_bn254_fp2_inv
 #define FE_COST_BATCH 0.62, 10.0, MSM_KIB(512)
+#define FE_COST_BATCH_X8 0.62, 10.0, MSM_KIB(1024)
+#define FE_FLUSH_X8 czk_msm_ifma_flush_bn254_g2
+#define FE_FLUSH_X8_BYTES czk_msm_ifma_scratch_bytes_bn254_g2
+#ifdef CZK_HAVE_FPX8
+#define VX czk_bn254_fp2x8
+#define VX_MUL czk_bn254_fp2x8_mul_ool
+#define VX_SQR czk_bn254_fp2x8_sqr_ool
+#define VX_ADD czk_bn254_fp2x8_add
+#define VX_SUB czk_bn254_fp2x8_sub
+#define VX_BLEND czk_bn254_fp2x8_blend
+#define VX_SET1 czk_bn254_fp2x8_set1
+#define VX_GATHER czk_bn254_fp2x8_gather_p
+#define VX_STORE czk_bn254_fp2x8_store
+#define VX_LOAD czk_bn254_fp2x8_load
+#define VX_IS_ZERO czk_bn254_fp2x8_is_zero
+#endif
 #define FE_ONE CZK_BN254_FP2_ONE
 #define AFF czk_bn254_g2_aff
 #define JAC czk_bn254_g2

@@ -14,8 +14,9 @@
 #define MTG(name) MT_CAT(MT_G, name)
 #define MTF(name) MT_CAT(name##_, MT_SUF)
 
-/* bases a_i G: a_0 random, a_{i+1} = a_i + d; some replaced (pick_kind) */
-static void MTF(make_bases)(MT_AFF *out, mpz_t *a, size_t n)
+/* bases a_i G: a_0 random, a_{i+1} = a_i + d; some replaced (pick_kind):
+ * src[i] is the index of the base that base i copies or negates, else i */
+static void MTF(make_bases)(MT_AFF *out, mpz_t *a, size_t *src, size_t n)
 {
     MT_G *jac = malloc(n * sizeof(*jac)), cur, step;
     MT_FIELD *scr = malloc(n * sizeof(*scr));
@@ -39,6 +40,7 @@ static void MTF(make_bases)(MT_AFF *out, mpz_t *a, size_t n)
     MTG(_batch_to_aff)(out, jac, n, scr);
     for (size_t i = 0; i < n; i++) {
         size_t j = i ? (size_t)(t_rand64() % i) : 0;
+        src[i] = i;
         switch (pick_kind(i)) {
         case 1:
             memset(&out[i], 0, sizeof(out[i]));
@@ -47,6 +49,7 @@ static void MTF(make_bases)(MT_AFF *out, mpz_t *a, size_t n)
         case 2:
             out[i] = out[j];
             mpz_set(a[i], a[j]);
+            src[i] = j;
             break;
         case 3:
             MTG(_aff_neg)(&out[i], &out[j]);
@@ -54,6 +57,7 @@ static void MTF(make_bases)(MT_AFF *out, mpz_t *a, size_t n)
                 memset(&out[i], 0, sizeof(out[i]));
             mpz_sub(a[i], bn_r, a[j]);
             mpz_mod(a[i], a[i], bn_r);
+            src[i] = j;
             break;
         default:
             break;
@@ -70,14 +74,22 @@ static void MTF(test)(size_t n, int nthreads, int gmp_terms)
     czk_bn254_fr *sc = malloc(n * sizeof(*sc)), e;
     MT_G got, want, sum, t;
     mpz_t *a = malloc(n * sizeof(mpz_t)), k, acc;
+    size_t *src = malloc(n * sizeof(*src));
 
     mpz_inits(k, acc, NULL);
     for (size_t i = 0; i < n; i++)
         mpz_init(a[i]);
-    MTF(make_bases)(bases, a, n);
+    MTF(make_bases)(bases, a, src, n);
     MTG(_set_inf)(&sum);
     for (size_t i = 0; i < n; i++) {
         pick_scalar(&sc[i], k, i);
+        if (src[i] != i && t_rand64() % 2) {
+            /* a copy (or the negation) of an earlier base with its scalar:
+             * the same buckets in every window, so additions of P to P
+             * (doubling) and of -P to P (infinity) reach the flush */
+            sc[i] = sc[src[i]];
+            t_limbs_to_mpz(k, sc[i].l, 4);
+        }
         mpz_addmul(acc, k, a[i]);
         MTG(_from_aff)(&t, &bases[i]);
         MTG(_mul_vt)(&t, &t, &sc[i]);
@@ -111,6 +123,7 @@ static void MTF(test)(size_t n, int nthreads, int gmp_terms)
         mpz_clear(a[i]);
     mpz_clears(k, acc, NULL);
     free(a);
+    free(src);
     free(bases);
     free(sc);
 }

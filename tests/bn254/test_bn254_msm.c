@@ -12,11 +12,16 @@
  * every size term by term with the curve's own variable-time scalar
  * multiplication (checked against GMP by test_bn254_curve).
  * Scalars are random below r, with 0, 1, r - 1 and values >= r (2^256 - 1,
- * r, top bit set: they act as integers) mixed in.  Sizes 1, 2, 7, 100, 1000,
- * 4097 on G1 and G2 and 10000 on G1 (batch-affine buckets), with 1 and 2
- * threads, and on bases not in any special form (random curve points on G1,
- * random multiples on G2).  Scalars near fractions j r / 2^s also run: they
- * sit on the rounding boundaries of the GLV split.
+ * r, top bit set: they act as integers) mixed in; half the copied and
+ * negated bases take their original's scalar too, so that P meets P and -P
+ * in the same bucket.  Sizes 1, 2, 7, 100, 1000, 4097 on G1 and G2 and 10000
+ * on G1 (batch-affine buckets), with 1 and 2 threads, and on bases not in
+ * any special form (random curve points on G1, random multiples on G2),
+ * then 2^15 on G1 and 2^13 on G2 with few copies.  Where the CPU has AVX-512
+ * IFMA this runs the vector flush and running sums (the
+ * bn254_test_bn254_msm_noifma run repeats it all on the scalar path,
+ * CZK_NO_IFMA=1).  Scalars near fractions j r / 2^s also run: they sit on
+ * the rounding boundaries of the GLV split.
  * The endomorphisms the MSMs use (czk_bn254_g1_endo, czk_bn254_g2_endo) are
  * checked on random points against GMP double-and-add by their eigenvalues,
  * computed here from the moduli: lambda a cube root of unity mod r (the
@@ -53,10 +58,13 @@ static void pick_scalar(czk_bn254_fr *k, mpz_t v, size_t i)
     t_mpz_to_limbs(k->l, v, 4);
 }
 
+/* one index in kind_mod gets each of the special kinds below */
+static unsigned kind_mod = 32;
+
 /* which base each index gets: 0 fresh, 1 infinity, 2 copy, 3 negated copy */
 static int pick_kind(size_t i)
 {
-    unsigned x = (unsigned)(t_rand64() % 32);
+    unsigned x = (unsigned)(t_rand64() % kind_mod);
     if (i == 0)
         return 0;
     return x == 0 ? 1 : x == 1 ? 2 : x == 2 ? 3 : 0;
@@ -190,6 +198,12 @@ int main(void)
     test_g1(10000, 2, 0);
     test_g1(4097, 1, 0);
     test_g2(6000, 2, 0);
+    /* few copies: the XYZZ side buckets stay few, so the 8-lane running
+     * sums (AVX-512 IFMA) run on these windows, on both groups */
+    kind_mod = 2048;
+    test_g1(1 << 15, 2, 0);
+    test_g2(1 << 13, 2, 0);
+    kind_mod = 32;
     test_degenerate();
     if (t_failures) {
         fprintf(stderr, "test_bn254_msm: %d failures\n", t_failures);
