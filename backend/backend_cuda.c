@@ -55,17 +55,20 @@
  * it (backend.h) and read-only after; the mutex only orders add_key calls.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/crypto/curve.h"
 #include "common/base/log.h"
 #include "common/runtime/trace.h"
 #include "backend/backend.h"
 #include "backend/cuda/czk_cuda.h"
+#include "backend/cuda/czk_cuda_topo.h"
 #include "backend/keymem.h"
 
 #define CUDA_CONTEXTS_PER_GPU 2
@@ -603,6 +606,28 @@ static int device_error(cuda_ctx *c, int r)
     return r == -EIO && czk_cuda_sync(c->cc) < 0 ? -ENODEV : r;
 }
 
+/* backend.h device_numa: sysfs's numa_node of the GPU's PCI device (-1
+ * there, on a host without NUMA, and when it cannot be read) */
+static int cuda_device_numa(const czk_backend *b, unsigned dev)
+{
+    char id[32], path[96], buf[16];
+    ssize_t n;
+    int fd, node;
+
+    if (dev >= b->n_gpus || czk_cuda_device_pci_id(b->gpus[dev].device, id, sizeof(id)) < 0)
+        return -1;
+    snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", id);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    node = atoi(buf);
+    return node >= 0 && node < 1024 ? node : -1;
+}
+
 static int cuda_device_mem(const czk_backend *b, unsigned dev, uint64_t *used, uint64_t *total)
 {
     size_t mfree, mtotal;
@@ -765,6 +790,7 @@ const czk_backend_ops czk_backend_cuda_ops = {
     .compute = cuda_compute,
     .device_of = cuda_device_of,
     .serves = cuda_serves,
+    .device_numa = cuda_device_numa,
     .add_key = cuda_add_key,
     .resume_key = cuda_resume_key,
     .remove_key = cuda_remove_key,

@@ -23,6 +23,7 @@
 #include "common/crypto/bn254_msm.h"
 #include "common/crypto/msm.h"
 #include "backend/cuda/czk_cuda.h"
+#include "backend/cuda/czk_cuda_topo.h"
 #include "backend/cuda/czk_cuda_vmm.h"
 
 struct czk_cuda_ctx {
@@ -74,6 +75,15 @@ int czk_cuda_device_info(int device, czk_cuda_dev_info *info)
     snprintf(info->name, sizeof(info->name), "mock");
     info->mem_free = device == 1 && mock_cuda_mem_free_dev1 ? mock_cuda_mem_free_dev1 : mock_cuda_mem_free;
     info->mem_total = mock_cuda_mem_free * 2;
+    return 0;
+}
+
+/* an address no sysfs has: the backend's NUMA node is then "not known" */
+int czk_cuda_device_pci_id(int device, char *out, size_t n)
+{
+    if (device < 0 || device >= mock_cuda_devices)
+        return fail(-ENODEV, "bad device");
+    snprintf(out, n, "ffff:ff:%02x.7", device);
     return 0;
 }
 

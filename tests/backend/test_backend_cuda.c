@@ -349,6 +349,9 @@ static void partial_residency(const char *zkey_path, const char *wtns_path)
     bc.contexts = 4; /* context i on GPU i % 2 */
     CHECK(czk_backend_open("cuda", 0, &bc, &ops, &cuda, &e) == 0, "create with one GPU short of memory: %s", e.msg);
     CHECK(ops->serves, "the cuda backend says which contexts serve a circuit");
+    /* the mock's PCI addresses are in no sysfs: no NUMA node is known */
+    CHECK(ops->device_numa && ops->device_numa(cuda, 0) == -1 && ops->device_numa(cuda, 9) == -1,
+          "device_numa of devices sysfs does not know");
     for (unsigned ctx = 0; ctx < 4; ctx++) {
         int on0 = ops->device_of(cuda, ctx) == 0;
         CHECK(ops->serves(cuda, ctx, 0) == on0, "context %u (GPU %u) serves: %d", ctx, ops->device_of(cuda, ctx),
