@@ -5,8 +5,9 @@
 # sequentially on a few of the same witnesses.  Prints proofs/min, GPU busy %,
 # the largest idle gap, per-stage latency and host-to-device rate (from the
 # trace), and checks every proof with `czk verify`.  CURVE=bn254 runs the same
-# on BN254 (snarkjs bn128; default bls12-381).
-# usage: [CURVE=bn254] gpu_pipeline.sh BINDIR WORKDIR [LOG] [NPART]
+# on BN254 (snarkjs bn128; default bls12-381); BITS is gen-circuit's --bits
+# (the share of 0/1 witness values, default 0.5; 0: every value full width).
+# usage: [CURVE=bn254] [BITS=0] gpu_pipeline.sh BINDIR WORKDIR [LOG] [NPART]
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 BIN=$1 W=$2 LOG=${3:-20} NPART=${4:-24}
@@ -14,6 +15,8 @@ CZK=$BIN/czk
 mkdir -p "$W" && cd "$W" || exit 2
 CURVE=${CURVE:-bls12-381}
 case $CURVE in bls12-381|bls12381) SUF="" ;; bn254|bn128) SUF=bn ;; *) echo "CURVE: bls12-381 or bn254" >&2; exit 2 ;; esac
+BITS=${BITS:-0.5}
+[ "$BITS" = 0.5 ] || SUF=${SUF}b$BITS
 T=$W/p$LOG$SUF; rm -rf "$T"; mkdir -p "$T"/{run,state,out,logs}
 N=$(( (1 << LOG) - 16 ))
 now() { date +%s.%N; }
@@ -21,7 +24,7 @@ calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
 
 if [ ! -f c$LOG$SUF.zkey ] || [ ! -f w$LOG$SUF.wtns ]; then
     t0=$(now)
-    "$CZK" gen-circuit --curve $CURVE --constraints $N --publics 2 --bits 0.5 --seed 7 c$LOG$SUF.r1cs w$LOG$SUF.wtns || exit 2
+    "$CZK" gen-circuit --curve $CURVE --constraints $N --publics 2 --bits $BITS --seed 7 c$LOG$SUF.r1cs w$LOG$SUF.wtns || exit 2
     "$CZK" setup c$LOG$SUF.r1cs c$LOG$SUF.zkey 2>setup.log || { cat setup.log; exit 2; }
     echo "setup of 2^$LOG: $(calc "$(now) - $t0") s"
 fi
