@@ -10,10 +10,11 @@
  * Curves: a file's header names its primes, and that picks the curve
  * (docs/file-formats.md 4.0): BLS12-381 or BN254 (snarkjs "bn128").  The
  * plain readers (czk_zkey_open, czk_zkey_load, czk_wtns_open, czk_r1cs_open
- * and their _fd forms) accept BLS12-381 only, what every daemon proves; a
- * BN254 file is refused there with an error that names the file and the
- * curve.  The _curves readers (and czk_zkey_load_opts.curves) take a mask of
- * the curves the caller handles and set the struct's `curve`.  The
+ * and their _fd forms) accept BLS12-381 only, for callers that know only
+ * BLS12-381 types; a BN254 file is refused there with an error that names
+ * the file and the curve.  The _curves readers (and czk_zkey_load_opts.curves)
+ * take a mask of the curves the caller handles and set the struct's `curve`:
+ * the daemons and `czk prove` read with both (common/groth16/any.h).  The
  * BLS12-381 fields keep their names and types; a BN254 zkey fills `bn`
  * (BN254-typed points) and leaves the BLS12-381 point fields zero / NULL,
  * so code that knows only BLS12-381 can never read BN254 points as its own.
