@@ -158,6 +158,18 @@ static void same_out(const czk_groth16_any_msm_out *x, const czk_groth16_any_msm
     CHECK(!memcmp(px, py, npub * sizeof(czk_fr)), "%s: public signals differ", what);
 }
 
+/* the slot payload at buf: a, b, c (n each) then w (nv) */
+static void slot_input(czk_backend_input *in, const czk_fr *buf, size_t n, size_t nv)
+{
+    memset(in, 0, sizeof(*in));
+    in->a = (const uint8_t *)buf;
+    in->b = (const uint8_t *)(buf + n);
+    in->c = (const uint8_t *)(buf + 2 * n);
+    in->w = (const uint8_t *)(buf + 3 * n);
+    in->domain_size = n;
+    in->n_vars = nv;
+}
+
 static void compare_one(const char *zkey_path, const char *wtns_path)
 {
     czk_zkey z;
@@ -202,13 +214,7 @@ static void compare_one(const char *zkey_path, const char *wtns_path)
           "cuda create: %s", e.msg);
     CHECK(cuda_ops->contexts(cuda) == 2, "2 contexts");
 
-    memset(&in, 0, sizeof(in));
-    in.a = (const uint8_t *)buf;
-    in.b = (const uint8_t *)(buf + n);
-    in.c = (const uint8_t *)(buf + 2 * n);
-    in.w = (const uint8_t *)(buf + 3 * n);
-    in.domain_size = n;
-    in.n_vars = nv;
+    slot_input(&in, buf, n, nv);
 
     for (int round = 0; round < 2; round++) {
         const char *what = round == 0 ? "witness" : "random vectors";
@@ -329,13 +335,7 @@ static void partial_residency(const char *zkey_path, const char *wtns_path)
     CHECK(buf && pcpu && pcuda, "oom");
     CHECK(czk_groth16_build_abc(&z, w.w, buf, buf + n, buf + 2 * n, 1) == 0, "build_abc");
     memcpy(buf + 3 * n, w.w, nv * sizeof(czk_fr));
-    memset(&in, 0, sizeof(in));
-    in.a = (const uint8_t *)buf;
-    in.b = (const uint8_t *)(buf + n);
-    in.c = (const uint8_t *)(buf + 2 * n);
-    in.w = (const uint8_t *)(buf + 3 * n);
-    in.domain_size = n;
-    in.n_vars = nv;
+    slot_input(&in, buf, n, nv);
     memset(&bc, 0, sizeof(bc));
     bc.n_circuits = 1;
     bc.zkeys = &zp;
