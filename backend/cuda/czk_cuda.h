@@ -147,8 +147,8 @@ int czk_cuda_msm_g1_host(czk_cuda_ctx *ctx, const czk_cuda_bases *b, const czk_f
                          czk_g1 *r);
 int czk_cuda_msm_g2_host(czk_cuda_ctx *ctx, const czk_cuda_bases *b, const czk_fr *scalars, size_t n,
                          czk_g2 *r);
-/* window size the MSM uses for n terms (for benchmarks and logs) */
-unsigned czk_cuda_msm_window_bits(size_t n, int g2);
+/* window size the MSM of curve (CZK_CUDA_CURVE_*) uses for n terms (for benchmarks and logs) */
+unsigned czk_cuda_msm_window_bits(size_t n, int g2, unsigned curve);
 
 /* ---- BN254 (snarkjs "bn128"): the same operations over BN254's fields and
  * groups, on a context created with CZK_CUDA_CURVE_BN254 in cfg.curves.

@@ -30,7 +30,10 @@
  */
 #include "backend/cuda/msm_kernels.cuh"
 
-extern "C" unsigned czk_cuda_msm_window_bits(size_t n, int g2) { return plan_for(n, g2).c; }
+extern "C" unsigned czk_cuda_msm_window_bits(size_t n, int g2, unsigned curve)
+{
+    return plan_for(n, g2, curve).c;
+}
 
 /* ---- workspace ---- */
 
@@ -46,14 +49,18 @@ int czk_cuda_msm_init_(czk_cuda_ctx *ctx)
         if (top > nmax)
             top = nmax;
         for (int g2 = 0; g2 <= ctx->enable_g2; g2++) {
-            msm_plan p = plan_for(top, g2);
-            if (p.pairs > cap_pairs)
-                cap_pairs = p.pairs;
-            if (p.nbuckets > cap_buckets)
-                cap_buckets = p.nbuckets;
-            size_t ws_n = (size_t)p.nwin * (p.nb / seg_for(ctx, p));
-            if (ws_n > cap_wsum)
-                cap_wsum = ws_n;
+            for (unsigned curve = CZK_CUDA_CURVE_BLS12_381; curve <= CZK_CUDA_CURVE_BN254; curve <<= 1) {
+                if (!(ctx->curves & curve))
+                    continue;
+                msm_plan p = plan_for(top, g2, curve);
+                if (p.pairs > cap_pairs)
+                    cap_pairs = p.pairs;
+                if (p.nbuckets > cap_buckets)
+                    cap_buckets = p.nbuckets;
+                size_t ws_n = (size_t)p.nwin * (p.nb / seg_for(ctx, p));
+                if (ws_n > cap_wsum)
+                    cap_wsum = ws_n;
+            }
         }
     }
     if (cap_pairs >= ((size_t)1 << 31) || (nmax << 1) >= ((size_t)1 << 32))

@@ -62,8 +62,12 @@ static unsigned bitlen(size_t x)
  * points per bucket) took 236 ms against 359 ms for c=20 (13 windows, 32 per
  * bucket, the "minimise additions" choice): with short buckets the per-thread
  * bucket loops diverge and the many small tasks cost more than the extra
- * window's additions.  At 2^20, c=13 beat c=17 (29 against 47 ms). */
-static unsigned c_for_bitlen(unsigned k, int g2)
+ * window's additions.  At 2^20, c=13 beat c=17 (29 against 47 ms).
+ * BN254 (curve CZK_CUDA_CURVE_BN254): one bit more, about 2^8 points per
+ * bucket at every size (its 8-word points make the larger bucket sets cheap:
+ * at 2^22 c=15 took G1 17.2 / G2 47.5 ms against 19.2 / 52.8 for c=14, at 2^24
+ * c=17 58.8 / 160.5 against 60.8 / 165.3 for c=16; docs/bench-gpu.md, "BN254"). */
+static unsigned c_for_bitlen(unsigned k, int g2, unsigned curve)
 {
     /* G1 from 2^25 up (bit length 26): about 2^8 points per bucket.  With the
      * segmented first level (fixed work per thread, so short buckets no longer
@@ -71,7 +75,7 @@ static unsigned c_for_bitlen(unsigned k, int g2)
      * while at 2^24 c=16 stayed best (121.9 ms against 123.4 for c=17;
      * docs/bench-gpu.md, "Third round").  G2 keeps the rule above (not
      * measured above 2^24). */
-    int c = (int)k - (!g2 && k >= 26 ? 8 : 9);
+    int c = (int)k - (curve == CZK_CUDA_CURVE_BN254 || (!g2 && k >= 26) ? 8 : 9);
     if (c < 8)
         c = 8;
     if (c > 22)
@@ -86,11 +90,11 @@ static unsigned env_uint(const char *name, unsigned dflt)
     return s && *s ? (unsigned)strtoul(s, NULL, 0) : dflt;
 }
 
-static msm_plan plan_for(size_t n, int g2)
+static msm_plan plan_for(size_t n, int g2, unsigned curve)
 {
     msm_plan p;
     static unsigned force_c = env_uint("CZK_CUDA_MSM_C", 0);
-    p.c = (force_c >= 4 && force_c <= 24) ? force_c : c_for_bitlen(bitlen(n), g2);
+    p.c = (force_c >= 4 && force_c <= 24) ? force_c : c_for_bitlen(bitlen(n), g2, curve);
     p.nwin = (257 + p.c - 1) / p.c;
     p.nb = 1u << (p.c - 1);
     p.nbuckets = (size_t)p.nwin * p.nb;
@@ -535,7 +539,7 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
         G::set_inf(host_out);
         return 0;
     }
-    msm_plan p = plan_for(n, g2);
+    msm_plan p = plan_for(n, g2, G::curve);
     if (p.nwin > 64)
         return czk_cuda_errf_(-EINVAL, "msm: %u windows, at most 64", p.nwin);
     if (p.pairs > ws->cap_pairs || p.nbuckets > ws->cap_buckets)

@@ -108,9 +108,9 @@ static void row(const char *op, unsigned lg, double ms, double floor_ms, const c
 /* floor of an MSM: mixed adds (9.6 Fp muls of mul_imad IMAD each, x3 for G2:
  * BLS12-381's 12-word Fp ~532, BN254's 8-word ~257) for every nonzero digit
  * plus two full adds (13.6 muls) per bucket in the reduction */
-static double msm_floor_ms(size_t n, int g2, double mul_imad)
+static double msm_floor_ms(size_t n, int g2, double mul_imad, unsigned curve)
 {
-    unsigned c = czk_cuda_msm_window_bits(n, g2), nw = (257 + c - 1) / c;
+    unsigned c = czk_cuda_msm_window_bits(n, g2, curve), nw = (257 + c - 1) / c;
     double mul = mul_imad * (g2 ? 3 : 1);
     double imad = (double)n * nw * 9.6 * mul + (double)nw * (double)(1u << (c - 1)) * 2 * 13.6 * mul;
     return imad / imad_rate * 1e3;
@@ -130,18 +130,18 @@ static double ntt_floor_ms(unsigned lg)
 /* ---- MSM, one instance per curve and group ---- */
 DEF_BENCH_MSM(bls_g1, "msm g1", 0, czk_fr, czk_g1_aff, czk_g1, czk_fp, CZK_G1_GEN, czk_g1_mul_aff, czk_g1_add,
               czk_g1_dbl, czk_g1_batch_to_aff, czk_g1_eq, czk_cuda_bases_upload_g1, czk_cuda_msm_g1,
-              czk_cuda_msm_g1_host, czk_msm_g1, 532.0, rand_fr)
+              czk_cuda_msm_g1_host, czk_msm_g1, 532.0, rand_fr, CZK_CUDA_CURVE_BLS12_381)
 DEF_BENCH_MSM(bls_g2, "msm g2", 1, czk_fr, czk_g2_aff, czk_g2, czk_fp2, CZK_G2_GEN, czk_g2_mul_aff, czk_g2_add,
               czk_g2_dbl, czk_g2_batch_to_aff, czk_g2_eq, czk_cuda_bases_upload_g2, czk_cuda_msm_g2,
-              czk_cuda_msm_g2_host, czk_msm_g2, 532.0, rand_fr)
+              czk_cuda_msm_g2_host, czk_msm_g2, 532.0, rand_fr, CZK_CUDA_CURVE_BLS12_381)
 DEF_BENCH_MSM(bn_g1, "msm g1", 0, czk_bn254_fr, czk_bn254_g1_aff, czk_bn254_g1, czk_bn254_fp, CZK_BN254_G1_GEN,
               czk_bn254_g1_mul_aff, czk_bn254_g1_add, czk_bn254_g1_dbl, czk_bn254_g1_batch_to_aff, czk_bn254_g1_eq,
               czk_cuda_bn254_bases_upload_g1, czk_cuda_bn254_msm_g1, czk_cuda_bn254_msm_g1_host, czk_bn254_msm_g1,
-              257.0, rand_bn_fr)
+              257.0, rand_bn_fr, CZK_CUDA_CURVE_BN254)
 DEF_BENCH_MSM(bn_g2, "msm g2", 1, czk_bn254_fr, czk_bn254_g2_aff, czk_bn254_g2, czk_bn254_fp2, CZK_BN254_G2_GEN,
               czk_bn254_g2_mul_aff, czk_bn254_g2_add, czk_bn254_g2_dbl, czk_bn254_g2_batch_to_aff, czk_bn254_g2_eq,
               czk_cuda_bn254_bases_upload_g2, czk_cuda_bn254_msm_g2, czk_cuda_bn254_msm_g2_host, czk_bn254_msm_g2,
-              257.0, rand_bn_fr)
+              257.0, rand_bn_fr, CZK_CUDA_CURVE_BN254)
 
 /* ---- NTT and h, through one curve's entry points ---- */
 struct ntt_fns {

@@ -2,12 +2,13 @@
  * bench_msm.h — one group's MSM timings for bench_cuda.c, as a macro
  * instantiated once per curve and group:
  *   DEF_BENCH_MSM(NAME, GRP, G2, FR, AFF, JAC, FPX, GEN, MUL_AFF, ADD, DBL, BATCH, EQ, UPLOAD, MSM, MSM_HOST,
- *                 CPU_MSM, MUL_IMAD, RAND_FR)
+ *                 CPU_MSM, MUL_IMAD, RAND_FR, CURVE)
  * defines static void NAME(ctx, const void *sc (FR), const unsigned *logs, int nl, unsigned cpu_log, int reps,
  * double *tm): GRP "msm g1"..., G2 0 or 1, FR the scalar type, AFF / JAC / FPX the affine, Jacobian and
  * coordinate types, GEN the affine generator, MUL_AFF ... EQ the CPU curve functions, UPLOAD / MSM /
  * MSM_HOST the czk_cuda_* entry points, CPU_MSM the CPU MSM, MUL_IMAD the multiply-adds of one
- * base-field product (for the floor), RAND_FR(FR *) a random scalar below r.
+ * base-field product (for the floor), RAND_FR(FR *) a random scalar below r, CURVE the
+ * CZK_CUDA_CURVE_* (the window size the MSM picks).
  * Bases are UNIQ distinct random points repeated (bucket work does not depend
  * on which points they are); the CPU run at 2^cpu_log also checks the result.
  * Needs bench_cuda.c's helpers (UNIQ, die, row, median, now_ms, msm_floor_ms).
@@ -16,7 +17,7 @@
 #define CZK_BENCH_MSM_H
 
 #define DEF_BENCH_MSM(NAME, GRP, G2, FR, AFF, JAC, FPX, GEN, MUL_AFF, ADD, DBL, BATCH, EQ, UPLOAD, MSM, MSM_HOST, \
-                      CPU_MSM, MUL_IMAD, RAND_FR)                                                            \
+                      CPU_MSM, MUL_IMAD, RAND_FR, CURVE)                                                     \
 static void NAME(czk_cuda_ctx *ctx, const void *scv, const unsigned *logs, int nl, unsigned cpu_log, int reps, \
                  double *tm)                                                                                \
 {                                                                                                            \
@@ -61,11 +62,11 @@ static void NAME(czk_cuda_ctx *ctx, const void *scv, const unsigned *logs, int n
             tm[t] = now_ms() - s;                                                                            \
         }                                                                                                    \
         char note[64];                                                                                       \
-        snprintf(note, sizeof note, "c=%u, scalars on device", czk_cuda_msm_window_bits(n, G2));             \
-        row(GRP, logs[i], median(tm, reps), msm_floor_ms(n, G2, MUL_IMAD), note);                            \
+        snprintf(note, sizeof note, "c=%u, scalars on device", czk_cuda_msm_window_bits(n, G2, CURVE));      \
+        row(GRP, logs[i], median(tm, reps), msm_floor_ms(n, G2, MUL_IMAD, CURVE), note);                            \
         double s = now_ms();                                                                                 \
         MSM_HOST(ctx, db, sc, n, &r);                                                                        \
-        row(GRP " (+scalar H2D)", logs[i], now_ms() - s, msm_floor_ms(n, G2, MUL_IMAD),                      \
+        row(GRP " (+scalar H2D)", logs[i], now_ms() - s, msm_floor_ms(n, G2, MUL_IMAD, CURVE),                      \
             "pageable host scalars, 1 run");                                                                 \
     }                                                                                                        \
     if (cpu_log) {                                                                                           \
