@@ -134,8 +134,8 @@ static int is_bn(const cuda_circuit *z) { return z->curve == CZK_CURVE_BN254; }
 static size_t key_bytes(const cuda_circuit *z)
 {
     size_t nv = z->n_vars, npriv = (size_t)z->n_vars - z->n_public - 1;
-    size_t g1 = is_bn(z) ? sizeof(czk_bn254_g1_aff) : sizeof(czk_g1_aff);
-    size_t g2 = is_bn(z) ? sizeof(czk_bn254_g2_aff) : sizeof(czk_g2_aff);
+    size_t g1 = czk_groth16_any_point_bytes(z->curve, CZK_G16_PT_A);
+    size_t g2 = czk_groth16_any_point_bytes(z->curve, CZK_G16_PT_B2);
     return nv * g1 * 2 + nv * g2 + npriv * g1 + (size_t)z->domain_size * g1;
 }
 

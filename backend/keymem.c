@@ -45,9 +45,8 @@ void czk_keymem_name(int device, const czk_zkey *z, char name[64])
 static uint64_t layout(const czk_zkey *z, uint64_t off[], uint64_t n[])
 {
     uint64_t o = CZK_KEYMEM_HDR;
-    const int bn = z->curve == CZK_CURVE_BN254;
-    const uint64_t g1 = bn ? sizeof(czk_bn254_g1_aff) : sizeof(czk_g1_aff);
-    const uint64_t g2 = bn ? sizeof(czk_bn254_g2_aff) : sizeof(czk_g2_aff);
+    const uint64_t g1 = czk_groth16_any_point_bytes(z->curve, CZK_G16_PT_A);
+    const uint64_t g2 = czk_groth16_any_point_bytes(z->curve, CZK_G16_PT_B2);
     const uint64_t sz[CZK_KEYMEM_SECTIONS] = {g1, g1, g2, g1, g1};
     n[CZK_KEYMEM_A] = n[CZK_KEYMEM_B1] = n[CZK_KEYMEM_B2] = z->n_vars;
     n[CZK_KEYMEM_C] = (uint64_t)z->n_vars - z->n_public - 1;

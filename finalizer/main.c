@@ -478,7 +478,8 @@ static int reload_circuit(fin *f, unsigned i, const uint8_t *theirs)
         czk_err("circuit \"%s\": could not load the key czk-gpud now uses: %s", c->name, e.msg);
         return 0;
     }
-    if (memcmp(nc.ident.id, theirs, CZK_MSG_KEY_ID) != 0 || (!c->failed && (nc.n_public != c->n_public || nc.key.curve != c->key.curve))) {
+    if (memcmp(nc.ident.id, theirs, CZK_MSG_KEY_ID) != 0 ||
+        (!c->failed && (nc.n_public != c->n_public || nc.key.curve != c->key.curve))) {
         czk_err("circuit \"%s\": %s changed again while it was loaded, or has another number of public signals "
                 "or another curve: "
                 "keeping the old key",

@@ -59,8 +59,8 @@ int gpud_circuits_open(gpud *g, czk_error *e)
         reported[i] = c->zkey.ident.stamp;
         czk_zkey_id_hex(&c->zkey, id);
         czk_info("circuit %s: %s, key id %s, %s, domain %u, %u variables, %u public, slot %llu bytes", c->name,
-                 g->cfg.circuits[i].zkey, id, czk_curve_name(c->zkey.curve), c->zkey.domain_size, c->zkey.n_vars, c->zkey.n_public,
-                 (unsigned long long)c->slot_bytes);
+                 g->cfg.circuits[i].zkey, id, czk_curve_name(c->zkey.curve), c->zkey.domain_size, c->zkey.n_vars,
+                 c->zkey.n_public, (unsigned long long)c->slot_bytes);
     }
     return 0;
 }
