@@ -62,6 +62,13 @@ typedef struct czk_backend_config {
     unsigned contexts;            /* requested contexts (0: the backend's default) */
     const czk_backend_region *regions; /* [n_regions], may be NULL; valid until destroy */
     unsigned n_regions;
+    /* fixed-base MSM tables (GPU backends): [n_circuits] nonzero builds them
+     * for that circuit (NULL: for none, e.g. a one-proof czk prove, where
+     * building costs more than it saves); built after the key is resident,
+     * while the device keeps table_reserve bytes free beyond the keys of the
+     * circuits still to be added */
+    const unsigned char *tables_on;
+    size_t table_reserve;
 } czk_backend_config;
 
 /* the slot payload: a, b, c (domain_size Fr, Montgomery) and w (n_vars Fr, standard) */

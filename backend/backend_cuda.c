@@ -280,6 +280,52 @@ static unsigned resident_on(const czk_backend *b, unsigned circuit, char *on, si
     return cnt;
 }
 
+/* Fixed-base MSM tables (czk_cuda_bases_precompute) for circuit's key on gpu,
+ * once its points are resident: B2 first (the slowest MSM, and a G2 table
+ * saves the most time per byte), then H, A, B1, C; each only while the GPU
+ * keeps free the margin, cfg.table_reserve and the points of the configured
+ * circuits that have no key yet.  What does not fit runs without a table
+ * (same proofs, slower); logged either way.  add_mu held. */
+static void tables_build(czk_backend *b, cuda_gpu *gpu, unsigned circuit)
+{
+    cuda_keys *k = &gpu->keys[circuit];
+    czk_cuda_bases *order[CZK_KEYMEM_SECTIONS] = {k->b2, k->h, k->a, k->b1, k->c};
+    static const char *const name[CZK_KEYMEM_SECTIONS] = {"B2", "H", "A", "B1", "C"};
+    char built[160] = "", left[160] = "";
+    size_t keep = DEVICE_MEM_MARGIN + b->cfg.table_reserve, total = 0, lb = 0, ll = 0;
+    uint64_t t0 = czk_trace_now();
+
+    if (!b->cfg.tables_on || !b->cfg.tables_on[circuit])
+        return;
+    for (unsigned c = 0; c < b->cfg.n_circuits; c++)
+        if (c != circuit && b->circ[c].configured && !b->circ[c].has_key)
+            keep += key_bytes(&b->circ[c]);
+    for (int i = 0; i < CZK_KEYMEM_SECTIONS; i++) {
+        czk_cuda_table_plan tp;
+        czk_cuda_dev_info info;
+        int r = czk_cuda_bases_table_plan(order[i], 0, 0, &tp);
+        if (r == 0 && (r = czk_cuda_device_info(gpu->device, &info)) == 0 && tp.peak_bytes + keep > info.mem_free)
+            r = -ENOMEM;
+        if (r == 0 && (r = czk_cuda_bases_precompute(order[i], 0, 0)) < 0)
+            czk_warn("cuda backend: circuit %u: the %s MSM's table on GPU %d failed (the MSM runs without): %s",
+                     circuit, name[i], gpu->device, cuda_err());
+        if (r == 0) {
+            total += tp.bytes;
+            lb += (size_t)snprintf(built + lb, sizeof(built) - lb, "%s%s (c=%u, %zu MiB)", lb ? ", " : "", name[i],
+                                   tp.c, tp.bytes >> 20);
+        } else {
+            ll += (size_t)snprintf(left + ll, sizeof(left) - ll, "%s%s", ll ? ", " : "", name[i]);
+        }
+        if (lb >= sizeof(built))
+            lb = sizeof(built) - 1;
+        if (ll >= sizeof(left))
+            ll = sizeof(left) - 1;
+    }
+    czk_info("cuda backend: circuit %u: MSM tables on GPU %d: %s%s%s (%zu MiB, %.1f s)", circuit, gpu->device,
+             lb ? built : "none", ll ? "; without (short of device memory, or failed): " : "", ll ? left : "",
+             total >> 20, (double)(czk_trace_now() - t0) / 1e9);
+}
+
 /* backend.h resume_key: every GPU's key memory of this circuit back from
  * the fd store (keymem.h), or nothing */
 static int cuda_resume_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk_error *e)
@@ -297,10 +343,12 @@ static int cuda_resume_key(czk_backend *b, unsigned circuit, const czk_zkey *z, 
         cuda_gpu *gpu = &b->gpus[g];
         cuda_keys *k = &gpu->keys[circuit];
         if ((r = czk_keymem_attach(gpu->device, z, &k->km, e)) == 1) {
-            if (keys_place(gpu, k, z) < 0)
+            if (keys_place(gpu, k, z) < 0) {
                 r = czk_errorf(e, -EIO, "cuda backend: circuit %u: %s", circuit, cuda_err());
-            else
+            } else {
                 k->resident = 1;
+                tables_build(b, gpu, circuit);
+            }
         } else if (r == 0 && !room_for(b, gpu, key_bytes(ci), NULL)) {
             r = 1; /* the previous gpud left it out here for lack of memory, as add_key would */
         }
@@ -369,6 +417,7 @@ static int cuda_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk
             break;
         }
         k->resident = 1;
+        tables_build(b, gpu, circuit);
     }
     if (!r && !resident_on(b, circuit, NULL, 0))
         r = czk_errorf(e, -ENOMEM, "cuda backend: the key points of circuit %u fit on no GPU: %s: configure fewer or "

@@ -1,12 +1,14 @@
 /*
  * cmd_prove.c — the single-process, snarkjs-compatible commands:
- *   czk prove [--backend cpu|cuda|auto] ZKEY WTNS PROOF_JSON PUBLIC_JSON
+ *   czk prove [--backend cpu|cuda|auto] [--msm-tables] ZKEY WTNS PROOF_JSON PUBLIC_JSON
  *       cpu: all three stages on the CPU (czk_groth16_prove); cuda: the
  *       staged path of czk-gpud in-process (build a, b, c, then the backend's
  *       copy_in + compute, then finalize); auto (default): cuda when a GPU is
  *       usable, else cpu.  CZK_TEST_RS="r,s" fixes the blinding (tests only).
  *       The key's primes pick the curve: BLS12-381 or BN254 (bn128), on
- *       either backend.
+ *       either backend.  --msm-tables (cuda): build the fixed-base MSM
+ *       tables first, as czk-gpud does (costs more than it saves for one
+ *       proof; for measuring a partition as the daemon computes it).
  *   czk verify VKEY_JSON PUBLIC_JSON PROOF_JSON   (0 valid, 1 invalid, 2 error; the
  *       verification key's "curve" picks the curve)
  *   czk vkey ZKEY [OUT_JSON]                      (verification_key.json; stdout without OUT_JSON)
@@ -31,6 +33,9 @@
 
 static double now_s(void) { return (double)czk_mono_ns() * 1e-9; }
 
+/* --msm-tables: the staged path builds the backend's fixed-base tables */
+static int prove_tables;
+
 #include "common/groth16/g16_names_bls12_381.h"
 #include "cli/prove_tmpl.h"
 #include "common/groth16/g16_names_bn254.h"
@@ -39,7 +44,8 @@ static double now_s(void) { return (double)czk_mono_ns() * 1e-9; }
 
 int czk_cmd_prove(int argc, char **argv)
 {
-    static const struct option opts[] = {{"backend", required_argument, NULL, 'b'}, {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"backend", required_argument, NULL, 'b'}, {"msm-tables", no_argument, NULL, 't'}, {NULL, 0, NULL, 0}};
     const char *zkey_path, *wtns_path, *proof_path, *public_path, *backend = "auto";
     int c;
     czk_zkey z;
@@ -51,6 +57,8 @@ int czk_cmd_prove(int argc, char **argv)
     while ((c = czk_cli_getopt(argc, argv, opts)) != -1) {
         if (c == 'b')
             backend = optarg;
+        else if (c == 't')
+            prove_tables = 1;
         else
             return czk_cli_opt_status();
     }

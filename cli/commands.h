@@ -22,10 +22,12 @@
     "                        (default: runtime_dir of the configuration, $CZK_RUNTIME_DIR, ...)\n"
 #endif
 
-CZK_CLI_CMD("prove", prove, "[--backend cpu|cuda|auto] ZKEY WTNS PROOF_JSON PUBLIC_JSON",
+CZK_CLI_CMD("prove", prove, "[--backend cpu|cuda|auto] [--msm-tables] ZKEY WTNS PROOF_JSON PUBLIC_JSON",
             "prove one witness in-process (snarkjs-compatible output; BLS12-381 or BN254, from the key)",
-            "  --backend B           cpu, cuda or auto (default: cuda when a GPU is usable, else cpu;\n"
-            "                        BN254 keys: cpu); czk -v prove logs the backend chosen\n")
+            "  --backend B           cpu, cuda or auto (default: cuda when a GPU is usable, else cpu);\n"
+            "                        czk -v prove logs the backend chosen\n"
+            "  --msm-tables          cuda: build the fixed-base MSM tables first, as czk-gpud does\n"
+            "                        (seconds; pays only over many proofs: for measurements)\n")
 CZK_CLI_CMD("verify", verify, "VKEY_JSON PUBLIC_JSON PROOF_JSON",
             "verify a proof: exit 0 valid, 1 invalid, 2 error", "")
 CZK_CLI_CMD("vkey", vkey, "ZKEY [OUT_JSON]",

@@ -69,6 +69,10 @@ static int CV(prove_staged)(const char *backend, const czk_zkey *z, const char *
     reg.len = (bytes + 4095) & ~(size_t)4095;
     bc.regions = &reg;
     bc.n_regions = 1;
+    if (prove_tables) {
+        static const unsigned char on = 1;
+        bc.tables_on = &on;
+    }
     if (!strcmp(backend, "auto")) {
         /* the preferred backend built in; without a usable GPU, quietly the cpu path */
         ops = czk_backend_find("auto", e);

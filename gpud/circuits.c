@@ -41,6 +41,8 @@ int gpud_circuits_open(gpud *g, czk_error *e)
         g->n_circuits++;
         snprintf(c->name, sizeof(c->name), "%s", g->cfg.circuits[i].name);
         c->key_state = GPUD_KEY_LOADING;
+        if (!g->cfg.circuits[i].zkey[0])
+            return czk_errorf(e, -EINVAL, "circuit %s: no zkey: add zkey = PATH to [circuit.%s]", c->name, c->name);
         /* the header and IC only: what the pools, HELLO and SUBMIT's checks
          * need; the points come on the circuit's loader thread (keys.c) */
         if (czk_zkey_load_curves(&c->zkey, g->cfg.circuits[i].zkey, 0, CZK_CURVES_ALL, &he) < 0) {

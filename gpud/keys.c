@@ -103,6 +103,7 @@ struct gpud_keys {
     czk_backend_config bc;
     const czk_zkey **zkeys;
     czk_backend_region *regions;
+    unsigned char tables_on[CZK_CONFIG_MAX_CIRCUITS]; /* bc.tables_on */
 };
 
 /* ------------------------------------------------------------ records --- */
@@ -649,6 +650,10 @@ int gpud_keys_start(gpud *g, czk_error *e)
     K->bc.defer_keys = 1;
     K->bc.threads = g->cfg.gpud_threads;
     K->bc.contexts = (unsigned)g->cfg.gpud_contexts;
+    for (unsigned i = 0; i < g->n_circuits; i++)
+        K->tables_on[i] = strcmp(g->cfg.circuits[i].msm_tables, "off") != 0;
+    K->bc.tables_on = K->tables_on;
+    K->bc.table_reserve = (size_t)g->cfg.msm_table_reserve_mb << 20;
     /* The backend may page-lock the pools for DMA.  One region per slot: CUDA
      * refuses (cudaErrorInvalidValue) an async copy whose source straddles two
      * separately registered ranges, and a copy never leaves its slot. */

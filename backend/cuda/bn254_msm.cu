@@ -35,6 +35,11 @@ struct msm_group<bn_fp2_t> : msm_group_base<bn_fp2_t, czk_bn254_g2, CZK_CUDA_CUR
     }
 };
 
+int czk_cuda_tab_build_bn_(czk_cuda_bases *b, unsigned rows, unsigned c)
+{
+    return b->g2 ? tab_build<bn_fp2_t>(b, rows, c) : tab_build<bn_fp_t>(b, rows, c);
+}
+
 extern "C" int czk_cuda_bn254_bases_upload_g1(czk_cuda_ctx *ctx, czk_cuda_bases **b, const czk_bn254_g1_aff *pts,
                                               size_t n)
 {

@@ -136,6 +136,31 @@ int czk_cuda_bases_place(czk_cuda_ctx *ctx, czk_cuda_bases **b, void *dev, const
 void czk_cuda_bases_free(czk_cuda_bases *b);
 size_t czk_cuda_bases_len(const czk_cuda_bases *b);
 
+/* bytes of one affine point of curve (CZK_CUDA_CURVE_*), G1 or G2 */
+size_t czk_cuda_point_bytes(unsigned curve, int g2);
+
+/* Fixed-base table: the bases' multiples 2^(j B c) P for rows j, so that
+ * window w of an MSM over them reads row w / B and all windows share B
+ * bucket windows (B = ceil(windows / rows)): with all rows (B = 1) the
+ * buckets are reduced once instead of once per window, which makes a wider
+ * window and so fewer windows (fewer additions) pay.  Costs rows x n points
+ * of device memory; over bases the handle owns (uploaded, not placed) row 0
+ * replaces them, so rows - 1 more.  Built once per handle (-EBUSY after),
+ * synchronously on the handle's context; every later MSM over the handle
+ * uses it, at its window c.  rows 0: all windows; c 0: the default for n
+ * (czk_cuda_bases_table_plan says which).  The MSM contexts' workspaces hold
+ * the default full-table plan for n <= their max_msm_n; another c or fewer
+ * rows may not fit (the MSM then fails with -ENOMEM). */
+typedef struct czk_cuda_table_plan {
+    unsigned c, rows, bucket_windows;
+    size_t bytes;      /* device memory the table adds once built */
+    size_t peak_bytes; /* free device memory the build needs */
+} czk_cuda_table_plan;
+int czk_cuda_bases_table_plan(const czk_cuda_bases *b, unsigned rows, unsigned c, czk_cuda_table_plan *out);
+int czk_cuda_bases_precompute(czk_cuda_bases *b, unsigned rows, unsigned c);
+/* rows of b's table, 0 without one */
+unsigned czk_cuda_bases_table_rows(const czk_cuda_bases *b);
+
 /* r = sum_{i<n} s[off+i] * base[base_off+i], scalars (STANDARD form) taken from
  * device buffer scalar_buf (e.g. BUF_A after compute_h, BUF_W after an upload). */
 int czk_cuda_msm_g1(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, int scalar_buf,

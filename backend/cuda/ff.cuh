@@ -752,6 +752,23 @@ FF_GEN void from_mont(F &r, const F &a)
     one.v[0] = 1;
     mul(r, a, one);
 }
+/* r = a^-1 by Fermat (a^(p-2)); 0 for a = 0.  Not constant time in the
+ * exponent only (the public modulus): for fixed-base tables of public points. */
+FF_GEN void inv(F &r, const F &a)
+{
+    const uint32_t *m = ff_traits<F>::mod();
+    F acc;
+    set_one(acc);
+    for (int w = N - 1; w >= 0; w--) {
+        const uint32_t e = m[w] - (w == 0 ? 2u : 0u); /* p is odd and its low word > 2 */
+        for (int bit = 31; bit >= 0; bit--) {
+            sqr(acc, acc);
+            if ((e >> bit) & 1)
+                mul(acc, acc, a);
+        }
+    }
+    r = acc;
+}
 #undef FF_GEN
 
 /* ---- Fp2 = B[u]/(u^2+1), any base field B ---- */
@@ -786,6 +803,18 @@ FF2 void sqr(fp2x<B> &r, const fp2x<B> &a)
     mul(m, a.c0, a.c1);
     mul(r.c0, s, d);
     dbl(r.c1, m);
+}
+/* (a0 + a1 u)^-1 = (a0 - a1 u) / (a0^2 + a1^2) */
+FF2 void inv(fp2x<B> &r, const fp2x<B> &a)
+{
+    B t0, t1;
+    sqr(t0, a.c0);
+    sqr(t1, a.c1);
+    add(t0, t0, t1);
+    inv(t1, t0);
+    mul(r.c0, a.c0, t1);
+    mul(t0, a.c1, t1);
+    neg(r.c1, t0);
 }
 #undef FF2
 

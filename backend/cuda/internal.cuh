@@ -98,6 +98,10 @@ struct czk_cuda_bases {
     int borrowed; /* pts belongs to someone else (czk_cuda_bases_place): not freed here */
     size_t n;
     void *pts;
+    /* fixed-base table (czk_cuda_bases_precompute), NULL without one:
+     * tab_rows rows of n points, row j = 2^(j * tab_cls * tab_c) * pts */
+    void *tab;
+    unsigned tab_rows, tab_c, tab_cls;
 };
 
 /* ntt.cu */
@@ -110,6 +114,10 @@ const char *czk_cuda_curve_name_(unsigned curve);
 /* a bases handle of n affine points of the curve and group: over dev (the
  * caller's memory, not freed with the handle) or, dev NULL, over memory
  * allocated here; pts (may be NULL with dev) is copied in first */
+/* the fixed-base table of b (msm_kernels.cuh tab_build) for each curve's
+ * translation unit: rows rows at window c; 0 or -errno */
+int czk_cuda_tab_build_bls_(czk_cuda_bases *b, unsigned rows, unsigned c);
+int czk_cuda_tab_build_bn_(czk_cuda_bases *b, unsigned rows, unsigned c);
 int czk_cuda_bases_new_(czk_cuda_ctx *ctx, czk_cuda_bases **out, void *dev, const void *pts, size_t n,
                         unsigned curve, int g2);
 

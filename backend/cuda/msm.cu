@@ -52,14 +52,17 @@ int czk_cuda_msm_init_(czk_cuda_ctx *ctx)
             for (unsigned curve = CZK_CUDA_CURVE_BLS12_381; curve <= CZK_CUDA_CURVE_BN254; curve <<= 1) {
                 if (!(ctx->curves & curve))
                     continue;
-                msm_plan p = plan_for(top, g2, curve);
-                if (p.pairs > cap_pairs)
-                    cap_pairs = p.pairs;
-                if (p.nbuckets > cap_buckets)
-                    cap_buckets = p.nbuckets;
-                size_t ws_n = (size_t)p.nwin * (p.nb / seg_for(ctx, p));
-                if (ws_n > cap_wsum)
-                    cap_wsum = ws_n;
+                /* the plain plan and that of a full fixed-base table */
+                const msm_plan plans[2] = {plan_for(top, g2, curve), plan_make(top, tab_c_for(top, g2, curve), 1)};
+                for (const msm_plan &p : plans) {
+                    if (p.pairs > cap_pairs)
+                        cap_pairs = p.pairs;
+                    if (p.nbuckets > cap_buckets)
+                        cap_buckets = p.nbuckets;
+                    size_t ws_n = (size_t)p.ncls * (p.nb / seg_for(ctx, p));
+                    if (ws_n > cap_wsum)
+                        cap_wsum = ws_n;
+                }
             }
         }
     }
@@ -216,14 +219,19 @@ const char *czk_cuda_curve_name_(unsigned curve)
     return curve == CZK_CUDA_CURVE_BN254 ? "BN254" : curve == CZK_CUDA_CURVE_BLS12_381 ? "BLS12-381" : "?";
 }
 
+extern "C" size_t czk_cuda_point_bytes(unsigned curve, int g2)
+{
+    return curve == CZK_CUDA_CURVE_BN254 ? (g2 ? sizeof(aff_t<bn_fp2_t>) : sizeof(aff_t<bn_fp_t>))
+                                         : (g2 ? sizeof(aff_t<fp2_t>) : sizeof(aff_t<fp_t>));
+}
+
 /* a bases handle over dev (NULL: allocate n points here), with pts (may be
  * NULL when dev already holds them) copied in on the copy stream */
 int czk_cuda_bases_new_(czk_cuda_ctx *ctx, czk_cuda_bases **out, void *dev, const void *pts, size_t n,
                         unsigned curve, int g2)
 {
     *out = NULL;
-    size_t pt = curve == CZK_CUDA_CURVE_BN254 ? (g2 ? sizeof(aff_t<bn_fp2_t>) : sizeof(aff_t<bn_fp_t>))
-                                              : (g2 ? sizeof(aff_t<fp2_t>) : sizeof(aff_t<fp_t>));
+    size_t pt = czk_cuda_point_bytes(curve, g2);
     czk_cuda_bases *b = (czk_cuda_bases *)calloc(1, sizeof *b);
     if (!b)
         return -ENOMEM;
@@ -270,11 +278,46 @@ extern "C" void czk_cuda_bases_free(czk_cuda_bases *b)
 {
     if (!b)
         return;
-    if (!b->borrowed && cudaSetDevice(b->ctx->device) == cudaSuccess)
-        cudaFree(b->pts);
+    if (cudaSetDevice(b->ctx->device) == cudaSuccess) {
+        if (!b->borrowed && b->pts != b->tab)
+            cudaFree(b->pts);
+        cudaFree(b->tab);
+    }
     cudaGetLastError();
     free(b);
 }
+
+int czk_cuda_tab_build_bls_(czk_cuda_bases *b, unsigned rows, unsigned c)
+{
+    return b->g2 ? tab_build<fp2_t>(b, rows, c) : tab_build<fp_t>(b, rows, c);
+}
+
+extern "C" int czk_cuda_bases_precompute(czk_cuda_bases *b, unsigned rows, unsigned c)
+{
+    return b->curve == CZK_CUDA_CURVE_BN254 ? czk_cuda_tab_build_bn_(b, rows, c) : czk_cuda_tab_build_bls_(b, rows, c);
+}
+
+extern "C" int czk_cuda_bases_table_plan(const czk_cuda_bases *b, unsigned rows, unsigned c, czk_cuda_table_plan *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!c)
+        c = tab_c_for(b->n, b->g2, b->curve);
+    if (c < 4 || c > 22)
+        return czk_cuda_errf_(-EINVAL, "msm table: window of %u bits (4..22)", c);
+    const unsigned nwin = nwin_for(c);
+    if (!rows || rows > nwin)
+        rows = nwin;
+    const unsigned ncls = (nwin + rows - 1) / rows;
+    const size_t pt = czk_cuda_point_bytes(b->curve, b->g2);
+    out->c = c;
+    out->rows = (nwin + ncls - 1) / ncls;
+    out->bucket_windows = ncls;
+    out->bytes = (size_t)out->rows * b->n * pt - (b->borrowed ? 0 : b->n * pt);
+    out->peak_bytes = (size_t)out->rows * b->n * pt + (b->n < ((size_t)1 << 20) ? b->n : ((size_t)1 << 20)) * 2 * pt;
+    return 0;
+}
+
+extern "C" unsigned czk_cuda_bases_table_rows(const czk_cuda_bases *b) { return b->tab ? b->tab_rows : 0; }
 extern "C" size_t czk_cuda_bases_len(const czk_cuda_bases *b) { return b->n; }
 
 extern "C" int czk_cuda_msm_g1(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, int scalar_buf,

@@ -42,8 +42,11 @@ template <class F> struct msm_group;
 #define L0_MIN 128u /* mixed additions per task at level 0 */
 #define LN_MIN 32u  /* full additions per task at later levels */
 
+/* c-bit signed digits in nwin windows; their buckets in ncls bucket windows
+ * of nb buckets (ncls = nwin without a table; with a fixed-base table window
+ * w adds row w / ncls's points into bucket window w % ncls) */
 struct msm_plan {
-    unsigned c, nwin, nb, key_bits;
+    unsigned c, nwin, ncls, nb, key_bits;
     size_t pairs, nbuckets;
 };
 
@@ -90,17 +93,47 @@ static unsigned env_uint(const char *name, unsigned dflt)
     return s && *s ? (unsigned)strtoul(s, NULL, 0) : dflt;
 }
 
-static msm_plan plan_for(size_t n, int g2, unsigned curve)
+static unsigned nwin_for(unsigned c) { return (257 + c - 1) / c; }
+
+/* ncls 0: one bucket window per digit window (no table) */
+static msm_plan plan_make(size_t n, unsigned c, unsigned ncls)
 {
     msm_plan p;
-    static unsigned force_c = env_uint("CZK_CUDA_MSM_C", 0);
-    p.c = (force_c >= 4 && force_c <= 24) ? force_c : c_for_bitlen(bitlen(n), g2, curve);
-    p.nwin = (257 + p.c - 1) / p.c;
+    p.c = c;
+    p.nwin = nwin_for(c);
+    p.ncls = ncls ? ncls : p.nwin;
     p.nb = 1u << (p.c - 1);
-    p.nbuckets = (size_t)p.nwin * p.nb;
+    p.nbuckets = (size_t)p.ncls * p.nb;
     p.key_bits = bitlen(p.nbuckets);
     p.pairs = n * p.nwin;
     return p;
+}
+
+static msm_plan plan_for(size_t n, int g2, unsigned curve)
+{
+    static unsigned force_c = env_uint("CZK_CUDA_MSM_C", 0);
+    return plan_make(n, (force_c >= 4 && force_c <= 24) ? force_c : c_for_bitlen(bitlen(n), g2, curve), 0);
+}
+
+/* Window bits of a full fixed-base table (every window's multiple stored,
+ * one bucket window) for n bases: its bucket reduction runs once instead
+ * of once per window, so a wider window than plan_for's pays: fewer windows,
+ * fewer additions.  About 2^3 points per bucket and window: measured on the
+ * H200 at 2^24 (docs/bench-gpu.md, "Fixed-base tables"), c=22 (12 windows)
+ * took G1 98.7 ms against 99.4 for c=20 and 102.0 for c=21 (13 windows
+ * either way), 105.3 for c=19, 111.8 for c=18; G2 278.0 against 273.0 for
+ * c=20 (one row fewer: 33 against 36 GiB); BN254 G1 48.7 / G2 137.5 at c=22
+ * against 50.3 / 138.9 at c=20.  CZK_CUDA_MSM_TC forces it (benchmarks;
+ * read once). */
+static unsigned tab_c_for(size_t n, int g2, unsigned curve)
+{
+    static unsigned force = env_uint("CZK_CUDA_MSM_TC", 0);
+    if (force >= 4 && force <= 22)
+        return force;
+    (void)g2;
+    (void)curve;
+    int c = (int)bitlen(n) - 3;
+    return c < 8 ? 8u : c > 22 ? 22u : (unsigned)c;
 }
 
 
@@ -120,7 +153,10 @@ static unsigned seg_for(const czk_cuda_ctx *ctx, const msm_plan &p)
 
 /* ---- kernels ---- */
 
-static __global__ void k_digits(const fr_t *sc, uint32_t n, unsigned c, unsigned nwin, uint32_t *keys, uint32_t *vals)
+/* window w's digit of scalar i: key in bucket window w % ncls, value the
+ * index of base i in table row w / ncls (rows of stride points) */
+static __global__ void k_digits(const fr_t *sc, uint32_t n, unsigned c, unsigned nwin, unsigned ncls, uint32_t stride,
+                                uint32_t *keys, uint32_t *vals)
 {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
@@ -145,8 +181,9 @@ static __global__ void k_digits(const fr_t *sc, uint32_t n, unsigned c, unsigned
             carry = 0;
         }
         size_t o = (size_t)w * n + i;
-        keys[o] = v ? ((w << (c - 1)) | (v - 1)) : SENT;
-        vals[o] = (i << 1) | neg;
+        const unsigned cls = w % ncls, row = w / ncls;
+        keys[o] = v ? ((cls << (c - 1)) | (v - 1)) : SENT;
+        vals[o] = ((row * stride + i) << 1) | neg;
     }
 }
 
@@ -539,20 +576,24 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
         G::set_inf(host_out);
         return 0;
     }
-    msm_plan p = plan_for(n, g2, G::curve);
-    if (p.nwin > 64)
-        return czk_cuda_errf_(-EINVAL, "msm: %u windows, at most 64", p.nwin);
-    if (p.pairs > ws->cap_pairs || p.nbuckets > ws->cap_buckets)
-        return czk_cuda_errf_(-ENOMEM, "msm: plan for %zu terms exceeds the workspace", n);
+    /* with a fixed-base table: its window and bucket windows, its rows of b->n points */
+    msm_plan p = b->tab ? plan_make(n, b->tab_c, b->tab_cls) : plan_for(n, g2, G::curve);
+    const aff_t<F> *bases = (const aff_t<F> *)(b->tab ? b->tab : b->pts) + base_off;
+    const uint32_t stride = b->tab ? (uint32_t)b->n : 0;
+    if (p.ncls > 64)
+        return czk_cuda_errf_(-EINVAL, "msm: %u bucket windows, at most 64", p.ncls);
+    if (p.pairs > ws->cap_pairs || p.nbuckets > ws->cap_buckets ||
+        (size_t)p.ncls * (p.nb / seg_for(ctx, p)) > ws->cap_wsum)
+        return czk_cuda_errf_(-ENOMEM, "msm: plan for %zu terms (c=%u, %u bucket windows) exceeds the workspace", n,
+                              p.c, p.ncls);
     /* scalars: wait for their upload and for any compute that produced them */
     CZK_CU(cudaStreamWaitEvent(s, ctx->buf_ready[sbuf], 0));
     for (int i = 1; i < CZK_CUDA_NSTREAMS; i++) {
         CZK_CU(cudaEventRecord(ctx->done[i], ctx->st[i]));
         CZK_CU(cudaStreamWaitEvent(s, ctx->done[i], 0));
     }
-    const aff_t<F> *bases = (const aff_t<F> *)b->pts + base_off;
-    k_digits<<<grid_for(n, 256), 256, 0, s>>>(ctx->buf[sbuf] + soff, (uint32_t)n, p.c, p.nwin, ws->keys[0],
-                                              ws->vals[0]);
+    k_digits<<<grid_for(n, 256), 256, 0, s>>>(ctx->buf[sbuf] + soff, (uint32_t)n, p.c, p.nwin, p.ncls, stride,
+                                              ws->keys[0], ws->vals[0]);
     CZK_CU_LAUNCH("k_digits");
     PHASE("digits");
     size_t tmp = ws->cub_bytes;
@@ -664,8 +705,8 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
     /* window sums */
     unsigned seg = seg_for(ctx, p), nseg = p.nb / seg;
     xyzz_t<F> *w0 = (xyzz_t<F> *)ws->wsum, *w1 = w0 + ws->cap_wsum;
-    k_bucket_seg<F><<<grid_for((size_t)p.nwin * nseg, 128), 128, 0, s>>>((const xyzz_t<F> *)ws->buckets, p.nb, seg,
-                                                                         nseg, p.nwin, w0);
+    k_bucket_seg<F><<<grid_for((size_t)p.ncls * nseg, 128), 128, 0, s>>>((const xyzz_t<F> *)ws->buckets, p.nb, seg,
+                                                                         nseg, p.ncls, w0);
     CZK_CU_LAUNCH("k_bucket_seg");
     PHASE("bucket_seg");
     unsigned cur_n = nseg;
@@ -674,7 +715,7 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
          * each a quarter as long; the chain of serial additions is what costs) */
         unsigned G = cur_n < 8 ? cur_n : 8;
         unsigned next = cur_n / G;
-        uint32_t m_out = p.nwin * next;
+        uint32_t m_out = p.ncls * next;
         k_group_sum<F><<<grid_for(m_out, 128), 128, 0, s>>>(w0, m_out, G, w1);
         CZK_CU_LAUNCH("k_group_sum");
         xyzz_t<F> *t = w0;
@@ -683,12 +724,147 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
         cur_n = next;
     }
     PHASE("group_sum");
-    k_to_jac<F><<<1, 64, 0, s>>>(w0, p.nwin, res);
+    k_to_jac<F><<<1, 64, 0, s>>>(w0, p.ncls, res);
     CZK_CU_LAUNCH("k_to_jac");
-    CZK_CU(cudaMemcpyAsync(ws->host_result, res, p.nwin * sizeof(jac_t<F>), cudaMemcpyDeviceToHost, s));
+    CZK_CU(cudaMemcpyAsync(ws->host_result, res, p.ncls * sizeof(jac_t<F>), cudaMemcpyDeviceToHost, s));
     CZK_CU(cudaStreamSynchronize(s));
-    G::horner(host_out, ws->host_result, p.nwin, p.c);
+    G::horner(host_out, ws->host_result, p.ncls, p.c);
     PHASE("final");
+    return 0;
+}
+
+/* ---- fixed-base tables ----
+ * Row j of a table over n bases P holds 2^(j ncls c) P (affine, the bases'
+ * layout; infinity stays all-zero), so window w's digits of an MSM over the
+ * bases index row w / ncls and share bucket window w % ncls (k_digits): one
+ * bucket reduction per bucket window instead of per window.  Rows are made
+ * one from the other: ncls c doublings in XYZZ (k_tab_dbl), then affine with
+ * one inversion per TAB_BATCH points (k_tab_norm). */
+
+/* out[i] = 2^d in[i], d >= 1 */
+template <class F> __global__ void k_tab_dbl(const aff_t<F> *in, uint32_t n, unsigned d, xyzz_t<F> *out)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    aff_t<F> p = ld_global(in + i);
+    xyzz_t<F> q;
+    if (aff_is_inf(p)) {
+        xyzz_set_inf(q);
+    } else {
+        xyzz_dbl_aff_impl(q, p);
+        for (unsigned k = 1; k < d; k++)
+            xyzz_dbl(q);
+    }
+    st_global(out + i, q);
+}
+
+#define TAB_BATCH 16
+/* out[i] = in[i] in affine coordinates: thread t of T converts the points
+ * t + k T (k < TAB_BATCH) with one inversion, by Montgomery's trick over their
+ * ZZZ (1/ZZ = (ZZ/ZZZ)^2 since ZZ^3 = ZZZ^2) */
+template <class F>
+__global__ void __launch_bounds__(128) k_tab_norm(const xyzz_t<F> *in, uint32_t n, uint32_t T, aff_t<F> *out)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= T)
+        return;
+    F pre[TAB_BATCH], acc;
+    set_one(acc);
+    unsigned m = 0;
+    for (uint32_t i = t; i < n && m < TAB_BATCH; i += T, m++) {
+        const F z = in[i].zzz;
+        if (!is_zero(z))
+            mul(acc, acc, z);
+        pre[m] = acc;
+    }
+    F ia;
+    inv(ia, acc);
+    for (int k = (int)m - 1; k >= 0; k--) {
+        const uint32_t i = t + (uint32_t)k * T;
+        const xyzz_t<F> q = ld_global(in + i);
+        aff_t<F> a;
+        if (is_zero(q.zzz)) {
+            set_zero(a.x);
+            set_zero(a.y);
+        } else {
+            F iz, u;
+            if (k)
+                mul(iz, ia, pre[k - 1]);
+            else
+                iz = ia;
+            mul(ia, ia, q.zzz);
+            mul(u, q.zz, iz);
+            sqr(u, u);
+            mul(a.x, q.x, u);
+            mul(a.y, q.y, iz);
+        }
+        st_global(out + i, a);
+    }
+}
+
+/* rows (0: all) rows of b's table at window c (0: tab_c_for); with fewer
+ * rows than windows, ceil(windows / rows) bucket windows.  Built on b's
+ * context's copy stream; over bases b owns, the table's row 0 replaces them. */
+template <class F> static int tab_build(czk_cuda_bases *b, unsigned rows, unsigned c)
+{
+    typedef msm_group<F> G;
+    czk_cuda_ctx *ctx = b->ctx;
+    const size_t n = b->n, pt = sizeof(aff_t<F>);
+    if (b->tab)
+        return czk_cuda_errf_(-EBUSY, "msm table: the bases already have one");
+    if (!c)
+        c = tab_c_for(n, G::g2, G::curve);
+    if (c < 4 || c > 22)
+        return czk_cuda_errf_(-EINVAL, "msm table: window of %u bits (4..22)", c);
+    const unsigned nwin = nwin_for(c);
+    if (!rows || rows > nwin)
+        rows = nwin;
+    const unsigned ncls = (nwin + rows - 1) / rows;
+    rows = (nwin + ncls - 1) / ncls;
+    if (n == 0 || (size_t)rows * n >= ((size_t)1 << 31))
+        return czk_cuda_errf_(-EINVAL, "msm table: %u rows of %zu bases (at most 2^31 points, at least 1 base)", rows,
+                              n);
+    CZK_CU(cudaSetDevice(ctx->device));
+    void *tab = NULL, *scr = NULL;
+    const size_t chunk = n < ((size_t)1 << 20) ? n : ((size_t)1 << 20);
+    cudaError_t e = cudaMalloc(&tab, (size_t)rows * n * pt);
+    if (e == cudaSuccess && rows > 1)
+        e = cudaMalloc(&scr, chunk * sizeof(xyzz_t<F>));
+    if (e != cudaSuccess) {
+        cudaFree(tab);
+        cudaGetLastError();
+        return czk_cuda_errf_(-ENOMEM, "msm table: %u rows of %zu %s points (%zu MiB): %s", rows, n,
+                              G::g2 ? "G2" : "G1", ((size_t)rows * n * pt) >> 20, cudaGetErrorString(e));
+    }
+    cudaStream_t s = ctx->copy;
+    aff_t<F> *T = (aff_t<F> *)tab;
+    e = cudaMemcpyAsync(T, b->pts, n * pt, cudaMemcpyDeviceToDevice, s);
+    for (unsigned j = 1; j < rows && e == cudaSuccess; j++) {
+        for (size_t off = 0; off < n && e == cudaSuccess; off += chunk) {
+            const uint32_t cnt = (uint32_t)(n - off < chunk ? n - off : chunk);
+            const uint32_t th = (cnt + TAB_BATCH - 1) / TAB_BATCH;
+            k_tab_dbl<F><<<grid_for(cnt, 128), 128, 0, s>>>(T + (size_t)(j - 1) * n + off, cnt, ncls * c,
+                                                            (xyzz_t<F> *)scr);
+            k_tab_norm<F><<<grid_for(th, 128), 128, 0, s>>>((const xyzz_t<F> *)scr, cnt, th, T + (size_t)j * n + off);
+            e = cudaGetLastError();
+        }
+    }
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(s);
+    cudaFree(scr);
+    if (e != cudaSuccess) {
+        cudaFree(tab);
+        return czk_cuda_fail_("msm table", __FILE__, __LINE__, e);
+    }
+    if (!b->borrowed) {
+        cudaFree(b->pts);
+        b->pts = tab;
+    }
+    b->tab = tab;
+    b->tab_rows = rows;
+    b->tab_c = c;
+    b->tab_cls = ncls;
     return 0;
 }
 

@@ -11,9 +11,9 @@
  *   "20 21 22 23 24"), CZK_BENCH_H ("20 24"), CZK_BENCH_REPS (5),
  *   CZK_BENCH_CPU_MSM_LOG (16, 0 = skip; G2 runs 2 lower),
  *   CZK_BENCH_CPU_NTT_LOG (20, 0 = skip).
- * MSM bases are 2^16 distinct random points repeated (generating 2^24
- * distinct points on the CPU would take minutes; bucket work does not depend
- * on which points they are).  Scalars are uniform random below r.
+ * MSM bases are distinct points (bench_msm.h), each size also with a full
+ * fixed-base table (CZK_BENCH_TABLE=0 skips those rows).  Scalars are
+ * uniform random below r.
  */
 #include <math.h>
 #include <stdint.h>
@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/crypto/bn254_msm.h"
 #include "common/crypto/bn254_ntt.h"
@@ -85,7 +86,12 @@ static int parse_logs(const char *env, const char *dflt, unsigned *out, int max)
     return n;
 }
 
-#define UNIQ (1u << 16)
+/* threads for generating bases: the online cores, at most 256 */
+static unsigned bench_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1u : n > 256 ? 256u : (unsigned)n;
+}
 
 static void die(const char *what, int rc)
 {
@@ -94,7 +100,7 @@ static void die(const char *what, int rc)
 }
 
 static double imad_rate; /* 32-bit multiply-adds per second */
-static char rows[64][160];
+static char rows[64][256];
 static int nrows;
 
 static void row(const char *op, unsigned lg, double ms, double floor_ms, const char *note)
@@ -105,14 +111,15 @@ static void row(const char *op, unsigned lg, double ms, double floor_ms, const c
     fflush(stdout);
 }
 
-/* floor of an MSM: mixed adds (9.6 Fp muls of mul_imad IMAD each, x3 for G2:
- * BLS12-381's 12-word Fp ~532, BN254's 8-word ~257) for every nonzero digit
- * plus two full adds (13.6 muls) per bucket in the reduction */
-static double msm_floor_ms(size_t n, int g2, double mul_imad, unsigned curve)
+/* floor of an MSM at window c: mixed adds (9.6 Fp muls of mul_imad IMAD
+ * each, x3 for G2: BLS12-381's 12-word Fp ~532, BN254's 8-word ~257) for every
+ * nonzero digit plus two full adds (13.6 muls) per bucket in the reduction,
+ * of every window (bucket_windows 0) or of bucket_windows (a table) */
+static double msm_floor_ms(size_t n, int g2, double mul_imad, unsigned c, unsigned bucket_windows)
 {
-    unsigned c = czk_cuda_msm_window_bits(n, g2, curve), nw = (257 + c - 1) / c;
+    unsigned nw = (257 + c - 1) / c, bw = bucket_windows ? bucket_windows : nw;
     double mul = mul_imad * (g2 ? 3 : 1);
-    double imad = (double)n * nw * 9.6 * mul + (double)nw * (double)(1u << (c - 1)) * 2 * 13.6 * mul;
+    double imad = (double)n * nw * 9.6 * mul + (double)bw * (double)(1u << (c - 1)) * 2 * 13.6 * mul;
     return imad / imad_rate * 1e3;
 }
 

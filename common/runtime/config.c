@@ -53,6 +53,7 @@ void czk_config_defaults(czk_config *c)
     c->client_queue_soft_kb = 256;
     c->client_queue_max_kb = 16384;
     c->max_daemon_conns = 64;
+    c->msm_table_reserve_mb = 2048;
     c->reconnect_max_ms = 5000;
     c->finalizer_verify = 1;
     snprintf(c->synth_metrics_addr, sizeof(c->synth_metrics_addr), "127.0.0.1");
@@ -145,6 +146,7 @@ static int config_apply(czk_config *c, const char *section, const char *key, con
     INT("gpud", "client_queue_soft_kb", client_queue_soft_kb, 64, 1 << 20);
     INT("gpud", "client_queue_max_kb", client_queue_max_kb, 128, 1 << 22);
     INT("gpud", "max_daemon_conns", max_daemon_conns, 1, 4096);
+    INT("gpud", "msm_table_reserve_mb", msm_table_reserve_mb, 0, 1 << 24);
     STR("gpud", "admin_group", admin_group);
     INT("synth", "threads", synth_threads, 0, 4096);
     INT("synth", "reconnect_max_ms", reconnect_max_ms, 10, 600000);
@@ -156,7 +158,8 @@ static int config_apply(czk_config *c, const char *section, const char *key, con
         return parse_bool(v, &c->finalizer_verify);
 #undef STR
 #undef INT
-    if (!strncmp(section, "circuit.", 8) && !strcmp(key, "zkey")) {
+    if (!strncmp(section, "circuit.", 8) && (!strcmp(key, "zkey") || !strcmp(key, "msm_tables"))) {
+        static const char *const tables[] = {"auto", "off", NULL};
         const char *name = section + 8;
         czk_config_circuit *cc = NULL;
         size_t i;
@@ -175,7 +178,10 @@ static int config_apply(czk_config *c, const char *section, const char *key, con
                 return -E2BIG;
             cc = &c->circuits[c->n_circuits++];
             snprintf(cc->name, sizeof(cc->name), "%s", name);
+            snprintf(cc->msm_tables, sizeof(cc->msm_tables), "auto");
         }
+        if (!strcmp(key, "msm_tables"))
+            return set_choice(cc->msm_tables, sizeof(cc->msm_tables), v, tables);
         return set_str(cc->zkey, sizeof(cc->zkey), v);
     }
     return -ENOENT;

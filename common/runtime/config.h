@@ -20,6 +20,7 @@
 typedef struct czk_config_circuit {
     char name[64];
     char zkey[CZK_CONFIG_PATH_MAX];
+    char msm_tables[8]; /* auto | off: fixed-base MSM tables on the GPU (docs/config.md) */
 } czk_config_circuit;
 
 typedef struct czk_config {
@@ -53,6 +54,7 @@ typedef struct czk_config {
     int client_queue_max_kb;   /* replies queued to a client above which it is disconnected */
     int max_daemon_conns;      /* synth and finalizer connections on gpud.sock at once */
     char admin_group[64];      /* members may cancel any user's job ("" = only root and the owner) */
+    int msm_table_reserve_mb;  /* device memory (MiB) fixed-base MSM tables leave free on each GPU */
     /* [synth] */
     int synth_threads;
     int reconnect_max_ms;
@@ -62,7 +64,7 @@ typedef struct czk_config {
     int finalizer_verify;      /* 1: pairing-check every proof before it is written (default) */
     char fin_metrics_addr[64]; /* Prometheus text endpoint; "" disables */
     int fin_metrics_port;      /* 0 disables */
-    /* [circuit.NAME] zkey = PATH */
+    /* [circuit.NAME] zkey = PATH, msm_tables = auto | off */
     int n_circuits;
     czk_config_circuit circuits[CZK_CONFIG_MAX_CIRCUITS];
 } czk_config;

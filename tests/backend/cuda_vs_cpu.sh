@@ -3,9 +3,10 @@
 # fixtures multi and poseidon, their BN254 (bn128) twins, and on a gen-circuit
 # circuit of domain 2^12 (czk setup key).  Exit 77 when no GPU is usable.
 #   compare: test_backend_cuda compare (same czk_groth16_msm_out through backend.h)
-#   prove:   czk prove --backend cuda and --backend cpu with the same fixed
-#            r, s (CZK_TEST_RS, test only) write byte-identical proof.json and
-#            public.json, and czk verify accepts the cuda proof
+#   prove:   czk prove --backend cuda (plain, and with --msm-tables) and
+#            --backend cpu with the same fixed r, s (CZK_TEST_RS, test only)
+#            write byte-identical proof.json and public.json, and czk verify
+#            accepts the cuda proof
 # usage: cuda_vs_cpu.sh compare|prove CZK TEST_BACKEND_CUDA FIXTURES SCRATCH
 set -u
 MODE=$1 CZK=$2 TB=$3 FIX=$4 S=$5
@@ -35,10 +36,14 @@ prove)
     s=$(( ($$ * 104729 + $(date +%N | sed 's/^0*//;s/^$/1/')) % 1000000007 + 1 ))
     for c in multi poseidon multi_bn128 poseidon_bn128 gen12; do
         if [ $c = gen12 ]; then z=$S/gen12.zkey w=$S/gen12.wtns; else z=$FIX/$c/circuit.zkey w=$FIX/$c/witness.wtns; fi
-        for b in cpu cuda; do
-            CZK_TEST_RS="$r,$s" "$CZK" -v prove --backend $b "$z" "$w" "$S/$c.$b.proof.json" "$S/$c.$b.public.json" \
-                2>"$S/$c.$b.log" || { bad "$c: czk prove --backend $b failed"; cat "$S/$c.$b.log" >&2; }
+        for b in cpu cuda tables; do
+            if [ $b = tables ]; then opt="--backend cuda --msm-tables"; else opt="--backend $b"; fi
+            CZK_TEST_RS="$r,$s" "$CZK" -v prove $opt "$z" "$w" "$S/$c.$b.proof.json" "$S/$c.$b.public.json" \
+                2>"$S/$c.$b.log" || { bad "$c: czk prove $opt failed"; cat "$S/$c.$b.log" >&2; }
         done
+        grep -q "MSM tables on GPU 0: B2" "$S/$c.tables.log" || bad "$c: --msm-tables built no tables"
+        cmp -s "$S/$c.cpu.proof.json" "$S/$c.tables.proof.json" ||
+            bad "$c: cuda proof with MSM tables differs from the cpu proof (r=$r s=$s)"
         grep -q "cuda backend" "$S/$c.cuda.log" || bad "$c: --backend cuda did not run the cuda backend"
         cmp -s "$S/$c.cpu.proof.json" "$S/$c.cuda.proof.json" || bad "$c: cuda proof differs from the cpu proof (r=$r s=$s)"
         cmp -s "$S/$c.cpu.public.json" "$S/$c.cuda.public.json" || bad "$c: public.json differs"

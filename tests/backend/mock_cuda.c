@@ -42,12 +42,14 @@ struct czk_cuda_bases {
     int borrowed; /* czk_cuda_bases_place: pts is not ours */
     size_t n;
     void *pts;
+    unsigned tab_rows; /* czk_cuda_bases_precompute: a table "built" (the results do not change) */
 };
 
 static __thread char lasterr[256];
 int mock_cuda_devices = 1;           /* tests set 0 for "no GPU" */
 size_t mock_cuda_mem_free = (size_t)8 << 30;
 size_t mock_cuda_mem_free_dev1;      /* non-zero: device 1's free memory (others: mock_cuda_mem_free) */
+unsigned mock_cuda_tables;           /* fixed-base tables built (czk_cuda_bases_precompute) */
 unsigned long mock_cuda_registered;  /* bytes currently registered */
 unsigned long mock_cuda_callbacks;   /* completion callbacks run */
 int mock_cuda_fail_h;                /* the next compute_h_dev fails with -EIO (a kernel error), then clears */
@@ -332,6 +334,38 @@ void czk_cuda_bases_free(czk_cuda_bases *b)
         free(b->pts);
     free(b);
 }
+
+/* a table of MOCK_TABLE_ROWS rows: its memory is planned as the real one's */
+#define MOCK_TABLE_ROWS 12
+static size_t mock_pt(const czk_cuda_bases *b)
+{
+    return b->bn ? (b->g2 ? sizeof(czk_bn254_g2_aff) : sizeof(czk_bn254_g1_aff))
+                 : (b->g2 ? sizeof(czk_g2_aff) : sizeof(czk_g1_aff));
+}
+
+int czk_cuda_bases_table_plan(const czk_cuda_bases *b, unsigned rows, unsigned c, czk_cuda_table_plan *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->c = c ? c : 16;
+    out->rows = rows && rows < MOCK_TABLE_ROWS ? rows : MOCK_TABLE_ROWS;
+    out->bucket_windows = 1;
+    out->bytes = (out->rows - (b->borrowed ? 0 : 1)) * b->n * mock_pt(b);
+    out->peak_bytes = out->rows * b->n * mock_pt(b);
+    return 0;
+}
+
+int czk_cuda_bases_precompute(czk_cuda_bases *b, unsigned rows, unsigned c)
+{
+    czk_cuda_table_plan tp;
+    if (b->tab_rows)
+        return fail(-EBUSY, "msm table: the bases already have one");
+    czk_cuda_bases_table_plan(b, rows, c, &tp);
+    b->tab_rows = tp.rows;
+    mock_cuda_tables++;
+    return 0;
+}
+
+unsigned czk_cuda_bases_table_rows(const czk_cuda_bases *b) { return b->tab_rows; }
 
 /* czk_cuda_vmm.h over a memfd: "device memory" that outlives its creator
  * while an fd is held, as the real one does */

@@ -210,6 +210,10 @@ static void compare_one(const char *zkey_path, const char *wtns_path)
     reg.len = bytes;
     bc.regions = &reg;
     bc.n_regions = 1;
+    /* the MSMs over fixed-base tables, as czk-gpud runs them (the plain MSMs:
+     * tests/cuda, czk prove in cuda_vs_cpu.sh) */
+    static const unsigned char tables_on = 1;
+    bc.tables_on = &tables_on;
     CHECK(czk_backend_open("cuda", 0, &bc, &cuda_ops, &cuda, &e) == 0 && cuda_ops == &czk_backend_cuda_ops,
           "cuda create: %s", e.msg);
     CHECK(cuda_ops->contexts(cuda) == 2, "2 contexts");
@@ -385,6 +389,47 @@ static void partial_residency(const char *zkey_path, const char *wtns_path)
     czk_zkey_close(&z);
 }
 
+extern unsigned mock_cuda_tables;
+
+/* the fixed-base tables: built for every MSM of a circuit that asks for them
+ * when the GPU has room beyond table_reserve, for none without room or
+ * without tables_on; the circuit is served either way */
+static void tables_policy(const char *zkey_path)
+{
+    czk_zkey z;
+    const czk_zkey *zp = &z;
+    czk_error e = {0};
+    czk_backend_config bc;
+    const czk_backend_ops *ops;
+    czk_backend *b;
+    static const unsigned char on = 1;
+    unsigned before;
+
+    CHECK(czk_zkey_open(&z, zkey_path, &e) == 0, "%s", e.msg);
+    memset(&bc, 0, sizeof(bc));
+    bc.n_circuits = 1;
+    bc.zkeys = &zp;
+    bc.threads = 1;
+    bc.contexts = 1;
+    before = mock_cuda_tables;
+    CHECK(czk_backend_open("cuda", 0, &bc, &ops, &b, &e) == 0, "%s", e.msg);
+    CHECK(mock_cuda_tables == before, "tables built without tables_on");
+    CHECK(ops->serves(b, 0, 0), "no tables: the circuit is served");
+    ops->destroy(b);
+    bc.tables_on = &on;
+    CHECK(czk_backend_open("cuda", 0, &bc, &ops, &b, &e) == 0, "%s", e.msg);
+    CHECK(mock_cuda_tables == before + 5, "%u tables for the 5 MSMs", mock_cuda_tables - before);
+    ops->destroy(b);
+    /* a reserve larger than the free memory: no table, the circuit still served */
+    bc.table_reserve = mock_cuda_mem_free;
+    before = mock_cuda_tables;
+    CHECK(czk_backend_open("cuda", 0, &bc, &ops, &b, &e) == 0, "%s", e.msg);
+    CHECK(mock_cuda_tables == before, "%u tables built into the reserve", mock_cuda_tables - before);
+    CHECK(ops->serves(b, 0, 0), "tables left out: the circuit is served");
+    ops->destroy(b);
+    czk_zkey_close(&z);
+}
+
 static int test_mock(const char *zkey_path, const char *wtns_path)
 {
     czk_zkey z;
@@ -433,6 +478,7 @@ static int test_mock(const char *zkey_path, const char *wtns_path)
     mock_cuda_devices = 1;
     czk_zkey_close(&z);
     partial_residency(zkey_path, wtns_path);
+    tables_policy(zkey_path);
     /* the real comparison, counting callbacks: one per copy_in */
     unsigned long before = mock_cuda_callbacks;
     compare_one(zkey_path, wtns_path);

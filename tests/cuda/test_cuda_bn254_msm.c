@@ -8,7 +8,8 @@
  * doubling and P + (-P) branches of a bucket); one set is all infinity.
  * Offsets (base_off, scalar_off) and the curve checks (BLS12-381 bases
  * refused by the BN254 MSM, the BLS12-381 MSM refused by a BN254-only
- * context) are checked too.  Exit 77 without a GPU.
+ * context) are checked too.  Each set of bases runs plain, with a full
+ * fixed-base table and with a 3-row table at c = 10 (9 bucket windows).  Exit 77 without a GPU.
  */
 #include "common/crypto/bn254_msm.h"
 #include "tests/cuda/cuda_test_util.h"
@@ -76,20 +77,25 @@ DEF_BASES(make_g2, czk_bn254_g2_aff, czk_bn254_g2, czk_bn254_fp2, CZK_BN254_G2_G
         const size_t sizes[] = {1, 7, 1000, ((size_t)1 << 16) + 3};                                         \
         for (int si = 0; si < 4; si++) {                                                                     \
             size_t n = sizes[si];                                                                            \
-            for (int inf = 0; inf < (n == 7 ? 2 : 1); inf++) {                                               \
+            for (int tv = 0; tv < (n == 7 ? 2 : 1) * 3; tv++) {                                              \
+                const int inf = tv / 3, tab = tv % 3;                                                        \
+                static const char *tab_name[] = {"", ", full table", ", 3-row table at c=10"};              \
                 AFF *b = malloc(n * sizeof *b);                                                              \
                 CHECK(b, "oom");                                                                             \
                 MAKE(b, n, inf);                                                                             \
                 czk_cuda_bases *db;                                                                          \
                 CHECK(UPLOAD(ctx, &db, b, n) == 0, "upload " GRP " bases: %s", czk_cuda_last_error());      \
+                if (tab)                                                                                     \
+                    CHECK(czk_cuda_bases_precompute(db, tab == 1 ? 0 : 3, tab == 1 ? 0 : 10) == 0,           \
+                          GRP " table: %s", czk_cuda_last_error());                                          \
                 for (int kind = 0; kind < S_COUNT; kind++) {                                                 \
                     make_scalars(s, n, kind);                                                                \
                     JAC gpu, cpu;                                                                            \
                     memset(&gpu, 0xa5, sizeof gpu);                                                          \
                     CHECK(MSM_HOST(ctx, db, s, n, &gpu) == 0, "gpu msm " GRP ": %s", czk_cuda_last_error()); \
                     CHECK(CPU_MSM(&cpu, b, s, n, 0) == 0, "cpu msm " GRP);                                   \
-                    CHECK(EQ(&gpu, &cpu), "msm " GRP " n=%zu %s%s: gpu != cpu", n, s_name[kind],             \
-                          inf ? " (infinity bases)" : "");                                                   \
+                    CHECK(EQ(&gpu, &cpu), "msm " GRP " n=%zu %s%s%s: gpu != cpu", n, s_name[kind],           \
+                          inf ? " (infinity bases)" : "", tab_name[tab]);                                    \
                     if (n <= 1000 && (kind == S_RANDOM || kind == S_ANY)) {                                 \
                         JAC nv, t;                                                                           \
                         SET_INF(&nv);                                                                        \
@@ -109,11 +115,12 @@ DEF_BASES(make_g2, czk_bn254_g2_aff, czk_bn254_g2, czk_bn254_fp2, CZK_BN254_G2_G
                     CHECK(MSM_DEV(ctx, db, 7, CZK_CUDA_BUF_W, 3, n - 7, &gpu) == 0, "gpu msm offsets: %s",   \
                           czk_cuda_last_error());                                                            \
                     CHECK(CPU_MSM(&cpu, b + 7, s + 3, n - 7, 0) == 0, "cpu msm offsets");                    \
-                    CHECK(EQ(&gpu, &cpu), "msm " GRP " n=%zu with offsets differs", n);                      \
+                    CHECK(EQ(&gpu, &cpu), "msm " GRP " n=%zu%s with offsets differs", n, tab_name[tab]);     \
                 }                                                                                            \
                 czk_cuda_bases_free(db);                                                                     \
                 free(b);                                                                                     \
-                printf("bn254 msm " GRP " n=%zu%s: all scalar sets ok\n", n, inf ? " (infinity bases)" : ""); \
+                printf("bn254 msm " GRP " n=%zu%s%s: all scalar sets ok\n", n, inf ? " (infinity bases)" : "", \
+                       tab_name[tab]);                                                                       \
             }                                                                                                \
         }                                                                                                    \
     }

@@ -7,7 +7,9 @@
  * in the order-r subgroup, so the result must also equal the MSM of the
  * scalars reduced mod r, checked to 2^12); bases include infinity and
  * repeated points (exercises the doubling branch).  Bases are uploaded once
- * and reused, and an offset MSM checks base_off/scalar_off.
+ * and reused, and an offset MSM checks base_off/scalar_off.  The same checks
+ * run over bases with fixed-base tables (all rows; 3 rows at c = 8), at the
+ * bases' size and at 2^10 over 2^max bases.
  * Sizes 2^10..2^CZK_CUDA_TEST_MSM_MAX_LOG (default 12; G2 stops 2 lower).
  * Exit 77 without a GPU.
  */
@@ -159,6 +161,83 @@ static void naive_g2(czk_g2 *r, const czk_g2_aff *b, const czk_fr *s, size_t n)
     }
 }
 
+/* every scalar set at 2^lg against the CPU (and the naive sum at 2^10,
+ * the reduced scalars to 2^12), then an offset MSM; tag names the table */
+static void check_g1(czk_cuda_ctx *ctx, const czk_cuda_bases *db1, const czk_g1_aff *b1, czk_fr *s, czk_fr *sr,
+                     unsigned lg, const char *tag)
+{
+    size_t n = (size_t)1 << lg;
+    for (int kind = 0; kind < S_COUNT; kind++) {
+        make_scalars(s, n, kind);
+        czk_g1 gpu, cpu;
+        memset(&gpu, 0xa5, sizeof gpu);
+        CHECK(czk_cuda_msm_g1_host(ctx, db1, s, n, &gpu) == 0, "gpu msm g1: %s", czk_cuda_last_error());
+        CHECK(czk_msm_g1(&cpu, b1, s, n, 0) == 0, "cpu msm g1");
+        CHECK(czk_g1_eq(&gpu, &cpu), "msm g1 2^%u %s%s: gpu != czk_msm_g1", lg, s_name[kind], tag);
+        if (lg == 10) {
+            czk_g1 nv;
+            naive_g1(&nv, b1, s, n);
+            CHECK(czk_g1_eq(&gpu, &nv), "msm g1 2^%u %s: gpu != naive sum", lg, s_name[kind]);
+        }
+        if (kind == S_OVER && lg <= 12) {
+            czk_g1 red;
+            for (size_t i = 0; i < n; i++) {
+                sr[i] = s[i];
+                reduce256(&sr[i]);
+            }
+            CHECK(czk_msm_g1(&red, b1, sr, n, 0) == 0, "cpu msm g1 reduced");
+            CHECK(czk_g1_eq(&gpu, &red), "msm g1 2^%u %s: gpu != czk_msm_g1 of the scalars mod r", lg,
+                  s_name[kind]);
+        }
+        printf("msm g1 2^%u %s%s ok\n", lg, s_name[kind], tag);
+    }
+    /* offsets: bases [7, n), scalars from BUF_W offset 3 */
+    make_scalars(s, n, S_RANDOM);
+    CHECK(czk_cuda_upload_async(ctx, CZK_CUDA_BUF_W, 0, s, n, NULL, NULL) == 0, "upload scalars");
+    czk_g1 gpu, cpu;
+    CHECK(czk_cuda_msm_g1(ctx, db1, 7, CZK_CUDA_BUF_W, 3, n - 7, &gpu) == 0, "gpu msm offsets: %s",
+          czk_cuda_last_error());
+    CHECK(czk_msm_g1(&cpu, b1 + 7, s + 3, n - 7, 0) == 0, "cpu msm offsets");
+    CHECK(czk_g1_eq(&gpu, &cpu), "msm g1 2^%u%s with offsets differs", lg, tag);
+}
+
+static void check_g2(czk_cuda_ctx *ctx, const czk_cuda_bases *db2, const czk_g2_aff *b2, czk_fr *s, czk_fr *sr,
+                     unsigned lg, const char *tag)
+{
+    size_t n = (size_t)1 << lg;
+    for (int kind = 0; kind < S_COUNT; kind++) {
+        make_scalars(s, n, kind);
+        czk_g2 gpu, cpu;
+        memset(&gpu, 0xa5, sizeof gpu);
+        CHECK(czk_cuda_msm_g2_host(ctx, db2, s, n, &gpu) == 0, "gpu msm g2: %s", czk_cuda_last_error());
+        CHECK(czk_msm_g2(&cpu, b2, s, n, 0) == 0, "cpu msm g2");
+        CHECK(czk_g2_eq(&gpu, &cpu), "msm g2 2^%u %s%s: gpu != czk_msm_g2", lg, s_name[kind], tag);
+        if (lg == 10 && (kind == S_RANDOM || kind == TU_S_BITS || kind == S_OVER)) {
+            czk_g2 nv;
+            naive_g2(&nv, b2, s, n);
+            CHECK(czk_g2_eq(&gpu, &nv), "msm g2 2^%u %s: gpu != naive sum", lg, s_name[kind]);
+        }
+        if (kind == S_OVER && lg <= 12) {
+            czk_g2 red;
+            for (size_t i = 0; i < n; i++) {
+                sr[i] = s[i];
+                reduce256(&sr[i]);
+            }
+            CHECK(czk_msm_g2(&red, b2, sr, n, 0) == 0, "cpu msm g2 reduced");
+            CHECK(czk_g2_eq(&gpu, &red), "msm g2 2^%u %s: gpu != czk_msm_g2 of the scalars mod r", lg,
+                  s_name[kind]);
+        }
+        printf("msm g2 2^%u %s%s ok\n", lg, s_name[kind], tag);
+    }
+}
+
+/* fixed-base tables (czk_cuda_bases_precompute): all rows at the default
+ * window, and 3 rows at c = 8 (11 bucket windows) */
+static const struct {
+    unsigned rows, c;
+    const char *tag;
+} tables[] = {{0, 0, " (full table)"}, {3, 8, " (3-row table, c=8)"}};
+
 int main(void)
 {
     tu_seed();
@@ -175,42 +254,19 @@ int main(void)
     make_g1(b1, nmax);
     czk_cuda_bases *db1;
     CHECK(czk_cuda_bases_upload_g1(ctx, &db1, b1, nmax) == 0, "upload g1 bases: %s", czk_cuda_last_error());
-    for (unsigned lg = 10; lg <= max_log; lg += 2) {
-        size_t n = (size_t)1 << lg;
-        for (int kind = 0; kind < S_COUNT; kind++) {
-            make_scalars(s, n, kind);
-            czk_g1 gpu, cpu;
-            memset(&gpu, 0xa5, sizeof gpu);
-            CHECK(czk_cuda_msm_g1_host(ctx, db1, s, n, &gpu) == 0, "gpu msm g1: %s", czk_cuda_last_error());
-            CHECK(czk_msm_g1(&cpu, b1, s, n, 0) == 0, "cpu msm g1");
-            CHECK(czk_g1_eq(&gpu, &cpu), "msm g1 2^%u %s: gpu != czk_msm_g1", lg, s_name[kind]);
-            if (lg == 10) {
-                czk_g1 nv;
-                naive_g1(&nv, b1, s, n);
-                CHECK(czk_g1_eq(&gpu, &nv), "msm g1 2^%u %s: gpu != naive sum", lg, s_name[kind]);
-            }
-            if (kind == S_OVER && lg <= 12) {
-                czk_g1 red;
-                for (size_t i = 0; i < n; i++) {
-                    sr[i] = s[i];
-                    reduce256(&sr[i]);
-                }
-                CHECK(czk_msm_g1(&red, b1, sr, n, 0) == 0, "cpu msm g1 reduced");
-                CHECK(czk_g1_eq(&gpu, &red), "msm g1 2^%u %s: gpu != czk_msm_g1 of the scalars mod r", lg,
-                      s_name[kind]);
-            }
-            printf("msm g1 2^%u %s ok\n", lg, s_name[kind]);
-        }
-        /* offsets: bases [7, n), scalars from BUF_W offset 3 */
-        make_scalars(s, n, S_RANDOM);
-        CHECK(czk_cuda_upload_async(ctx, CZK_CUDA_BUF_W, 0, s, n, NULL, NULL) == 0, "upload scalars");
-        czk_g1 gpu, cpu;
-        CHECK(czk_cuda_msm_g1(ctx, db1, 7, CZK_CUDA_BUF_W, 3, n - 7, &gpu) == 0, "gpu msm offsets: %s",
-              czk_cuda_last_error());
-        CHECK(czk_msm_g1(&cpu, b1 + 7, s + 3, n - 7, 0) == 0, "cpu msm offsets");
-        CHECK(czk_g1_eq(&gpu, &cpu), "msm g1 2^%u with offsets differs", lg);
-    }
+    for (unsigned lg = 10; lg <= max_log; lg += 2)
+        check_g1(ctx, db1, b1, s, sr, lg, "");
     czk_cuda_bases_free(db1);
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+        CHECK(czk_cuda_bases_upload_g1(ctx, &db1, b1, nmax) == 0, "upload g1 bases: %s", czk_cuda_last_error());
+        CHECK(czk_cuda_bases_precompute(db1, tables[t].rows, tables[t].c) == 0, "g1 table%s: %s", tables[t].tag,
+              czk_cuda_last_error());
+        CHECK(czk_cuda_bases_table_rows(db1) > 1, "g1 table%s has no rows", tables[t].tag);
+        CHECK(czk_cuda_bases_precompute(db1, 0, 0) == -EBUSY, "a second table was accepted");
+        check_g1(ctx, db1, b1, s, sr, max_log, tables[t].tag);
+        check_g1(ctx, db1, b1, s, sr, 10, tables[t].tag);
+        czk_cuda_bases_free(db1);
+    }
     free(b1);
 
     unsigned max_log2 = max_log >= 12 ? max_log - 2 : 10;
@@ -220,32 +276,15 @@ int main(void)
     make_g2(b2, nmax2);
     czk_cuda_bases *db2;
     CHECK(czk_cuda_bases_upload_g2(ctx, &db2, b2, nmax2) == 0, "upload g2 bases: %s", czk_cuda_last_error());
-    for (unsigned lg = 10; lg <= max_log2; lg += 2) {
-        size_t n = (size_t)1 << lg;
-        for (int kind = 0; kind < S_COUNT; kind++) {
-            make_scalars(s, n, kind);
-            czk_g2 gpu, cpu;
-            memset(&gpu, 0xa5, sizeof gpu);
-            CHECK(czk_cuda_msm_g2_host(ctx, db2, s, n, &gpu) == 0, "gpu msm g2: %s", czk_cuda_last_error());
-            CHECK(czk_msm_g2(&cpu, b2, s, n, 0) == 0, "cpu msm g2");
-            CHECK(czk_g2_eq(&gpu, &cpu), "msm g2 2^%u %s: gpu != czk_msm_g2", lg, s_name[kind]);
-            if (lg == 10 && (kind == S_RANDOM || kind == TU_S_BITS || kind == S_OVER)) {
-                czk_g2 nv;
-                naive_g2(&nv, b2, s, n);
-                CHECK(czk_g2_eq(&gpu, &nv), "msm g2 2^%u %s: gpu != naive sum", lg, s_name[kind]);
-            }
-            if (kind == S_OVER && lg <= 12) {
-                czk_g2 red;
-                for (size_t i = 0; i < n; i++) {
-                    sr[i] = s[i];
-                    reduce256(&sr[i]);
-                }
-                CHECK(czk_msm_g2(&red, b2, sr, n, 0) == 0, "cpu msm g2 reduced");
-                CHECK(czk_g2_eq(&gpu, &red), "msm g2 2^%u %s: gpu != czk_msm_g2 of the scalars mod r", lg,
-                      s_name[kind]);
-            }
-            printf("msm g2 2^%u %s ok\n", lg, s_name[kind]);
-        }
+    for (unsigned lg = 10; lg <= max_log2; lg += 2)
+        check_g2(ctx, db2, b2, s, sr, lg, "");
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+        czk_cuda_bases *dt;
+        CHECK(czk_cuda_bases_upload_g2(ctx, &dt, b2, nmax2) == 0, "upload g2 bases: %s", czk_cuda_last_error());
+        CHECK(czk_cuda_bases_precompute(dt, tables[t].rows, tables[t].c) == 0, "g2 table%s: %s", tables[t].tag,
+              czk_cuda_last_error());
+        check_g2(ctx, dt, b2, s, sr, max_log2, tables[t].tag);
+        czk_cuda_bases_free(dt);
     }
     /* a G1 context refuses G2 bases */
     czk_g2 dummy;
