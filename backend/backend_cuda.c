@@ -58,6 +58,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,11 @@ typedef struct cuda_keys {
     czk_cuda_bases *a, *b1, *b2, *c, *h;
     czk_keymem km;  /* the memory a, ... h live in, when it is fd-shareable (km.vm.ptr set) */
     int resident;   /* the points are on this GPU: its contexts serve the circuit */
+    /* the fixed-base tables' build (tables_start), on its own thread for czk-gpud */
+    pthread_t tab_th;
+    int tab_started;   /* tab_th runs or has run: joined by keys_free */
+    atomic_int tab_stop; /* keys_free: end after the table in progress */
+    size_t tab_keep;   /* device memory the tables leave free */
 } cuda_keys;
 
 typedef struct cuda_gpu {
@@ -142,6 +148,10 @@ static size_t key_bytes(const cuda_circuit *z)
 /* drop: the fd store's copy goes too (a replaced key); else it stays for the next gpud */
 static void keys_free(cuda_keys *k, int drop)
 {
+    if (k->tab_started) {
+        atomic_store(&k->tab_stop, 1);
+        pthread_join(k->tab_th, NULL);
+    }
     czk_cuda_bases_free(k->a);
     czk_cuda_bases_free(k->b1);
     czk_cuda_bases_free(k->b2);
@@ -283,24 +293,18 @@ static unsigned resident_on(const czk_backend *b, unsigned circuit, char *on, si
 /* Fixed-base MSM tables (czk_cuda_bases_precompute) for circuit's key on gpu,
  * once its points are resident: B2 first (the slowest MSM, and a G2 table
  * saves the most time per byte), then H, A, B1, C; each only while the GPU
- * keeps free the margin, cfg.table_reserve and the points of the configured
- * circuits that have no key yet.  What does not fit runs without a table
- * (same proofs, slower); logged either way.  add_mu held. */
-static void tables_build(czk_backend *b, cuda_gpu *gpu, unsigned circuit)
+ * keeps k->tab_keep free.  What does not fit runs without a table (same
+ * proofs, slower); logged either way.  Ends early when keys_free asks. */
+static void tables_build(cuda_gpu *gpu, unsigned circuit)
 {
     cuda_keys *k = &gpu->keys[circuit];
     czk_cuda_bases *order[CZK_KEYMEM_SECTIONS] = {k->b2, k->h, k->a, k->b1, k->c};
     static const char *const name[CZK_KEYMEM_SECTIONS] = {"B2", "H", "A", "B1", "C"};
     char built[160] = "", left[160] = "";
-    size_t keep = DEVICE_MEM_MARGIN + b->cfg.table_reserve, total = 0, lb = 0, ll = 0;
+    size_t keep = k->tab_keep, total = 0, lb = 0, ll = 0;
     uint64_t t0 = czk_trace_now();
 
-    if (!b->cfg.tables_on || !b->cfg.tables_on[circuit])
-        return;
-    for (unsigned c = 0; c < b->cfg.n_circuits; c++)
-        if (c != circuit && b->circ[c].configured && !b->circ[c].has_key)
-            keep += key_bytes(&b->circ[c]);
-    for (int i = 0; i < CZK_KEYMEM_SECTIONS; i++) {
+    for (int i = 0; i < CZK_KEYMEM_SECTIONS && !atomic_load(&k->tab_stop); i++) {
         czk_cuda_table_plan tp;
         czk_cuda_dev_info info;
         int r = czk_cuda_bases_table_plan(order[i], 0, 0, &tp);
@@ -326,6 +330,55 @@ static void tables_build(czk_backend *b, cuda_gpu *gpu, unsigned circuit)
              total >> 20, (double)(czk_trace_now() - t0) / 1e9);
 }
 
+typedef struct tables_job {
+    cuda_gpu *gpu;
+    unsigned circuit;
+} tables_job;
+
+static void *tables_main(void *arg)
+{
+    tables_job j = *(tables_job *)arg;
+    free(arg);
+    tables_build(j.gpu, j.circuit);
+    return NULL;
+}
+
+/* The tables of circuit's key, resident on gpu, when cfg.tables_on asks for
+ * them: they keep free the margin, cfg.table_reserve and the points of the
+ * configured circuits that have no key yet.  Built here (defer_keys 0: czk
+ * prove, tests) or on a thread of their own (czk-gpud: the circuit is served
+ * meanwhile, each MSM using its table from the moment it is complete, so a
+ * restart is not held up by seconds of table building).  add_mu held. */
+static void tables_start(czk_backend *b, cuda_gpu *gpu, unsigned circuit)
+{
+    cuda_keys *k = &gpu->keys[circuit];
+    tables_job *j;
+
+    if (!b->cfg.tables_on || !b->cfg.tables_on[circuit])
+        return;
+    k->tab_keep = DEVICE_MEM_MARGIN + b->cfg.table_reserve;
+    for (unsigned c = 0; c < b->cfg.n_circuits; c++)
+        if (c != circuit && b->circ[c].configured && !b->circ[c].has_key)
+            k->tab_keep += key_bytes(&b->circ[c]);
+    atomic_store(&k->tab_stop, 0);
+    if (!b->cfg.defer_keys) {
+        tables_build(gpu, circuit);
+        return;
+    }
+    if (!(j = malloc(sizeof(*j)))) {
+        czk_warn("cuda backend: circuit %u: no memory to start the MSM tables' build: none built", circuit);
+        return;
+    }
+    j->gpu = gpu;
+    j->circuit = circuit;
+    if (pthread_create(&k->tab_th, NULL, tables_main, j) != 0) {
+        free(j);
+        czk_warn("cuda backend: circuit %u: cannot start the MSM tables' build: none built", circuit);
+        return;
+    }
+    k->tab_started = 1;
+}
+
 /* backend.h resume_key: every GPU's key memory of this circuit back from
  * the fd store (keymem.h), or nothing */
 static int cuda_resume_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk_error *e)
@@ -347,7 +400,7 @@ static int cuda_resume_key(czk_backend *b, unsigned circuit, const czk_zkey *z, 
                 r = czk_errorf(e, -EIO, "cuda backend: circuit %u: %s", circuit, cuda_err());
             } else {
                 k->resident = 1;
-                tables_build(b, gpu, circuit);
+                tables_start(b, gpu, circuit);
             }
         } else if (r == 0 && !room_for(b, gpu, key_bytes(ci), NULL)) {
             r = 1; /* the previous gpud left it out here for lack of memory, as add_key would */
@@ -417,7 +470,7 @@ static int cuda_add_key(czk_backend *b, unsigned circuit, const czk_zkey *z, czk
             break;
         }
         k->resident = 1;
-        tables_build(b, gpu, circuit);
+        tables_start(b, gpu, circuit);
     }
     if (!r && !resident_on(b, circuit, NULL, 0))
         r = czk_errorf(e, -ENOMEM, "cuda backend: the key points of circuit %u fit on no GPU: %s: configure fewer or "

@@ -144,10 +144,10 @@ size_t czk_cuda_point_bytes(unsigned curve, int g2);
  * bucket windows (B = ceil(windows / rows)): with all rows (B = 1) the
  * buckets are reduced once instead of once per window, which makes a wider
  * window and so fewer windows (fewer additions) pay.  Costs rows x n points
- * of device memory; over bases the handle owns (uploaded, not placed) row 0
- * replaces them, so rows - 1 more.  Built once per handle (-EBUSY after),
- * synchronously on the handle's context; every later MSM over the handle
- * uses it, at its window c.  rows 0: all windows; c 0: the default for n
+ * of device memory (row 0 a copy of the bases).  Built once per handle
+ * (-EBUSY after), on the handle's context, returning when done; MSMs over
+ * the handle on other contexts may run meanwhile (without the table) and
+ * use it, at its window c, from the moment it is complete.  rows 0: all windows; c 0: the default for n
  * (czk_cuda_bases_table_plan says which).  The MSM contexts' workspaces hold
  * the default full-table plan for n <= their max_msm_n; another c or fewer
  * rows may not fit (the MSM then fails with -ENOMEM). */

@@ -99,7 +99,8 @@ struct czk_cuda_bases {
     size_t n;
     void *pts;
     /* fixed-base table (czk_cuda_bases_precompute), NULL without one:
-     * tab_rows rows of n points, row j = 2^(j * tab_cls * tab_c) * pts */
+     * tab_rows rows of n points, row j = 2^(j * tab_cls * tab_c) * pts;
+     * tab is stored last (release) and read first (acquire) */
     void *tab;
     unsigned tab_rows, tab_c, tab_cls;
 };

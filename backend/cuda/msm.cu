@@ -279,7 +279,7 @@ extern "C" void czk_cuda_bases_free(czk_cuda_bases *b)
     if (!b)
         return;
     if (cudaSetDevice(b->ctx->device) == cudaSuccess) {
-        if (!b->borrowed && b->pts != b->tab)
+        if (!b->borrowed)
             cudaFree(b->pts);
         cudaFree(b->tab);
     }
@@ -312,12 +312,15 @@ extern "C" int czk_cuda_bases_table_plan(const czk_cuda_bases *b, unsigned rows,
     out->c = c;
     out->rows = (nwin + ncls - 1) / ncls;
     out->bucket_windows = ncls;
-    out->bytes = (size_t)out->rows * b->n * pt - (b->borrowed ? 0 : b->n * pt);
+    out->bytes = (size_t)out->rows * b->n * pt;
     out->peak_bytes = (size_t)out->rows * b->n * pt + (b->n < ((size_t)1 << 20) ? b->n : ((size_t)1 << 20)) * 2 * pt;
     return 0;
 }
 
-extern "C" unsigned czk_cuda_bases_table_rows(const czk_cuda_bases *b) { return b->tab ? b->tab_rows : 0; }
+extern "C" unsigned czk_cuda_bases_table_rows(const czk_cuda_bases *b)
+{
+    return __atomic_load_n(&b->tab, __ATOMIC_ACQUIRE) ? b->tab_rows : 0;
+}
 extern "C" size_t czk_cuda_bases_len(const czk_cuda_bases *b) { return b->n; }
 
 extern "C" int czk_cuda_msm_g1(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, int scalar_buf,

@@ -123,8 +123,9 @@ static msm_plan plan_for(size_t n, int g2, unsigned curve)
  * took G1 98.7 ms against 99.4 for c=20 and 102.0 for c=21 (13 windows
  * either way), 105.3 for c=19, 111.8 for c=18; G2 278.0 against 273.0 for
  * c=20 (one row fewer: 33 against 36 GiB); BN254 G1 48.7 / G2 137.5 at c=22
- * against 50.3 / 138.9 at c=20.  CZK_CUDA_MSM_TC forces it (benchmarks;
- * read once). */
+ * against 50.3 / 138.9 at c=20.  So: 2^(c-1) about n/8 (c = bit length of
+ * n - 1, less 2: 22 for 2^23 < n <= 2^24), then the narrowest window with as
+ * many windows.  CZK_CUDA_MSM_TC forces it (benchmarks; read once). */
 static unsigned tab_c_for(size_t n, int g2, unsigned curve)
 {
     static unsigned force = env_uint("CZK_CUDA_MSM_TC", 0);
@@ -132,8 +133,12 @@ static unsigned tab_c_for(size_t n, int g2, unsigned curve)
         return force;
     (void)g2;
     (void)curve;
-    int c = (int)bitlen(n) - 3;
-    return c < 8 ? 8u : c > 22 ? 22u : (unsigned)c;
+    int c = (int)bitlen(n > 1 ? n - 1 : 1) - 2;
+    c = c < 8 ? 8 : c > 22 ? 22 : c;
+    /* the narrowest window with as many windows (c=21 has c=20's 13, with twice the buckets) */
+    while (c > 8 && nwin_for((unsigned)c - 1) == nwin_for((unsigned)c))
+        c--;
+    return (unsigned)c;
 }
 
 
@@ -576,10 +581,12 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
         G::set_inf(host_out);
         return 0;
     }
-    /* with a fixed-base table: its window and bucket windows, its rows of b->n points */
-    msm_plan p = b->tab ? plan_make(n, b->tab_c, b->tab_cls) : plan_for(n, g2, G::curve);
-    const aff_t<F> *bases = (const aff_t<F> *)(b->tab ? b->tab : b->pts) + base_off;
-    const uint32_t stride = b->tab ? (uint32_t)b->n : 0;
+    /* with a fixed-base table: its window and bucket windows, its rows of b->n points
+     * (tab_build publishes tab last, so its fields are set once it is seen) */
+    const void *tab = __atomic_load_n(&b->tab, __ATOMIC_ACQUIRE);
+    msm_plan p = tab ? plan_make(n, b->tab_c, b->tab_cls) : plan_for(n, g2, G::curve);
+    const aff_t<F> *bases = (const aff_t<F> *)(tab ? tab : b->pts) + base_off;
+    const uint32_t stride = tab ? (uint32_t)b->n : 0;
     if (p.ncls > 64)
         return czk_cuda_errf_(-EINVAL, "msm: %u bucket windows, at most 64", p.ncls);
     if (p.pairs > ws->cap_pairs || p.nbuckets > ws->cap_buckets ||
@@ -805,13 +812,14 @@ __global__ void __launch_bounds__(128) k_tab_norm(const xyzz_t<F> *in, uint32_t 
 
 /* rows (0: all) rows of b's table at window c (0: tab_c_for); with fewer
  * rows than windows, ceil(windows / rows) bucket windows.  Built on b's
- * context's copy stream; over bases b owns, the table's row 0 replaces them. */
+ * context's copy stream while other contexts may run MSMs over b (they use
+ * the table from the moment it is published). */
 template <class F> static int tab_build(czk_cuda_bases *b, unsigned rows, unsigned c)
 {
     typedef msm_group<F> G;
     czk_cuda_ctx *ctx = b->ctx;
     const size_t n = b->n, pt = sizeof(aff_t<F>);
-    if (b->tab)
+    if (__atomic_load_n(&b->tab, __ATOMIC_ACQUIRE))
         return czk_cuda_errf_(-EBUSY, "msm table: the bases already have one");
     if (!c)
         c = tab_c_for(n, G::g2, G::curve);
@@ -857,14 +865,10 @@ template <class F> static int tab_build(czk_cuda_bases *b, unsigned rows, unsign
         cudaFree(tab);
         return czk_cuda_fail_("msm table", __FILE__, __LINE__, e);
     }
-    if (!b->borrowed) {
-        cudaFree(b->pts);
-        b->pts = tab;
-    }
-    b->tab = tab;
     b->tab_rows = rows;
     b->tab_c = c;
     b->tab_cls = ncls;
+    __atomic_store_n(&b->tab, tab, __ATOMIC_RELEASE);
     return 0;
 }
 

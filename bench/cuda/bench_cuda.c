@@ -10,7 +10,8 @@
  *   CZK_BENCH_MSM_G2 (likewise), CZK_BENCH_NTT ("20 24 27"; bn254
  *   "20 21 22 23 24"), CZK_BENCH_H ("20 24"), CZK_BENCH_REPS (5),
  *   CZK_BENCH_CPU_MSM_LOG (16, 0 = skip; G2 runs 2 lower),
- *   CZK_BENCH_CPU_NTT_LOG (20, 0 = skip).
+ *   CZK_BENCH_CPU_NTT_LOG (20, 0 = skip), CZK_BENCH_BITS (share of the
+ *   MSM scalars that are 0 or 1, default 0).
  * MSM bases are distinct points (bench_msm.h), each size also with a full
  * fixed-base table (CZK_BENCH_TABLE=0 skips those rows).  Scalars are
  * uniform random below r.
@@ -314,8 +315,18 @@ int main(int argc, char **argv)
     double *tm = malloc(reps * sizeof *tm);
     if (!sc || !tm)
         die("malloc", -12);
-    for (size_t i = 0; i < nmax; i++)
-        cv->rand_fr(&sc[i]);
+    /* CZK_BENCH_BITS=F: a share F of the scalars 0 or 1 (a hash circuit's witness), the rest random */
+    double bits = getenv("CZK_BENCH_BITS") ? atof(getenv("CZK_BENCH_BITS")) : 0.0;
+    for (size_t i = 0; i < nmax; i++) {
+        if ((double)(rnd() >> 11) / 9007199254740992.0 < bits) {
+            memset(&sc[i], 0, sizeof sc[i]);
+            sc[i].l[0] = rnd() & 1;
+        } else {
+            cv->rand_fr(&sc[i]);
+        }
+    }
+    if (bits > 0)
+        printf("scalars: %.0f%% 0 or 1\n", bits * 100);
 
     if (ng1)
         cv->msm_g1(ctx, sc, g1, ng1, cpu_msm, reps, tm);

@@ -420,6 +420,17 @@ static void tables_policy(const char *zkey_path)
     CHECK(czk_backend_open("cuda", 0, &bc, &ops, &b, &e) == 0, "%s", e.msg);
     CHECK(mock_cuda_tables == before + 5, "%u tables for the 5 MSMs", mock_cuda_tables - before);
     ops->destroy(b);
+    /* czk-gpud's way (defer_keys, add_key): built on a thread of their own */
+    bc.defer_keys = 1;
+    before = mock_cuda_tables;
+    CHECK(czk_backend_open("cuda", 0, &bc, &ops, &b, &e) == 0 && ops->add_key(b, 0, &z, &e) == 0, "%s", e.msg);
+    CHECK(ops->serves(b, 0, 0), "served while the tables are built");
+    for (int i = 0; i < 6000 && mock_cuda_tables != before + 5; i++) /* waits for the thread, up to a minute */
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    CHECK(mock_cuda_tables == before + 5, "%u tables built in the background", mock_cuda_tables - before);
+    ops->remove_key(b, 0); /* joins the (finished) build */
+    ops->destroy(b);
+    bc.defer_keys = 0;
     /* a reserve larger than the free memory: no table, the circuit still served */
     bc.table_reserve = mock_cuda_mem_free;
     before = mock_cuda_tables;
