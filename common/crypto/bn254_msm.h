@@ -10,7 +10,9 @@
  * psi acts as [p mod r].
  * nthreads as par.h (0: all cores).  Errors: -EINVAL (null arguments),
  * -ENOMEM (plan or bucket memory, logged once).  Variable time, like
- * msm.h: the running time depends on the scalars and the bases.
+ * msm.h: the running time depends on the scalars and the bases.  Scratch
+ * blocks of 1 MiB and more are kept for the next MSM as msm.h's are (a
+ * cache of its own, at most 512 MiB, reclaimable by the kernel).
  */
 #ifndef CZK_BN254_MSM_H
 #define CZK_BN254_MSM_H

@@ -35,6 +35,9 @@
  *   the buckets each (msm_tmpl.h); the results are the same points.
  *   5. Horner over the windows, plus the ones sum and 2^255 * hi sum.
  * Long inputs run as several such MSMs (MSM_CHUNK_OF terms each), summed.
+ * The big scratch arrays (digits, phi(P) copies, affine buckets) come from
+ * msm_plan_impl.h's msm_alloc: huge pages, kept for the next MSM, as a
+ * proof's five MSMs need about the same.
  * Steps 1-3 (the plan and the cost model) live in msm_plan_impl.h and the
  * curve arithmetic in msm_tmpl.h, instantiated here for G1 and G2 and by
  * bn254_msm.c for BN254; what is BLS12-381's own here is GLV (the

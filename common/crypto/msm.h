@@ -6,6 +6,9 @@
  * accepted and act as integers).
  * G1 bases must lie in the order-r subgroup (every zkey point does): the G1
  * MSM uses the GLV endomorphism, which acts as a scalar only there.
+ * Scratch blocks of 1 MiB and more outlive the call, kept for the next MSM
+ * (at most 512 MiB, marked MADV_FREE: the kernel reclaims them under memory
+ * pressure); thread-safe.
  */
 #ifndef CZK_MSM_H
 #define CZK_MSM_H

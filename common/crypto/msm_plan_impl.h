@@ -15,10 +15,12 @@
 #define CZK_MSM_PLAN_IMPL_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "common/base/log.h"
 #include "common/crypto/par.h"
@@ -42,6 +44,129 @@
  * ~15-25%; on G2 with the scalar field code c = 12 beats 13, with the IFMA
  * code c = 13 (768 KiB) beats 12 by 11% at 2^16 and 2^18. */
 #define MSM_KIB(k) ((size_t)(k) << 10)
+
+/*
+ * Scratch memory that an MSM writes in full (digits, base copies, affine
+ * buckets).  Blocks of MSM_HUGE_MIN bytes or more are mapped on their own,
+ * 2 MiB aligned, with MADV_HUGEPAGE, and kept for the next MSM when freed:
+ * a proof runs five MSMs of about the same shape, and fresh memory is
+ * expensive (measured at 2^16 on BN254: the 4 KiB page faults of the MSM
+ * scratch, which glibc hands back to the kernel between MSMs, were ~10% of
+ * the proof; huge pages halve that cost, reuse removes it).  Kept blocks
+ * are marked MADV_FREE, so under memory pressure the kernel takes their
+ * pages back instead of swapping them (a kept block then comes back as
+ * fresh zero pages); at most MSM_KEEP_BLOCKS blocks and MSM_KEEP_BYTES
+ * bytes are kept, per including file (one cache for BLS12-381, one for
+ * BN254).  Without transparent huge pages the mappings use 4 KiB pages.
+ * msm_alloc returns 64-byte aligned memory with unspecified contents (not
+ * zeroed), NULL when out of memory; msm_free(NULL) does nothing; both are
+ * thread-safe.
+ */
+#define MSM_HUGE ((size_t)2 << 20)
+#define MSM_HUGE_MIN ((size_t)1 << 20)
+#define MSM_HDR 64
+#define MSM_PAGE ((size_t)4096)
+#define MSM_KEEP_BLOCKS 32
+#define MSM_KEEP_BYTES ((size_t)512 << 20)
+
+static struct {
+    pthread_mutex_t mu;
+    size_t n, bytes;
+    struct { uint8_t *p; size_t len; } b[MSM_KEEP_BLOCKS];
+} msm_keep = {PTHREAD_MUTEX_INITIALIZER, 0, 0, {{NULL, 0}}};
+
+/* the smallest kept block of at least len bytes, taken out of the cache
+ * (blocks are msm_alloc's: data pointer and data length) */
+static uint8_t *msm_keep_take(size_t len, size_t *got)
+{
+    uint8_t *p = NULL;
+    size_t i, best = MSM_KEEP_BLOCKS;
+
+    pthread_mutex_lock(&msm_keep.mu);
+    for (i = 0; i < msm_keep.n; i++)
+        if (msm_keep.b[i].len >= len && (best == MSM_KEEP_BLOCKS || msm_keep.b[i].len < msm_keep.b[best].len))
+            best = i;
+    if (best < MSM_KEEP_BLOCKS) {
+        p = msm_keep.b[best].p;
+        *got = msm_keep.b[best].len;
+        msm_keep.bytes -= *got;
+        msm_keep.b[best] = msm_keep.b[--msm_keep.n];
+    }
+    pthread_mutex_unlock(&msm_keep.mu);
+    return p;
+}
+
+/* keep a block (true) or refuse it when the cache is full (false) */
+static bool msm_keep_put(uint8_t *p, size_t len)
+{
+    bool kept = false;
+
+#ifdef MADV_FREE
+    madvise(p, len, MADV_FREE);
+#endif
+    pthread_mutex_lock(&msm_keep.mu);
+    if (msm_keep.n < MSM_KEEP_BLOCKS && len <= MSM_KEEP_BYTES - msm_keep.bytes) {
+        msm_keep.b[msm_keep.n].p = p;
+        msm_keep.b[msm_keep.n].len = len;
+        msm_keep.n++;
+        msm_keep.bytes += len;
+        kept = true;
+    }
+    pthread_mutex_unlock(&msm_keep.mu);
+    return kept;
+}
+
+static void *msm_alloc(size_t bytes)
+{
+    size_t len;
+    uint8_t *p;
+
+    if (bytes > SIZE_MAX / 2)
+        return NULL;
+    if (bytes < MSM_HUGE_MIN) {
+        p = aligned_alloc(MSM_HDR, (bytes + 2 * MSM_HDR - 1) & ~(size_t)(MSM_HDR - 1));
+        if (!p)
+            return NULL;
+        memset(p, 0, sizeof(size_t));
+        return p + MSM_HDR;
+    }
+    /* the block: len bytes from a 2 MiB boundary, its length in the last
+     * bytes of the 4 KiB page before it (so that a block of exactly k huge
+     * pages touches k, not k + 1) */
+    len = (bytes + MSM_HUGE - 1) & ~(MSM_HUGE - 1);
+    p = msm_keep_take(len, &len);
+    if (!p) {
+        uint8_t *m = mmap(NULL, len + MSM_HUGE + MSM_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                          -1, 0);
+        size_t head;
+        if (m == MAP_FAILED)
+            return NULL;
+        p = (uint8_t *)(((uintptr_t)m + MSM_PAGE + MSM_HUGE - 1) & ~(uintptr_t)(MSM_HUGE - 1));
+        head = (size_t)(p - MSM_PAGE - m);
+        if (head)
+            munmap(m, head);
+        munmap(p + len, MSM_HUGE - head);
+#ifdef MADV_HUGEPAGE
+        madvise(p, len, MADV_HUGEPAGE); /* advice only: 4 KiB pages if refused */
+#endif
+    }
+    memcpy(p - MSM_HDR, &len, sizeof(len));
+    return p;
+}
+
+static void msm_free(void *q)
+{
+    uint8_t *p = q;
+    size_t len;
+
+    if (!p)
+        return;
+    memcpy(&len, p - MSM_HDR, sizeof(len));
+    if (!len)
+        free(p - MSM_HDR);
+    else if (!msm_keep_put(p, len))
+        munmap(p - MSM_PAGE, len + MSM_PAGE);
+}
 
 enum { CL_SKIP = 0, CL_ONE = 1, CL_GEN = 2, CL_GEN_HI = 3 };
 
@@ -115,11 +240,13 @@ static void plan_classify(void *arg, size_t begin, size_t end, unsigned worker)
     }
 }
 
-/* signed c-bit digits of k (4 limbs, below 2^255) */
-static inline void scalar_digits(int16_t *out, size_t stride, const uint64_t k[4], unsigned c, unsigned windows)
+/* signed c-bit digits of k (4 limbs, below 2^255), negated when neg (the
+ * digits of -k); branch-free, as the carries are random */
+static inline void scalar_digits(int16_t *out, const uint64_t k[4], unsigned c, unsigned windows, bool neg)
 {
     uint64_t l[5] = {k[0], k[1], k[2], k[3], 0};
     const uint64_t mask = ((uint64_t)1 << c) - 1, half = (uint64_t)1 << (c - 1);
+    const int64_t sgn = -(int64_t)neg;
     uint64_t carry = 0;
     unsigned w;
 
@@ -130,14 +257,9 @@ static inline void scalar_digits(int16_t *out, size_t stride, const uint64_t k[4
         if (off + c > 64)
             v |= l[li + 1] << (64 - off);
         v = (v & mask) + carry;
-        if (v > half) {
-            d = (int64_t)v - (int64_t)((uint64_t)1 << c);
-            carry = 1;
-        } else {
-            d = (int64_t)v;
-            carry = 0;
-        }
-        out[(size_t)w * stride] = (int16_t)d;
+        carry = v > half;
+        d = (int64_t)v - (int64_t)(carry << c);
+        out[w] = (int16_t)((d ^ sgn) - sgn);
     }
 }
 
@@ -312,14 +434,6 @@ static unsigned glv_split(uint64_t s1[4], uint64_t s2[4], const uint64_t s[4], c
     return neg;
 }
 
-/* the digits of -x from those of x */
-static inline void glv_neg_digits(int16_t *d, unsigned windows)
-{
-    unsigned w;
-
-    for (w = 0; w < windows; w++)
-        d[w] = (int16_t)-d[w];
-}
 #endif
 
 static void plan_fill(void *arg, size_t begin, size_t end, unsigned worker)
@@ -352,20 +466,15 @@ static void plan_fill(void *arg, size_t begin, size_t end, unsigned worker)
                 if (pl->glv) {
                     uint64_t s1[4], s2[4];
 #ifndef MSM_GLV_LATTICE
+                    const unsigned neg = 0;
                     glv_split(s1, s2, l, pl->glv);
-                    scalar_digits(pl->dig + og * pl->windows, 1, s1, pl->c, pl->windows);
-                    scalar_digits(pl->dig + (pl->m + og) * pl->windows, 1, s2, pl->c, pl->windows);
 #else
-                    unsigned neg = glv_split(s1, s2, l, pl->glv);
-                    scalar_digits(pl->dig + og * pl->windows, 1, s1, pl->c, pl->windows);
-                    scalar_digits(pl->dig + (pl->m + og) * pl->windows, 1, s2, pl->c, pl->windows);
-                    if (neg & 1)
-                        glv_neg_digits(pl->dig + og * pl->windows, pl->windows);
-                    if (neg & 2)
-                        glv_neg_digits(pl->dig + (pl->m + og) * pl->windows, pl->windows);
+                    const unsigned neg = glv_split(s1, s2, l, pl->glv);
 #endif
+                    scalar_digits(pl->dig + og * pl->windows, s1, pl->c, pl->windows, neg & 1);
+                    scalar_digits(pl->dig + (pl->m + og) * pl->windows, s2, pl->c, pl->windows, neg & 2);
                 } else {
-                    scalar_digits(pl->dig + og * pl->windows, 1, l, pl->c, pl->windows);
+                    scalar_digits(pl->dig + og * pl->windows, l, pl->c, pl->windows, false);
                 }
                 og++;
                 break;
@@ -461,11 +570,11 @@ static void plan_shape(struct msm_plan *pl, size_t aff_size, double cost_batch, 
 
 static void msm_plan_free(struct msm_plan *pl)
 {
-    free(pl->idx);
-    free(pl->dig);
-    free(pl->ones);
-    free(pl->hi);
-    free(pl->cls);
+    msm_free(pl->idx);
+    msm_free(pl->dig);
+    msm_free(pl->ones);
+    msm_free(pl->hi);
+    msm_free(pl->cls);
     free(pl->slot_cnt);
     memset(pl, 0, sizeof(*pl));
 }
@@ -483,7 +592,7 @@ static int msm_plan_build(struct msm_plan *pl, const void *bases, msm_is_inf_fn 
     pl->threads = (unsigned)czk_par_threads(nthreads);
     if (n < MSM_SERIAL_BELOW)
         pl->threads = 1;
-    pl->cls = malloc(n ? n : 1);
+    pl->cls = msm_alloc(n ? n : 1);
     pl->slot_cnt = calloc(3 * (size_t)pl->threads, sizeof(size_t));
     if (!pl->cls || !pl->slot_cnt)
         goto nomem;
@@ -495,10 +604,10 @@ static int msm_plan_build(struct msm_plan *pl, const void *bases, msm_is_inf_fn 
     }
     pl->glv = pl->m > 0 ? glv : NULL;
     plan_shape(pl, aff_size, cost_batch, cost_inv, bucket_bytes);
-    pl->idx = malloc((pl->m ? pl->m : 1) * sizeof(uint32_t));
-    pl->dig = malloc((pl->M ? pl->M : 1) * pl->windows * sizeof(int16_t));
-    pl->ones = malloc((pl->n_ones ? pl->n_ones : 1) * sizeof(uint32_t));
-    pl->hi = malloc((pl->n_hi ? pl->n_hi : 1) * sizeof(uint32_t));
+    pl->idx = msm_alloc((pl->m ? pl->m : 1) * sizeof(uint32_t));
+    pl->dig = msm_alloc((pl->M ? pl->M : 1) * pl->windows * sizeof(int16_t));
+    pl->ones = msm_alloc((pl->n_ones ? pl->n_ones : 1) * sizeof(uint32_t));
+    pl->hi = msm_alloc((pl->n_hi ? pl->n_hi : 1) * sizeof(uint32_t));
     if (!pl->idx || !pl->dig || !pl->ones || !pl->hi)
         goto nomem;
     czk_par_for(pl->threads, pl->threads, plan_fill, &pc);

@@ -219,15 +219,17 @@ static void F(xyzz_to_jac)(JAC *r, const XYZZ *p)
     r->z = p->zzz;
 }
 
+/* all-zero bytes (a zkey's infinity); stops at the first nonzero word, so
+ * a finite base costs one read of its first cache line */
 static bool F(aff_is_zero)(const AFF *p)
 {
     const uint64_t *w = (const uint64_t *)p;
-    uint64_t acc = 0;
     size_t i;
 
     for (i = 0; i < sizeof(*p) / sizeof(uint64_t); i++)
-        acc |= w[i];
-    return acc == 0;
+        if (w[i])
+            return false;
+    return true;
 }
 
 /* ---- the per-thread pieces, driven by msm.c's plan ---- */
@@ -264,9 +266,9 @@ struct F(msm_ctx) {
 static void F(msm_ws_free)(struct F(msm_ws) *w)
 {
     free(w->ov);
-    free(w->bk);
-    free(w->used);
-    free(w->stamp);
+    msm_free(w->bk);
+    msm_free(w->used);
+    msm_free(w->stamp);
     free(w->pidx);
     free(w->pbase);
     free(w->pneg);
@@ -285,10 +287,10 @@ static int F(msm_ws_alloc)(struct F(msm_ws) *w, const struct msm_plan *pl)
 
     memset(w, 0, sizeof(*w));
     w->ov = malloc(nb * sizeof(XYZZ));
-    w->used = malloc(nb);
+    w->used = msm_alloc(nb);
     if (pl->batch) {
-        w->bk = malloc(nb * sizeof(AFF));
-        w->stamp = malloc(nb * sizeof(uint32_t));
+        w->bk = msm_alloc(nb * sizeof(AFF));
+        w->stamp = msm_alloc(nb * sizeof(uint32_t));
         w->pidx = malloc(cap * sizeof(uint32_t));
         w->pbase = malloc(cap * sizeof(AFF *));
         w->pneg = malloc(cap);
@@ -676,12 +678,12 @@ static int F(msm_chunk)(XYZZ *out, const AFF *bases, const MSM_SCALAR *scalars, 
                 goto nomem;
     }
     if (pl.m) {
-        c.tb = malloc(pl.M * sizeof(AFF *));
+        c.tb = msm_alloc(pl.M * sizeof(AFF *));
         if (!c.tb)
             goto nomem;
 #if HAVE_ENDO
         if (pl.glv) {
-            c.endo = malloc(pl.m * sizeof(AFF));
+            c.endo = msm_alloc(pl.m * sizeof(AFF));
             if (!c.endo)
                 goto nomem;
         }
@@ -719,8 +721,8 @@ out:
     for (i = 0; i < nws; i++)
         F(msm_ws_free)(&c.ws[i]);
     free(c.ws);
-    free(c.tb);
-    free(c.endo);
+    msm_free(c.tb);
+    msm_free(c.endo);
     free(c.wsum);
     free(c.psum);
     free(c.hsum);
