@@ -621,6 +621,8 @@ static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_err
     cc.max_msm_n = max_vars > max_domain ? max_vars : max_domain;
     cc.enable_g2 = 1;
     cc.curves = curves;
+    for (unsigned i = 0; cfg->tables_on && i < cfg->n_circuits; i++)
+        cc.msm_tables |= cfg->tables_on[i] != 0;
 
     /* contexts first (their buffers and MSM workspace are needed anyway);
      * the key points go into what is left, circuit by circuit (add_key) */

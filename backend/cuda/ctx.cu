@@ -114,6 +114,7 @@ static int ctx_alloc(czk_cuda_ctx *ctx, const czk_cuda_cfg *cfg)
     ctx->max_log_n = cfg->max_log_n;
     ctx->max_msm_n = cfg->max_msm_n;
     ctx->enable_g2 = cfg->enable_g2;
+    ctx->msm_tables = cfg->msm_tables;
     if (cfg->curves & ~(CZK_CUDA_CURVE_BLS12_381 | CZK_CUDA_CURVE_BN254))
         return czk_cuda_errf_(-EINVAL, "unknown curves in mask 0x%x", cfg->curves);
     ctx->curves = cfg->curves ? cfg->curves : CZK_CUDA_CURVE_BLS12_381;

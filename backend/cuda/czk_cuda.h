@@ -61,6 +61,9 @@ typedef struct czk_cuda_cfg {
     size_t max_msm_n;    /* largest MSM size (G1 and G2) */
     int enable_g2;       /* size MSM scratch for G2 as well (twice the bucket memory) */
     unsigned curves;     /* CZK_CUDA_CURVE_* mask of the curves served; 0: BLS12-381 only */
+    int msm_tables;      /* size the MSM workspace for full fixed-base tables of up to max_msm_n
+                            points as well (more bucket memory); without, an MSM over a table
+                            the workspace cannot hold runs without it */
 } czk_cuda_cfg;
 
 /* A context holds NTT twiddles only for the curves in cfg.curves (BN254's
@@ -147,10 +150,12 @@ size_t czk_cuda_point_bytes(unsigned curve, int g2);
  * of device memory (row 0 a copy of the bases).  Built once per handle
  * (-EBUSY after), on the handle's context, returning when done; MSMs over
  * the handle on other contexts may run meanwhile (without the table) and
- * use it, at its window c, from the moment it is complete.  rows 0: all windows; c 0: the default for n
- * (czk_cuda_bases_table_plan says which).  The MSM contexts' workspaces hold
- * the default full-table plan for n <= their max_msm_n; another c or fewer
- * rows may not fit (the MSM then fails with -ENOMEM). */
+ * use it, at its window c, from the moment it is complete.  rows 0: all
+ * windows; c 0: the default for n (czk_cuda_bases_table_plan says which).
+ * A context created with cfg.msm_tables holds the default full-table plan
+ * for n <= its max_msm_n; an MSM whose table plan its workspace cannot hold
+ * (another c, fewer rows, or no cfg.msm_tables) runs the plain plan over
+ * the bases instead. */
 typedef struct czk_cuda_table_plan {
     unsigned c, rows, bucket_windows;
     size_t bytes;      /* device memory the table adds once built */
@@ -160,6 +165,8 @@ int czk_cuda_bases_table_plan(const czk_cuda_bases *b, unsigned rows, unsigned c
 int czk_cuda_bases_precompute(czk_cuda_bases *b, unsigned rows, unsigned c);
 /* rows of b's table, 0 without one */
 unsigned czk_cuda_bases_table_rows(const czk_cuda_bases *b);
+/* 1 when the last MSM on ctx ran over a fixed-base table */
+int czk_cuda_msm_used_table(const czk_cuda_ctx *ctx);
 
 /* r = sum_{i<n} s[off+i] * base[base_off+i], scalars (STANDARD form) taken from
  * device buffer scalar_buf (e.g. BUF_A after compute_h, BUF_W after an upload). */

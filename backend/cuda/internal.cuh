@@ -59,6 +59,7 @@ struct czk_msm_ws {
     size_t cub_bytes;
     void *result;        /* per-window Jacobian sums (device) */
     void *host_result;   /* pinned copy */
+    int last_tab;        /* the last MSM ran over a fixed-base table */
 };
 
 struct czk_cuda_ctx {
@@ -67,6 +68,7 @@ struct czk_cuda_ctx {
     unsigned max_log_n;
     size_t max_msm_n;
     int enable_g2;
+    int msm_tables;           /* cfg.msm_tables: workspace sized for full tables too */
     unsigned curves;          /* CZK_CUDA_CURVE_* served (cfg's mask, 0 read as BLS12-381) */
     cudaStream_t st[CZK_CUDA_NSTREAMS];
     cudaStream_t copy;

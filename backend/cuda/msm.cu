@@ -52,9 +52,10 @@ int czk_cuda_msm_init_(czk_cuda_ctx *ctx)
             for (unsigned curve = CZK_CUDA_CURVE_BLS12_381; curve <= CZK_CUDA_CURVE_BN254; curve <<= 1) {
                 if (!(ctx->curves & curve))
                     continue;
-                /* the plain plan and that of a full fixed-base table */
+                /* the plain plan and (cfg.msm_tables) that of a full fixed-base table */
                 const msm_plan plans[2] = {plan_for(top, g2, curve), plan_make(top, tab_c_for(top, g2, curve), 1)};
-                for (const msm_plan &p : plans) {
+                for (int pi = 0; pi < (ctx->msm_tables ? 2 : 1); pi++) {
+                    const msm_plan &p = plans[pi];
                     if (p.pairs > cap_pairs)
                         cap_pairs = p.pairs;
                     if (p.nbuckets > cap_buckets)
@@ -300,22 +301,16 @@ extern "C" int czk_cuda_bases_precompute(czk_cuda_bases *b, unsigned rows, unsig
 extern "C" int czk_cuda_bases_table_plan(const czk_cuda_bases *b, unsigned rows, unsigned c, czk_cuda_table_plan *out)
 {
     memset(out, 0, sizeof *out);
-    if (!c)
-        c = tab_c_for(b->n, b->g2, b->curve);
-    if (c < 4 || c > 22)
-        return czk_cuda_errf_(-EINVAL, "msm table: window of %u bits (4..22)", c);
-    const unsigned nwin = nwin_for(c);
-    if (!rows || rows > nwin)
-        rows = nwin;
-    const unsigned ncls = (nwin + rows - 1) / rows;
+    if (tab_shape(b->n, b->g2, b->curve, rows, c, out->bucket_windows, out->rows) < 0)
+        return -EINVAL;
     const size_t pt = czk_cuda_point_bytes(b->curve, b->g2);
     out->c = c;
-    out->rows = (nwin + ncls - 1) / ncls;
-    out->bucket_windows = ncls;
     out->bytes = (size_t)out->rows * b->n * pt;
     out->peak_bytes = (size_t)out->rows * b->n * pt + (b->n < ((size_t)1 << 20) ? b->n : ((size_t)1 << 20)) * 2 * pt;
     return 0;
 }
+
+extern "C" int czk_cuda_msm_used_table(const czk_cuda_ctx *ctx) { return ctx->msm.last_tab; }
 
 extern "C" unsigned czk_cuda_bases_table_rows(const czk_cuda_bases *b)
 {

@@ -582,9 +582,16 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
         return 0;
     }
     /* with a fixed-base table: its window and bucket windows, its rows of b->n points
-     * (tab_build publishes tab last, so its fields are set once it is seen) */
+     * (tab_build publishes tab last, so its fields are set once it is seen);
+     * a table plan this workspace cannot hold runs as the plain plan */
     const void *tab = __atomic_load_n(&b->tab, __ATOMIC_ACQUIRE);
     msm_plan p = tab ? plan_make(n, b->tab_c, b->tab_cls) : plan_for(n, g2, G::curve);
+    if (tab && (p.ncls > 64 || p.pairs > ws->cap_pairs || p.nbuckets > ws->cap_buckets ||
+                (size_t)p.ncls * (p.nb / seg_for(ctx, p)) > ws->cap_wsum)) {
+        tab = NULL;
+        p = plan_for(n, g2, G::curve);
+    }
+    ws->last_tab = tab != NULL;
     const aff_t<F> *bases = (const aff_t<F> *)(tab ? tab : b->pts) + base_off;
     const uint32_t stride = tab ? (uint32_t)b->n : 0;
     if (p.ncls > 64)
@@ -810,6 +817,24 @@ __global__ void __launch_bounds__(128) k_tab_norm(const xyzz_t<F> *in, uint32_t 
     }
 }
 
+/* the shape of a table over n bases asked with rows (0: all) and window c
+ * (0: tab_c_for): its window, bucket windows ceil(windows / rows) and the
+ * rows those need; -EINVAL for a window outside 4..22 */
+static int tab_shape(size_t n, int g2, unsigned curve, unsigned rows, unsigned &c, unsigned &ncls,
+                     unsigned &nrows)
+{
+    if (!c)
+        c = tab_c_for(n, g2, curve);
+    if (c < 4 || c > 22)
+        return czk_cuda_errf_(-EINVAL, "msm table: window of %u bits (4..22)", c);
+    const unsigned nwin = nwin_for(c);
+    if (!rows || rows > nwin)
+        rows = nwin;
+    ncls = (nwin + rows - 1) / rows;
+    nrows = (nwin + ncls - 1) / ncls;
+    return 0;
+}
+
 /* rows (0: all) rows of b's table at window c (0: tab_c_for); with fewer
  * rows than windows, ceil(windows / rows) bucket windows.  Built on b's
  * context's copy stream while other contexts may run MSMs over b (they use
@@ -819,17 +844,11 @@ template <class F> static int tab_build(czk_cuda_bases *b, unsigned rows, unsign
     typedef msm_group<F> G;
     czk_cuda_ctx *ctx = b->ctx;
     const size_t n = b->n, pt = sizeof(aff_t<F>);
+    unsigned ncls;
     if (__atomic_load_n(&b->tab, __ATOMIC_ACQUIRE))
         return czk_cuda_errf_(-EBUSY, "msm table: the bases already have one");
-    if (!c)
-        c = tab_c_for(n, G::g2, G::curve);
-    if (c < 4 || c > 22)
-        return czk_cuda_errf_(-EINVAL, "msm table: window of %u bits (4..22)", c);
-    const unsigned nwin = nwin_for(c);
-    if (!rows || rows > nwin)
-        rows = nwin;
-    const unsigned ncls = (nwin + rows - 1) / rows;
-    rows = (nwin + ncls - 1) / ncls;
+    if (tab_shape(n, G::g2, G::curve, rows, c, ncls, rows) < 0)
+        return -EINVAL;
     if (n == 0 || (size_t)rows * n >= ((size_t)1 << 31))
         return czk_cuda_errf_(-EINVAL, "msm table: %u rows of %zu bases (at most 2^31 points, at least 1 base)", rows,
                               n);

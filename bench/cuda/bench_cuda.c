@@ -302,8 +302,12 @@ int main(int argc, char **argv)
         max_msm = cpu_msm;
     size_t nmax = (size_t)1 << max_msm;
 
-    czk_cuda_cfg cfg = {
-        .device = 0, .max_log_n = max_ntt, .max_msm_n = nmax, .enable_g2 = ng2 > 0, .curves = cv->curves};
+    czk_cuda_cfg cfg = {.device = 0,
+                        .max_log_n = max_ntt,
+                        .max_msm_n = nmax,
+                        .enable_g2 = ng2 > 0,
+                        .curves = cv->curves,
+                        .msm_tables = 1};
     czk_cuda_ctx *ctx;
     double t0 = now_ms();
     int rc = czk_cuda_ctx_new(&ctx, &cfg);

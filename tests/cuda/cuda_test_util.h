@@ -121,8 +121,12 @@ static inline czk_cuda_ctx *tu_ctx_curves(unsigned max_log_n, size_t max_msm_n, 
         printf("no cuda device (%s): skipping\n", czk_cuda_last_error());
         exit(77);
     }
-    czk_cuda_cfg cfg = {
-        .device = 0, .max_log_n = max_log_n, .max_msm_n = max_msm_n, .enable_g2 = g2, .curves = curves};
+    czk_cuda_cfg cfg = {.device = 0,
+                        .max_log_n = max_log_n,
+                        .max_msm_n = max_msm_n,
+                        .enable_g2 = g2,
+                        .curves = curves,
+                        .msm_tables = 1};
     czk_cuda_ctx *ctx;
     int rc = czk_cuda_ctx_new(&ctx, &cfg);
     CHECK(rc == 0, "czk_cuda_ctx_new: %d (%s)", rc, czk_cuda_last_error());

@@ -96,6 +96,8 @@ DEF_BASES(make_g2, czk_bn254_g2_aff, czk_bn254_g2, czk_bn254_fp2, CZK_BN254_G2_G
                     CHECK(CPU_MSM(&cpu, b, s, n, 0) == 0, "cpu msm " GRP);                                   \
                     CHECK(EQ(&gpu, &cpu), "msm " GRP " n=%zu %s%s%s: gpu != cpu", n, s_name[kind],           \
                           inf ? " (infinity bases)" : "", tab_name[tab]);                                    \
+                    CHECK(czk_cuda_msm_used_table(ctx) == (tab != 0), "msm " GRP " n=%zu%s: table used: %d", \
+                          n, tab_name[tab], czk_cuda_msm_used_table(ctx));                                   \
                     if (n <= 1000 && (kind == S_RANDOM || kind == S_ANY)) {                                 \
                         JAC nv, t;                                                                           \
                         SET_INF(&nv);                                                                        \

@@ -174,6 +174,8 @@ static void check_g1(czk_cuda_ctx *ctx, const czk_cuda_bases *db1, const czk_g1_
         CHECK(czk_cuda_msm_g1_host(ctx, db1, s, n, &gpu) == 0, "gpu msm g1: %s", czk_cuda_last_error());
         CHECK(czk_msm_g1(&cpu, b1, s, n, 0) == 0, "cpu msm g1");
         CHECK(czk_g1_eq(&gpu, &cpu), "msm g1 2^%u %s%s: gpu != czk_msm_g1", lg, s_name[kind], tag);
+        CHECK(czk_cuda_msm_used_table(ctx) == (tag[0] != 0), "msm g1 2^%u%s: table used: %d", lg, tag,
+              czk_cuda_msm_used_table(ctx));
         if (lg == 10) {
             czk_g1 nv;
             naive_g1(&nv, b1, s, n);
@@ -212,6 +214,8 @@ static void check_g2(czk_cuda_ctx *ctx, const czk_cuda_bases *db2, const czk_g2_
         CHECK(czk_cuda_msm_g2_host(ctx, db2, s, n, &gpu) == 0, "gpu msm g2: %s", czk_cuda_last_error());
         CHECK(czk_msm_g2(&cpu, b2, s, n, 0) == 0, "cpu msm g2");
         CHECK(czk_g2_eq(&gpu, &cpu), "msm g2 2^%u %s%s: gpu != czk_msm_g2", lg, s_name[kind], tag);
+        CHECK(czk_cuda_msm_used_table(ctx) == (tag[0] != 0), "msm g2 2^%u%s: table used: %d", lg, tag,
+              czk_cuda_msm_used_table(ctx));
         if (lg == 10 && (kind == S_RANDOM || kind == TU_S_BITS || kind == S_OVER)) {
             czk_g2 nv;
             naive_g2(&nv, b2, s, n);
