@@ -102,6 +102,43 @@ static int set_choice(char *dst, size_t cap, const char *v, const char *const *c
     return -EINVAL;
 }
 
+/* a valid circuit NAME: letters, digits, '-', '_', '.', shorter than the field */
+static int circuit_name_ok(const char *name)
+{
+    if (!*name || strlen(name) >= sizeof(((czk_config_circuit *)0)->name))
+        return 0;
+    for (size_t i = 0; name[i]; i++)
+        if (!(name[i] == '-' || name[i] == '_' || name[i] == '.' || (name[i] >= '0' && name[i] <= '9') ||
+              (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z')))
+            return 0;
+    return 1;
+}
+
+/* [circuit.NAME]'s entry, created (msm_tables "auto") on its first key; NULL
+ * for a bad name or a 33rd circuit (circuit_entry_error says which) */
+static czk_config_circuit *circuit_entry(czk_config *c, const char *name)
+{
+    czk_config_circuit *cc;
+
+    if (!circuit_name_ok(name))
+        return NULL;
+    for (int i = 0; i < c->n_circuits; i++)
+        if (!strcmp(c->circuits[i].name, name))
+            return &c->circuits[i];
+    if (c->n_circuits == CZK_CONFIG_MAX_CIRCUITS)
+        return NULL;
+    cc = &c->circuits[c->n_circuits++];
+    snprintf(cc->name, sizeof(cc->name), "%s", name);
+    snprintf(cc->msm_tables, sizeof(cc->msm_tables), "auto");
+    return cc;
+}
+
+static int circuit_entry_error(const czk_config *c, const char *name)
+{
+    (void)c;
+    return circuit_name_ok(name) ? -E2BIG : -EINVAL;
+}
+
 /* returns 0, -ENOENT (unknown key) or -EINVAL/-ENAMETOOLONG (bad value) */
 static int config_apply(czk_config *c, const char *section, const char *key, const char *v)
 {
@@ -158,31 +195,14 @@ static int config_apply(czk_config *c, const char *section, const char *key, con
         return parse_bool(v, &c->finalizer_verify);
 #undef STR
 #undef INT
-    if (!strncmp(section, "circuit.", 8) && (!strcmp(key, "zkey") || !strcmp(key, "msm_tables"))) {
+    if (!strncmp(section, "circuit.", 8) && !strcmp(key, "zkey")) {
+        czk_config_circuit *cc = circuit_entry(c, section + 8);
+        return cc ? set_str(cc->zkey, sizeof(cc->zkey), v) : circuit_entry_error(c, section + 8);
+    }
+    if (!strncmp(section, "circuit.", 8) && !strcmp(key, "msm_tables")) {
         static const char *const tables[] = {"auto", "off", NULL};
-        const char *name = section + 8;
-        czk_config_circuit *cc = NULL;
-        size_t i;
-
-        if (!*name || strlen(name) >= sizeof(cc->name))
-            return -EINVAL;
-        for (i = 0; name[i]; i++)
-            if (!(name[i] == '-' || name[i] == '_' || name[i] == '.' || (name[i] >= '0' && name[i] <= '9') ||
-                  (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z')))
-                return -EINVAL;
-        for (i = 0; i < (size_t)c->n_circuits; i++)
-            if (!strcmp(c->circuits[i].name, name))
-                cc = &c->circuits[i];
-        if (!cc) {
-            if (c->n_circuits == CZK_CONFIG_MAX_CIRCUITS)
-                return -E2BIG;
-            cc = &c->circuits[c->n_circuits++];
-            snprintf(cc->name, sizeof(cc->name), "%s", name);
-            snprintf(cc->msm_tables, sizeof(cc->msm_tables), "auto");
-        }
-        if (!strcmp(key, "msm_tables"))
-            return set_choice(cc->msm_tables, sizeof(cc->msm_tables), v, tables);
-        return set_str(cc->zkey, sizeof(cc->zkey), v);
+        czk_config_circuit *cc = circuit_entry(c, section + 8);
+        return cc ? set_choice(cc->msm_tables, sizeof(cc->msm_tables), v, tables) : circuit_entry_error(c, section + 8);
     }
     return -ENOENT;
 }

@@ -14,7 +14,9 @@ require_snarkjs
 reload_setup
 start_gpud
 start_fin
-start_synth 0
+# the first synth fills slowly, so that job 1 still has partitions to compute
+# when it is killed (with fast proofs it could otherwise finish before)
+start_synth 0 synth.before_fill:sleep=100
 wait_up 1 || exit 1
 
 log "job 1 accepted, the key replaced and SIGHUP, then the synth is killed and restarted (it loads the new key)"
