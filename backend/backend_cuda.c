@@ -620,6 +620,7 @@ static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_err
     cc.max_log_n = max_log;
     cc.max_msm_n = max_vars > max_domain ? max_vars : max_domain;
     cc.enable_g2 = 1;
+    cc.msm_table_dense_pm = CZK_CUDA_TABLE_DENSE_PM;
     cc.curves = curves;
     for (unsigned i = 0; cfg->tables_on && i < cfg->n_circuits; i++)
         cc.msm_tables |= cfg->tables_on[i] != 0;

@@ -53,6 +53,7 @@ static int CV(prove_staged)(const char *backend, const czk_zkey *z, const char *
     G16(params) p;
     CV(fr) *buf = NULL;
     double t0 = now_s(), t1, t2, t3;
+    size_t written = 0; /* bytes of buf that may hold witness-derived values */
     int rc = 0;
 
     *ran_cpu = 0;
@@ -100,6 +101,7 @@ static int CV(prove_staged)(const char *backend, const czk_zkey *z, const char *
         czk_info("prove: backend %s", ops->name);
     }
     t1 = now_s();
+    written = bytes;
     rc = G16(build_abc)(z, WTW(w), buf, buf + n, buf + 2 * n, czk_cli_threads);
     if (rc) {
         czk_errorf(e, rc, "proving with \"%s\": building a, b, c failed: %s", zkey_name, strerror(-rc));
@@ -131,8 +133,10 @@ static int CV(prove_staged)(const char *backend, const czk_zkey *z, const char *
 out:
     if (b)
         ops->destroy(b);
-    /* a, b, c and w are functions of the private witness */
-    explicit_bzero(buf, bytes);
+    /* a, b, c and w are functions of the private witness; a buffer never
+     * written (auto falling back to the cpu path) is not touched: wiping it
+     * would fault all its pages in for nothing */
+    explicit_bzero(buf, written);
     free(buf);
     return rc;
 }

@@ -115,6 +115,7 @@ static int ctx_alloc(czk_cuda_ctx *ctx, const czk_cuda_cfg *cfg)
     ctx->max_msm_n = cfg->max_msm_n;
     ctx->enable_g2 = cfg->enable_g2;
     ctx->msm_tables = cfg->msm_tables;
+    ctx->msm_table_dense_pm = cfg->msm_table_dense_pm;
     if (cfg->curves & ~(CZK_CUDA_CURVE_BLS12_381 | CZK_CUDA_CURVE_BN254))
         return czk_cuda_errf_(-EINVAL, "unknown curves in mask 0x%x", cfg->curves);
     ctx->curves = cfg->curves ? cfg->curves : CZK_CUDA_CURVE_BLS12_381;

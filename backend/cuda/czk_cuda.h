@@ -64,7 +64,18 @@ typedef struct czk_cuda_cfg {
     int msm_tables;      /* size the MSM workspace for full fixed-base tables of up to max_msm_n
                             points as well (more bucket memory); without, an MSM over a table
                             the workspace cannot hold runs without it */
+    unsigned msm_table_dense_pm; /* an MSM over bases with a table uses it only when at least this
+                            many per mille of its scalars exceed 1 (counted on the device first);
+                            sparser ones run plain, which is faster for them.  0: always the
+                            table; CZK_CUDA_TABLE_DENSE_PM: the backend's choice */
 } czk_cuda_cfg;
+
+/* the share of scalars above 1 (per mille) from which the backend uses a
+ * fixed-base table: measured at 2^24 (docs/bench-gpu.md, "Sparse scalars"),
+ * tables pay from about 12% for G1 and 40% for G2; one threshold for both
+ * keeps every MSM of a dense partition (the usual case) and of a hash
+ * circuit's (about 10%) on its faster side */
+#define CZK_CUDA_TABLE_DENSE_PM 500u
 
 /* A context holds NTT twiddles only for the curves in cfg.curves (BN254's
  * up to 2^min(max_log_n, 27), its Fr having 2-adicity 28); the MSM

@@ -11,6 +11,12 @@
  * formulas madd-2008-s, add-2008-s and dbl-2008-s-1 for a = 0; every
  * addition handles the doubling and the P + (-P) cases.  Results leave as
  * Jacobian (X*ZZ^2, Y*ZZZ^2, ZZZ), the czk_g1 / czk_g2 layout.
+ * Everything is inlined into the kernels: out-of-line (__noinline__) copies of
+ * the additions, called by threads of one warp that took different branches
+ * (P + (-P) in one thread, a plain addition in the others), made a BN254 G2
+ * window reduction fault with an illegal memory access under CUDA 13.0
+ * (docs/bench-gpu.md, "The BN254 G2 fault"); tests/cuda/test_cuda_ec checks
+ * each branch, alone and diverging within a warp.
  */
 #ifndef CZK_CUDA_EC_CUH
 #define CZK_CUDA_EC_CUH
@@ -38,7 +44,7 @@ template <class F> FF_DEV bool xyzz_is_inf(const xyzz_t<F> &p) { return is_zero(
 template <class F> FF_DEV bool aff_is_inf(const aff_t<F> &p) { return is_zero(p.x) && is_zero(p.y); }
 
 /* dbl-2008-s-1: p <- 2p */
-template <class F> FF_DEV void xyzz_dbl_impl(xyzz_t<F> &p)
+template <class F> FF_DEV void xyzz_dbl(xyzz_t<F> &p)
 {
     if (is_zero(p.zz))
         return;
@@ -63,7 +69,7 @@ template <class F> FF_DEV void xyzz_dbl_impl(xyzz_t<F> &p)
 }
 
 /* mdbl-2008-s-1 from an affine point: p <- 2q */
-template <class F> FF_DEV void xyzz_dbl_aff_impl(xyzz_t<F> &p, const aff_t<F> &q)
+template <class F> FF_DEV void xyzz_dbl_aff(xyzz_t<F> &p, const aff_t<F> &q)
 {
     F u, v, w, s, m, t;
     dbl(u, q.y);
@@ -86,7 +92,7 @@ template <class F> FF_DEV void xyzz_dbl_aff_impl(xyzz_t<F> &p, const aff_t<F> &q
 }
 
 /* madd-2008-s: p <- p + q, q affine and not infinity */
-template <class F> FF_DEV void xyzz_add_aff_impl(xyzz_t<F> &p, const aff_t<F> &q)
+template <class F> FF_DEV void xyzz_add_aff(xyzz_t<F> &p, const aff_t<F> &q)
 {
     if (is_zero(p.zz)) {
         p.x = q.x;
@@ -102,7 +108,7 @@ template <class F> FF_DEV void xyzz_add_aff_impl(xyzz_t<F> &p, const aff_t<F> &q
     sub(r, r, p.y);         /* R = S2 - Y1 */
     if (is_zero(pp)) {
         if (is_zero(r))
-            xyzz_dbl_aff_impl(p, q);
+            xyzz_dbl_aff(p, q);
         else
             xyzz_set_inf(p);
         return;
@@ -125,7 +131,7 @@ template <class F> FF_DEV void xyzz_add_aff_impl(xyzz_t<F> &p, const aff_t<F> &q
 }
 
 /* add-2008-s: p <- p + q */
-template <class F> FF_DEV void xyzz_add_impl(xyzz_t<F> &p, const xyzz_t<F> &q)
+template <class F> FF_DEV void xyzz_add(xyzz_t<F> &p, const xyzz_t<F> &q)
 {
     if (is_zero(q.zz))
         return;
@@ -142,7 +148,7 @@ template <class F> FF_DEV void xyzz_add_impl(xyzz_t<F> &p, const xyzz_t<F> &q)
     sub(r, r, s1);          /* R = S2 - S1 */
     if (is_zero(pp)) {
         if (is_zero(r))
-            xyzz_dbl_impl(p);
+            xyzz_dbl(p);
         else
             xyzz_set_inf(p);
         return;
@@ -164,14 +170,6 @@ template <class F> FF_DEV void xyzz_add_impl(xyzz_t<F> &p, const xyzz_t<F> &q)
     sub(p.y, u1, s1);
     p.x = t;
 }
-
-/* Out-of-line versions: one copy per kernel instead of dozens of inlined
- * copies (G2 code would otherwise take the compiler minutes and blow the
- * instruction cache).  The G1 mixed addition of the bucket loop uses the
- * inline _impl directly. */
-template <class F> static __device__ __noinline__ void xyzz_dbl(xyzz_t<F> &p) { xyzz_dbl_impl(p); }
-template <class F> static __device__ __noinline__ void xyzz_add_aff(xyzz_t<F> &p, const aff_t<F> &q) { xyzz_add_aff_impl(p, q); }
-template <class F> static __device__ __noinline__ void xyzz_add(xyzz_t<F> &p, const xyzz_t<F> &q) { xyzz_add_impl(p, q); }
 
 /* Jacobian (X ZZ^2, Y ZZZ^2, ZZZ); infinity leaves as (1, 1, 0) */
 template <class F> FF_DEV void xyzz_to_jac(jac_t<F> &r, const xyzz_t<F> &p)

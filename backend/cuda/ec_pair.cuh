@@ -191,7 +191,7 @@ template <class B> FF_DEV void p2_xyzz_dbl_aff(const p2ctx &k, xyzz_t<B> &p, con
 }
 
 /* madd-2008-s: p <- p + q, q affine and not infinity (same steps as
- * xyzz_add_aff_impl, with X1 overwritten by Q = X1 PP to save a temporary).
+ * xyzz_add_aff, with X1 overwritten by Q = X1 PP to save a temporary).
  * KARA 1: the eight products go in four independent pairs through p2_mul2
  * (U2 | S2, PPP | Q, ZZ | ZZZ, R (Q - X3) | Y1 PPP): 14 Fp multiplications
  * per lane instead of 18; KARA 2: the same pairs with lazy reduction

@@ -69,6 +69,7 @@ struct czk_cuda_ctx {
     size_t max_msm_n;
     int enable_g2;
     int msm_tables;           /* cfg.msm_tables: workspace sized for full tables too */
+    unsigned msm_table_dense_pm; /* cfg.msm_table_dense_pm */
     unsigned curves;          /* CZK_CUDA_CURVE_* served (cfg's mask, 0 read as BLS12-381) */
     cudaStream_t st[CZK_CUDA_NSTREAMS];
     cudaStream_t copy;

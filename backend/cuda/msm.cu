@@ -77,8 +77,11 @@ int czk_cuda_msm_init_(czk_cuda_ctx *ctx)
     ws->pt_bytes = 0;
     if (ctx->curves & CZK_CUDA_CURVE_BLS12_381)
         ws->pt_bytes = ctx->enable_g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>);
-    if ((ctx->curves & CZK_CUDA_CURVE_BN254) && ws->pt_bytes < sizeof(xyzz_t<bn_fp2_t>))
-        ws->pt_bytes = ctx->enable_g2 ? sizeof(xyzz_t<bn_fp2_t>) : sizeof(xyzz_t<bn_fp_t>);
+    if (ctx->curves & CZK_CUDA_CURVE_BN254) {
+        const size_t bn = ctx->enable_g2 ? sizeof(xyzz_t<bn_fp2_t>) : sizeof(xyzz_t<bn_fp_t>);
+        if (bn > ws->pt_bytes)
+            ws->pt_bytes = bn;
+    }
     /* runs of a level's input: at most cap_buckets + 1 at level 0, at most
      * cap_parts (one per slot) after the segmented level 0 */
     size_t cap_runs = ws->cap_parts + 2;

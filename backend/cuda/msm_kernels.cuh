@@ -192,6 +192,24 @@ static __global__ void k_digits(const fr_t *sc, uint32_t n, unsigned c, unsigned
     }
 }
 
+/* *cnt += the scalars of sc[0, n) above 1 (as integers; *cnt zeroed before) */
+static __global__ void k_dense_cnt(const fr_t *sc, uint32_t n, uint32_t *cnt)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t big = 0;
+    if (i < n) {
+        fr_t s = ld_global(sc + i);
+        uint32_t hi = 0;
+#pragma unroll
+        for (int j = 1; j < 8; j++)
+            hi |= s.v[j];
+        big = hi != 0 || s.v[0] > 1;
+    }
+    big = __popc(__ballot_sync(0xffffffffu, big));
+    if ((threadIdx.x & 31) == 0 && big)
+        atomicAdd(cnt, big);
+}
+
 /* also counts the sentinel runs into counters[3] (zeroed before): after the
  * segmented first level they are not only at the end */
 static __global__ void k_task_cnt(const uint32_t *run_keys, const uint32_t *run_cnt, uint32_t *counters,
@@ -207,7 +225,8 @@ static __global__ void k_task_cnt(const uint32_t *run_keys, const uint32_t *run_
 }
 
 /* counters: [0] runs, [1] tasks, [2] runs that are real buckets, [3] sentinel
- * runs, [4] pairs with a real key (the sorted keys before the sentinels) */
+ * runs, [4] pairs with a real key (the sorted keys before the sentinels);
+ * [5] the scalars above 1 (k_dense_cnt) */
 static __global__ void k_task_total(const uint32_t *run_keys, const uint32_t *run_cnt, const uint32_t *run_start,
                              const uint32_t *tcnt, const uint32_t *task_off, uint32_t *counters)
 {
@@ -278,10 +297,7 @@ __global__ void __launch_bounds__(128) k_acc_aff(const uint32_t *vals, const aff
             continue;
         if (v & 1)
             neg(p.y, p.y);
-        if constexpr (sizeof(F) <= sizeof(fp_t)) /* G1 of either curve */
-            xyzz_add_aff_impl(acc, p);
-        else
-            xyzz_add_aff(acc, p);
+        xyzz_add_aff(acc, p);
     }
     out_keys[t] = run_keys[r];
     st_global(out + t, acc);
@@ -337,7 +353,7 @@ __global__ void __launch_bounds__(128, MINB) k_acc_seg(const uint32_t *keys, con
             continue;
         if (v & 1)
             neg(p.y, p.y);
-        xyzz_add_aff_impl(acc, p);
+        xyzz_add_aff(acc, p);
     }
     out_keys[idx] = cur;
     st_global(out + idx, acc);
@@ -547,6 +563,28 @@ static double prof_ms(void)
         }                                                                     \
     } while (0)
 
+/* CZK_CUDA_MSM_CHECK=1 (diagnosis): synchronise after each kernel of an MSM
+ * and name the kernel, the plan and the level of a fault; check the bucket
+ * keys before they index the dense buckets */
+#define MSM_LAUNCHED(what)                                                    \
+    do {                                                                      \
+        CZK_CU_LAUNCH(what);                                                  \
+        if (chk) {                                                            \
+            cudaError_t e_ = cudaStreamSynchronize(s);                        \
+            if (e_ != cudaSuccess)                                            \
+                return czk_cuda_errf_(-EIO, "msm %s n=%zu c=%u ncls=%u nb=%u level %d: %s after %s", \
+                                      g2 ? "g2" : "g1", n, p.c, p.ncls, p.nb, level, cudaGetErrorString(e_), what); \
+        }                                                                     \
+    } while (0)
+
+/* p's buffers fit ctx's workspace (and its at most 64 window sums the result buffers) */
+static bool plan_fits(const czk_cuda_ctx *ctx, const msm_plan &p)
+{
+    const czk_msm_ws *ws = &ctx->msm;
+    return p.ncls <= 64 && p.pairs <= ws->cap_pairs && p.nbuckets <= ws->cap_buckets &&
+           (size_t)p.ncls * (p.nb / seg_for(ctx, p)) <= ws->cap_wsum;
+}
+
 static inline unsigned grid_for(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
 
 template <class F>
@@ -576,6 +614,8 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
     cudaStream_t s = ctx->st[0];
     jac_t<F> *res = (jac_t<F> *)ws->result;
     static const int prof = getenv("CZK_CUDA_MSM_PROFILE") != NULL;
+    static const int chk = getenv("CZK_CUDA_MSM_CHECK") != NULL;
+    int level = 0;
     double t_prev = prof ? prof_ms() : 0;
     if (n == 0) {
         G::set_inf(host_out);
@@ -584,31 +624,38 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
     /* with a fixed-base table: its window and bucket windows, its rows of b->n points
      * (tab_build publishes tab last, so its fields are set once it is seen);
      * a table plan this workspace cannot hold runs as the plain plan */
-    const void *tab = __atomic_load_n(&b->tab, __ATOMIC_ACQUIRE);
-    msm_plan p = tab ? plan_make(n, b->tab_c, b->tab_cls) : plan_for(n, g2, G::curve);
-    if (tab && (p.ncls > 64 || p.pairs > ws->cap_pairs || p.nbuckets > ws->cap_buckets ||
-                (size_t)p.ncls * (p.nb / seg_for(ctx, p)) > ws->cap_wsum)) {
-        tab = NULL;
-        p = plan_for(n, g2, G::curve);
-    }
-    ws->last_tab = tab != NULL;
-    const aff_t<F> *bases = (const aff_t<F> *)(tab ? tab : b->pts) + base_off;
-    const uint32_t stride = tab ? (uint32_t)b->n : 0;
-    if (p.ncls > 64)
-        return czk_cuda_errf_(-EINVAL, "msm: %u bucket windows, at most 64", p.ncls);
-    if (p.pairs > ws->cap_pairs || p.nbuckets > ws->cap_buckets ||
-        (size_t)p.ncls * (p.nb / seg_for(ctx, p)) > ws->cap_wsum)
-        return czk_cuda_errf_(-ENOMEM, "msm: plan for %zu terms (c=%u, %u bucket windows) exceeds the workspace", n,
-                              p.c, p.ncls);
     /* scalars: wait for their upload and for any compute that produced them */
     CZK_CU(cudaStreamWaitEvent(s, ctx->buf_ready[sbuf], 0));
     for (int i = 1; i < CZK_CUDA_NSTREAMS; i++) {
         CZK_CU(cudaEventRecord(ctx->done[i], ctx->st[i]));
         CZK_CU(cudaStreamWaitEvent(s, ctx->done[i], 0));
     }
+    const void *tab = __atomic_load_n(&b->tab, __ATOMIC_ACQUIRE);
+    msm_plan p = tab ? plan_make(n, b->tab_c, b->tab_cls) : plan_for(n, g2, G::curve);
+    if (tab && !plan_fits(ctx, p))
+        tab = NULL;
+    if (tab && ctx->msm_table_dense_pm) {
+        /* sparse scalars (mostly 0 and 1): the plain plan's smaller bucket
+         * reduction wins over the table's one wide reduction */
+        CZK_CU(cudaMemsetAsync(ws->counters + 5, 0, sizeof(uint32_t), s));
+        k_dense_cnt<<<grid_for(n, 256), 256, 0, s>>>(ctx->buf[sbuf] + soff, (uint32_t)n, ws->counters + 5);
+        MSM_LAUNCHED("k_dense_cnt");
+        CZK_CU(cudaMemcpyAsync(ws->host_counters + 5, ws->counters + 5, sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+        CZK_CU(cudaStreamSynchronize(s));
+        if ((uint64_t)ws->host_counters[5] * 1000 < (uint64_t)n * ctx->msm_table_dense_pm)
+            tab = NULL;
+    }
+    if (!tab)
+        p = plan_for(n, g2, G::curve);
+    ws->last_tab = tab != NULL;
+    const aff_t<F> *bases = (const aff_t<F> *)(tab ? tab : b->pts) + base_off;
+    const uint32_t stride = tab ? (uint32_t)b->n : 0;
+    if (!plan_fits(ctx, p))
+        return czk_cuda_errf_(-ENOMEM, "msm: plan for %zu terms (c=%u, %u bucket windows) exceeds the workspace", n,
+                              p.c, p.ncls);
     k_digits<<<grid_for(n, 256), 256, 0, s>>>(ctx->buf[sbuf] + soff, (uint32_t)n, p.c, p.nwin, p.ncls, stride,
                                               ws->keys[0], ws->vals[0]);
-    CZK_CU_LAUNCH("k_digits");
+    MSM_LAUNCHED("k_digits");
     PHASE("digits");
     size_t tmp = ws->cub_bytes;
     CZK_CU(cub::DeviceRadixSort::SortPairs(ws->cub_tmp, tmp, ws->keys[0], ws->keys[1], ws->vals[0], ws->vals[1],
@@ -617,7 +664,7 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
     /* levels of bucket sums until every bucket has one sum */
     const uint32_t *in_keys = ws->keys[1];
     size_t m = p.pairs;
-    int cur = 0, level = 0;
+    int cur = 0;
     uint32_t *hc = ws->host_counters;
     const size_t cap_runs = ws->cap_parts + 2;
     /* level 0: CZK_CUDA_MSM_SEG (comparisons) picks the G1 kernel: 2 =
@@ -642,14 +689,14 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
         CZK_CU(cudaMemsetAsync(ws->counters + 3, 0, sizeof(uint32_t), s));
         k_task_cnt<<<grid_for(m_scan, 256), 256, 0, s>>>(ws->run_keys, ws->run_cnt, ws->counters, m_scan, L,
                                                          ws->tcnt);
-        CZK_CU_LAUNCH("k_task_cnt");
+        MSM_LAUNCHED("k_task_cnt");
         tmp = ws->cub_bytes;
         CZK_CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tmp, ws->tcnt, ws->task_off, (int)m_scan, s));
         tmp = ws->cub_bytes;
         CZK_CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tmp, ws->run_cnt, ws->run_start, (int)m_scan, s));
         k_task_total<<<1, 1, 0, s>>>(ws->run_keys, ws->run_cnt, ws->run_start, ws->tcnt, ws->task_off,
                                      ws->counters);
-        CZK_CU_LAUNCH("k_task_total");
+        MSM_LAUNCHED("k_task_total");
         CZK_CU(cudaMemcpyAsync(hc, ws->counters, 5 * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
         CZK_CU(cudaStreamSynchronize(s));
         uint32_t tasks = hc[1], real_runs = hc[2];
@@ -683,7 +730,7 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
             void *args[] = {(void *)&in_keys, (void *)&vals1, (void *)&bp, (void *)&rs, (void *)&cn,
                             (void *)&T32, (void *)&ok, (void *)&op};
             CZK_CU(cudaLaunchKernel(kern, dim3(grid_for(T * lanes, bs)), dim3(bs), args, 0, s));
-            CZK_CU_LAUNCH("k_acc_seg");
+            MSM_LAUNCHED("k_acc_seg");
             PHASE("level0seg");
             in_keys = ws->lvl_keys[cur];
             m = slots;
@@ -699,15 +746,29 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
                                                                    ws->run_keys, ws->run_cnt, ws->run_start,
                                                                    ws->task_off, ws->counters, L, ws->lvl_keys[cur],
                                                                    out);
-            CZK_CU_LAUNCH("k_acc");
+            MSM_LAUNCHED("k_acc");
         }
         PHASE(level == 0 ? "level0" : "level>0");
         if (tasks == real_runs) {
             CZK_CU(cudaMemsetAsync(ws->buckets, 0, p.nbuckets * sizeof(xyzz_t<F>), s));
+            if (tasks && chk) {
+                uint32_t *hk = (uint32_t *)malloc(tasks * sizeof(uint32_t));
+                if (!hk)
+                    return -ENOMEM;
+                CZK_CU(cudaMemcpy(hk, ws->lvl_keys[cur], tasks * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+                for (uint32_t t = 0; t < tasks; t++)
+                    if (hk[t] >= p.nbuckets) {
+                        int rc = czk_cuda_errf_(-EIO, "msm %s n=%zu c=%u: bucket key %u of task %u/%u at level %d, %zu buckets",
+                                                g2 ? "g2" : "g1", n, p.c, hk[t], t, tasks, level, p.nbuckets);
+                        free(hk);
+                        return rc;
+                    }
+                free(hk);
+            }
             if (tasks) {
                 k_scatter<F><<<grid_for(tasks, 256), 256, 0, s>>>(ws->lvl_keys[cur], out, ws->counters,
                                                                   (xyzz_t<F> *)ws->buckets);
-                CZK_CU_LAUNCH("k_scatter");
+                MSM_LAUNCHED("k_scatter");
             }
             break;
         }
@@ -721,17 +782,17 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
     xyzz_t<F> *w0 = (xyzz_t<F> *)ws->wsum, *w1 = w0 + ws->cap_wsum;
     k_bucket_seg<F><<<grid_for((size_t)p.ncls * nseg, 128), 128, 0, s>>>((const xyzz_t<F> *)ws->buckets, p.nb, seg,
                                                                          nseg, p.ncls, w0);
-    CZK_CU_LAUNCH("k_bucket_seg");
+    MSM_LAUNCHED("k_bucket_seg");
     PHASE("bucket_seg");
     unsigned cur_n = nseg;
     while (cur_n > 1) {
         /* groups of 8: a shallower chain per thread than 32 (more levels, but
          * each a quarter as long; the chain of serial additions is what costs) */
-        unsigned G = cur_n < 8 ? cur_n : 8;
-        unsigned next = cur_n / G;
+        unsigned Gs = cur_n < 8 ? cur_n : 8;
+        unsigned next = cur_n / Gs;
         uint32_t m_out = p.ncls * next;
-        k_group_sum<F><<<grid_for(m_out, 128), 128, 0, s>>>(w0, m_out, G, w1);
-        CZK_CU_LAUNCH("k_group_sum");
+        k_group_sum<F><<<grid_for(m_out, 128), 128, 0, s>>>(w0, m_out, Gs, w1);
+        MSM_LAUNCHED("k_group_sum");
         xyzz_t<F> *t = w0;
         w0 = w1;
         w1 = t;
@@ -739,7 +800,7 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
     }
     PHASE("group_sum");
     k_to_jac<F><<<1, 64, 0, s>>>(w0, p.ncls, res);
-    CZK_CU_LAUNCH("k_to_jac");
+    MSM_LAUNCHED("k_to_jac");
     CZK_CU(cudaMemcpyAsync(ws->host_result, res, p.ncls * sizeof(jac_t<F>), cudaMemcpyDeviceToHost, s));
     CZK_CU(cudaStreamSynchronize(s));
     G::horner(host_out, ws->host_result, p.ncls, p.c);
@@ -766,7 +827,7 @@ template <class F> __global__ void k_tab_dbl(const aff_t<F> *in, uint32_t n, uns
     if (aff_is_inf(p)) {
         xyzz_set_inf(q);
     } else {
-        xyzz_dbl_aff_impl(q, p);
+        xyzz_dbl_aff(q, p);
         for (unsigned k = 1; k < d; k++)
             xyzz_dbl(q);
     }

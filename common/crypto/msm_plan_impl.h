@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/base/bigbuf.h"
 #include "common/base/log.h"
 #include "common/crypto/par.h"
 
@@ -47,8 +48,9 @@
 
 /*
  * Scratch memory that an MSM writes in full (digits, base copies, affine
- * buckets).  Blocks of MSM_HUGE_MIN bytes or more are mapped on their own,
- * 2 MiB aligned, with MADV_HUGEPAGE, and kept for the next MSM when freed:
+ * buckets).  They are czk_bigbuf blocks (from CZK_BIGBUF_MAP_MIN bytes on
+ * their own mapping, 2 MiB aligned, with MADV_HUGEPAGE); mapped ones are
+ * kept for the next MSM when freed:
  * a proof runs five MSMs of about the same shape, and fresh memory is
  * expensive (measured at 2^16 on BN254: the 4 KiB page faults of the MSM
  * scratch, which glibc hands back to the kernel between MSMs, were ~10% of
@@ -63,9 +65,6 @@
  * thread-safe.
  */
 #define MSM_HUGE ((size_t)2 << 20)
-#define MSM_HUGE_MIN ((size_t)1 << 20)
-#define MSM_HDR 64
-#define MSM_PAGE ((size_t)4096)
 #define MSM_KEEP_BLOCKS 32
 #define MSM_KEEP_BYTES ((size_t)512 << 20)
 
@@ -121,51 +120,23 @@ static void *msm_alloc(size_t bytes)
     size_t len;
     uint8_t *p;
 
-    if (bytes > SIZE_MAX / 2)
-        return NULL;
-    if (bytes < MSM_HUGE_MIN) {
-        p = aligned_alloc(MSM_HDR, (bytes + 2 * MSM_HDR - 1) & ~(size_t)(MSM_HDR - 1));
-        if (!p)
-            return NULL;
-        memset(p, 0, sizeof(size_t));
-        return p + MSM_HDR;
+    if (bytes >= CZK_BIGBUF_MAP_MIN && bytes <= SIZE_MAX / 2) {
+        len = (bytes + MSM_HUGE - 1) & ~(MSM_HUGE - 1);
+        if ((p = msm_keep_take(len, &len)))
+            return p;
     }
-    /* the block: len bytes from a 2 MiB boundary, its length in the last
-     * bytes of the 4 KiB page before it (so that a block of exactly k huge
-     * pages touches k, not k + 1) */
-    len = (bytes + MSM_HUGE - 1) & ~(MSM_HUGE - 1);
-    p = msm_keep_take(len, &len);
-    if (!p) {
-        uint8_t *m = mmap(NULL, len + MSM_HUGE + MSM_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                          -1, 0);
-        size_t head;
-        if (m == MAP_FAILED)
-            return NULL;
-        p = (uint8_t *)(((uintptr_t)m + MSM_PAGE + MSM_HUGE - 1) & ~(uintptr_t)(MSM_HUGE - 1));
-        head = (size_t)(p - MSM_PAGE - m);
-        if (head)
-            munmap(m, head);
-        munmap(p + len, MSM_HUGE - head);
-#ifdef MADV_HUGEPAGE
-        madvise(p, len, MADV_HUGEPAGE); /* advice only: 4 KiB pages if refused */
-#endif
-    }
-    memcpy(p - MSM_HDR, &len, sizeof(len));
-    return p;
+    return czk_bigbuf_alloc(bytes);
 }
 
-static void msm_free(void *q)
+static void msm_free(void *p)
 {
-    uint8_t *p = q;
     size_t len;
 
     if (!p)
         return;
-    memcpy(&len, p - MSM_HDR, sizeof(len));
-    if (!len)
-        free(p - MSM_HDR);
-    else if (!msm_keep_put(p, len))
-        munmap(p - MSM_PAGE, len + MSM_PAGE);
+    len = czk_bigbuf_mapped(p);
+    if (!len || !msm_keep_put(p, len))
+        czk_bigbuf_free(p);
 }
 
 enum { CL_SKIP = 0, CL_ONE = 1, CL_GEN = 2, CL_GEN_HI = 3 };

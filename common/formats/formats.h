@@ -96,7 +96,7 @@ typedef struct czk_zkey {
     const czk_g1_aff *h;    /* domain_size */
     uint32_t n_coefs;
     const czk_zkey_coef *coefs;
-    void *owned[8];         /* aligned copies made by the reader, freed on close */
+    void *owned[8];         /* aligned copies made by the reader (owned[0]: one block for all), freed on close */
     czk_curve_id curve;     /* BLS12-381: the fields above; BN254: bn below */
     czk_zkey_bn254 bn;      /* the same points of a BN254 key (zero for BLS12-381) */
 } czk_zkey;
@@ -145,7 +145,8 @@ void czk_zkey_close(czk_zkey *z);
  * (section 4: what a synthesizer needs) and/or the point sections 5-9 (what
  * the MSMs need).  Sections not asked for are size-checked against the
  * header but neither read nor validated: their pointers are NULL (n_coefs 0)
- * and they cost no memory (the region is reserved, never touched).
+ * and they cost almost no memory (the region is reserved and advised to use
+ * huge pages: at most the 2 MiB page at each edge of a loaded section).
  *
  * Cost: the private copy is anonymous memory that the kernel cannot drop
  * the way it drops page cache: a 2^24-constraint zkey is about 13.5 GB of

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define WTNS_HEADER_BYTES (4 + CZK_FR_BYTES + 4)
 
@@ -51,6 +52,7 @@ static int wtns_validate(czk_wtns *w, const char *name, unsigned curves, czk_err
                           name, (unsigned long long)s2->size,
                           (unsigned long long)n * CZK_FR_BYTES, n);
     p = czk_binfile_payload(&bf, s2);
+    w->n_witness = n;
     if ((uintptr_t)p % _Alignof(czk_fr) == 0) {
         w->w = (const czk_fr *)p;
     } else {
@@ -69,7 +71,6 @@ static int wtns_validate(czk_wtns *w, const char *name, unsigned curves, czk_err
                               name, i, w->curve == CZK_CURVE_BN254 ? "BN254" : "BLS12-381");
     if (memcmp(&w->w[0], &FR_STD_ONE, sizeof(FR_STD_ONE)) != 0)
         return czk_errorf(e, -EINVAL, "%s: section 2 (witness): w[0] is not 1", name);
-    w->n_witness = n;
     return 0;
 }
 
@@ -112,6 +113,8 @@ int czk_wtns_open(czk_wtns *w, const char *path, czk_error *e)
 void czk_wtns_close(czk_wtns *w)
 {
     czk_binfile_unmap(w->map, w->map_size);
+    if (w->owned) /* the witness is secret: wipe the copy */
+        explicit_bzero(w->owned, (size_t)w->n_witness * CZK_FR_BYTES);
     free(w->owned);
     memset(w, 0, sizeof(*w));
 }

@@ -12,9 +12,16 @@
  *
  * Points are affine, coordinates little-endian Montgomery, infinity all-zero;
  * that is the czk_g1_aff / czk_g2_aff layout (czk_bn254_g1_aff / _g2_aff for
- * a BN254 key), so point sections are used in
- * place when 8-byte aligned in the mapping and otherwise copied once into an
- * aligned buffer (z->owned, freed by close).
+ * a BN254 key), so point sections are used in place when 8-byte aligned in
+ * the mapping and otherwise copied once into an aligned buffer (z->owned[0],
+ * one for all such sections, freed by close).  A snarkjs key's sections
+ * alternate between 4 and 0 mod 8 (44-byte coefficients, 12-byte section
+ * headers), so about half of the point bytes are copied.  Fresh anonymous
+ * memory is what costs there (a 4 KiB page fault is ~10 us in a VM, the
+ * memcpy itself little), so a buffer of 1 MiB or more is its own 2 MiB
+ * aligned mapping with MADV_HUGEPAGE, and each section is copied in the
+ * parallel pass that checks its points, block by block, so that the check
+ * reads what was just written while it is in cache.
  *
  * Before anything is trusted the reader checks: the container (binfile.c),
  * protocol, both primes equal BLS12-381's q and r (or BN254's, when the
@@ -25,9 +32,9 @@
  * allowed).  Subgroup membership is not checked (snarkjs does not either);
  * the proof is verified with a pairing check before release anyway.  The
  * point checks run in parallel (czk_par_for) for big sections, and 8 points
- * at a time with AVX-512 IFMA where the CPU has it (fpx8.h, BLS12-381 only); a point the
- * vector test does not pass (infinity, or a bad point) is looked at again by
- * the scalar check, which also words the error.
+ * at a time with AVX-512 IFMA where the CPU has it (fpx8.h, bn254_fpx8.h);
+ * a point the vector test does not pass (infinity, or a bad point) is looked
+ * at again by the scalar check, which also words the error.
  * Section 10 is not needed for proving and is not read.
  */
 #include "common/formats/binfile.h"
@@ -35,7 +42,9 @@
 #include "common/crypto/curve.h"
 #include "common/crypto/field.h"
 #include "common/formats/formats.h"
+#include "common/base/bigbuf.h"
 #include "common/crypto/fpx8.h"
+#include "common/crypto/bn254_fpx8.h"
 #include "common/crypto/par.h"
 #include "common/base/log.h"
 
@@ -78,6 +87,18 @@ static uint64_t pt_bytes(enum pt_kind k)
 
 /* ---- point checks ---- */
 
+/* a coordinate is below q (CV##fp_is_canonical), the common case decided
+ * inline: a top limb below q's */
+static inline bool fp_ok(const czk_fp *x)
+{
+    return x->l[CZK_FP_LIMBS - 1] < CZK_FP_MOD.l[CZK_FP_LIMBS - 1] || czk_fp_is_canonical(x);
+}
+
+static inline bool bn_fp_ok(const czk_bn254_fp *x)
+{
+    return x->l[CZK_BN254_LIMBS - 1] < CZK_BN254_FP_MOD.l[CZK_BN254_LIMBS - 1] || czk_bn254_fp_is_canonical(x);
+}
+
 /* POINT_PROBLEMS(PFX, CV, CURVE): PFX##g1_problem and PFX##g2_problem, what
  * is wrong with one point of the curve whose names start with CV (czk_,
  * czk_bn254_), or NULL when it is fine; CURVE ("" or "BN254 ") and the
@@ -85,9 +106,9 @@ static uint64_t pt_bytes(enum pt_kind k)
 #define POINT_PROBLEMS(PFX, CV, CURVE, G1_EQ, G2_EQ)                                   \
     static const char *PFX##g1_problem(const CV##g1_aff *p)                            \
     {                                                                                  \
-        if (!CV##fp_is_canonical(&p->x))                                               \
+        if (!PFX##fp_ok(&p->x))                                                        \
             return "coordinate x is not below q";                                      \
-        if (!CV##fp_is_canonical(&p->y))                                               \
+        if (!PFX##fp_ok(&p->y))                                                        \
             return "coordinate y is not below q";                                      \
         if (!CV##g1_aff_on_curve(p))                                                   \
             return "not on the " CURVE "G1 curve " G1_EQ;                              \
@@ -101,7 +122,7 @@ static uint64_t pt_bytes(enum pt_kind k)
                                             "coordinate y.c1 is not below q"};         \
         const CV##fp *c[4] = {&p->x.c0, &p->x.c1, &p->y.c0, &p->y.c1};                 \
         for (int k = 0; k < 4; k++)                                                    \
-            if (!CV##fp_is_canonical(c[k]))                                            \
+            if (!PFX##fp_ok(c[k]))                                                     \
                 return what[k];                                                        \
         if (!CV##g2_aff_on_curve(p))                                                   \
             return "not on the " CURVE "G2 curve " G2_EQ;                              \
@@ -124,110 +145,154 @@ static const char *pt_problem(enum pt_kind k, const void *pts, size_t i)
 }
 
 #ifdef CZK_HAVE_FPX8
-/* 8 points from p[0..7] (pointers into the section): lanes on the curve */
-CZK_IFMA static __mmask8 g1_on_curve_x8(const char *const p[8], const czk_fpx8 *b)
+/*
+ * X8_CHECKS(PFX, CV, X, X2, FP): PFX##first_bad_x8(pts, g2, begin, end), the
+ * first point of [begin, end) with a problem, or end, for the curve whose
+ * names start with CV, eight points at a time with the IFMA types X (Fp) and
+ * X2 (Fp2), FP the Fp type: blocks of 8 whose coordinates are all below q go
+ * through the vector on-curve test (b1, b2: the curve's b in G1 and G2 as
+ * PFX##x8_b sets them); a lane that fails it (infinity, or a bad point) is
+ * looked at again by the scalar check, as is every point of a block with a
+ * coordinate not below q, and of the tail.
+ */
+#define X8_CHECKS(PFX, CV, X, X2, FP)                                                             \
+    CZK_IFMA static __mmask8 PFX##g1_on_curve_x8(const char *const p[8], const X##8 *b)         \
+    {                                                                                             \
+        X##8 x, y, l, r;                                                                          \
+        X##8_gather_p(&x, p, 0);                                                                  \
+        X##8_gather_p(&y, p, sizeof(FP));                                                         \
+        X##8_sqr(&l, &y);                                                                         \
+        X##8_sqr(&r, &x);                                                                         \
+        X##8_mul(&r, &r, &x);                                                                     \
+        X##8_add(&r, &r, b);                                                                      \
+        return X##8_eq(&l, &r);                                                                   \
+    }                                                                                             \
+    CZK_IFMA static __mmask8 PFX##g2_on_curve_x8(const char *const p[8], const X2##8 *b)        \
+    {                                                                                             \
+        X2##8 x, y, l, r;                                                                         \
+        X2##8_gather_p(&x, p, 0);                                                                 \
+        X2##8_gather_p(&y, p, 2 * sizeof(FP));                                                    \
+        X2##8_sqr_ool(&l, &y);                                                                    \
+        X2##8_sqr_ool(&r, &x);                                                                    \
+        X2##8_mul_ool(&r, &r, &x);                                                                \
+        X2##8_add(&r, &r, b);                                                                     \
+        return X2##8_eq(&l, &r);                                                                  \
+    }                                                                                             \
+    CZK_IFMA static size_t PFX##first_bad_x8(const void *pts, bool g2, size_t begin, size_t end) \
+    {                                                                                             \
+        const size_t sz = g2 ? sizeof(CV##g2_aff) : sizeof(CV##g1_aff);                           \
+        X##8 b1;                                                                                  \
+        X2##8 b2;                                                                                 \
+        size_t i = begin;                                                                         \
+        PFX##x8_b(&b1, &b2);                                                                      \
+        for (; i + 8 <= end; i += 8) {                                                            \
+            const char *p[8];                                                                     \
+            bool canon = true;                                                                    \
+            __mmask8 ok;                                                                          \
+            int L;                                                                                \
+            for (L = 0; L < 8; L++) {                                                             \
+                const FP *c = (const FP *)((const char *)pts + (i + L) * sz);                     \
+                p[L] = (const char *)c;                                                           \
+                for (int k = 0; k < (g2 ? 4 : 2); k++)                                            \
+                    canon &= PFX##fp_ok(&c[k]);                                                   \
+            }                                                                                     \
+            if (!canon)                                                                           \
+                break; /* the scalar loop below words it */                                       \
+            ok = g2 ? PFX##g2_on_curve_x8(p, &b2) : PFX##g1_on_curve_x8(p, &b1);                  \
+            if (ok == 0xff)                                                                       \
+                continue;                                                                         \
+            for (L = 0; L < 8; L++) {                                                             \
+                const void *pt = p[L];                                                            \
+                if (!(ok & (1u << L)) && (g2 ? PFX##g2_problem(pt) : PFX##g1_problem(pt)))        \
+                    return i + (size_t)L;                                                         \
+            }                                                                                     \
+        }                                                                                         \
+        for (; i < end; i++)                                                                      \
+            if (g2 ? PFX##g2_problem((const CV##g2_aff *)pts + i)                                 \
+                   : PFX##g1_problem((const CV##g1_aff *)pts + i))                                \
+                return i;                                                                         \
+        return end;                                                                               \
+    }
+
+/* BLS12-381: b = 4, b' = 4 (1 + u) */
+CZK_IFMA static void x8_b(czk_fpx8 *b1, czk_fp2x8 *b2)
 {
-    czk_fpx8 x, y, l, r;
-
-    czk_fpx8_gather_p(&x, p, 0);
-    czk_fpx8_gather_p(&y, p, sizeof(czk_fp));
-    czk_fpx8_sqr(&l, &y);
-    czk_fpx8_sqr(&r, &x);
-    czk_fpx8_mul(&r, &r, &x);
-    czk_fpx8_add(&r, &r, b);
-    return czk_fpx8_eq(&l, &r);
-}
-
-CZK_IFMA static __mmask8 g2_on_curve_x8(const char *const p[8], const czk_fp2x8 *b)
-{
-    czk_fp2x8 x, y, l, r;
-
-    czk_fp2x8_gather_p(&x, p, 0);
-    czk_fp2x8_gather_p(&y, p, sizeof(czk_fp2));
-    czk_fp2x8_sqr_ool(&l, &y);
-    czk_fp2x8_sqr_ool(&r, &x);
-    czk_fp2x8_mul_ool(&r, &r, &x);
-    czk_fp2x8_add(&r, &r, b);
-    return czk_fp2x8_eq(&l, &r);
-}
-
-/* the first point of [begin, end) with a problem, or end: blocks of 8 whose
- * coordinates are all below q go through the vector on-curve test */
-CZK_IFMA static size_t pts_first_bad_x8(const void *pts, bool g2, size_t begin, size_t end)
-{
-    const size_t sz = g2 ? sizeof(czk_g2_aff) : sizeof(czk_g1_aff);
     czk_fp four;
     czk_fp2 four2;
-    czk_fpx8 b1;
-    czk_fp2x8 b2;
-    size_t i = begin;
 
     czk_fp_from_u64(&four, 4);
     four2.c0 = four;
     four2.c1 = four;
-    czk_fpx8_set1(&b1, &four);
-    czk_fp2x8_set1(&b2, &four2); /* 4 (1 + u) */
-    for (; i + 8 <= end; i += 8) {
-        const char *p[8];
-        bool canon = true;
-        __mmask8 ok;
-        int L;
-        for (L = 0; L < 8; L++) {
-            const czk_fp *c = (const czk_fp *)((const char *)pts + (i + L) * sz);
-            p[L] = (const char *)c;
-            for (int k = 0; k < (g2 ? 4 : 2); k++)
-                canon &= czk_fp_is_canonical(&c[k]);
-        }
-        if (!canon)
-            break; /* the scalar loop below words it */
-        ok = g2 ? g2_on_curve_x8(p, &b2) : g1_on_curve_x8(p, &b1);
-        if (ok == 0xff)
-            continue;
-        for (L = 0; L < 8; L++) {
-            const void *pt = p[L];
-            if (!(ok & (1u << L)) &&
-                (g2 ? g2_problem(pt) : g1_problem(pt)))
-                return i + (size_t)L;
-        }
-    }
-    for (; i < end; i++)
-        if (g2 ? g2_problem((const czk_g2_aff *)pts + i) : g1_problem((const czk_g1_aff *)pts + i))
-            return i;
-    return end;
+    czk_fpx8_set1(b1, &four);
+    czk_fp2x8_set1(b2, &four2);
 }
+
+/* BN254: b = 3, b' = 3 / (9 + u) */
+CZK_IFMA static void bn_x8_b(czk_bn254_fpx8 *b1, czk_bn254_fp2x8 *b2)
+{
+    czk_bn254_fp three;
+
+    czk_bn254_fp_from_u64(&three, 3);
+    czk_bn254_fpx8_set1(b1, &three);
+    czk_bn254_fp2x8_set1(b2, &CZK_BN254_G2_B);
+}
+
+X8_CHECKS(, czk_, czk_fpx, czk_fp2x, czk_fp)
+X8_CHECKS(bn_, czk_bn254_, czk_bn254_fpx, czk_bn254_fp2x, czk_bn254_fp)
+#undef X8_CHECKS
 #endif
 
 struct pts_check {
-    const void *pts;
+    const void *pts;          /* the points checked (and used) */
+    const uint8_t *src;       /* non-NULL: pts is a copy to make from src first */
+    bool check;               /* false: copy only */
     enum pt_kind kind;
     size_t base;              /* czk_par_for's [begin, end) are relative to it */
     _Atomic size_t first_bad; /* SIZE_MAX: none */
 };
 
+/* points per block of the copy-then-check pass: 64-192 KiB, in L2 */
+#define COPY_BLOCK ((size_t)1024)
+
+static void note_bad(struct pts_check *c, size_t i)
+{
+    size_t cur = atomic_load(&c->first_bad);
+
+    while (i < cur && !atomic_compare_exchange_weak(&c->first_bad, &cur, i))
+        ;
+}
+
+/* the first point of [begin, end) with a problem, or end */
+static size_t pts_first_bad(const struct pts_check *c, size_t begin, size_t end)
+{
+#ifdef CZK_HAVE_FPX8
+    if (czk_fpx8_enabled()) {
+        if (c->kind == PT_G1 || c->kind == PT_G2)
+            return first_bad_x8(c->pts, c->kind == PT_G2, begin, end);
+        return bn_first_bad_x8(c->pts, c->kind == PT_BN_G2, begin, end);
+    }
+#endif
+    for (size_t i = begin; i < end; i++)
+        if (pt_problem(c->kind, c->pts, i))
+            return i;
+    return end;
+}
+
 static void pts_check_range(void *ctx, size_t begin, size_t end, unsigned worker)
 {
     struct pts_check *c = ctx;
+    const size_t sz = pt_bytes(c->kind);
 
     begin += c->base;
     end += c->base;
-
-#ifdef CZK_HAVE_FPX8
-    if ((c->kind == PT_G1 || c->kind == PT_G2) && czk_fpx8_enabled()) {
-        size_t i = pts_first_bad_x8(c->pts, c->kind == PT_G2, begin, end), cur;
-        if (i == end)
-            return;
-        cur = atomic_load(&c->first_bad);
-        while (i < cur && !atomic_compare_exchange_weak(&c->first_bad, &cur, i))
-            ;
-        return;
-    }
-#endif
-    for (size_t i = begin; i < end; i++) {
-        const char *bad = pt_problem(c->kind, c->pts, i);
-        if (bad) {
-            size_t cur = atomic_load(&c->first_bad);
-            while (i < cur && !atomic_compare_exchange_weak(&c->first_bad, &cur, i))
-                ;
+    for (size_t b = begin; b < end; b += COPY_BLOCK) {
+        size_t e = end - b < COPY_BLOCK ? end : b + COPY_BLOCK, i;
+        if (c->src)
+            memcpy((uint8_t *)c->pts + b * sz, c->src + b * sz, (e - b) * sz);
+        if (!c->check)
+            continue;
+        if ((i = pts_first_bad(c, b, e)) != e) {
+            note_bad(c, i);
             return; /* later points of this chunk cannot be the first */
         }
     }
@@ -251,14 +316,18 @@ static int hooks_progress(struct load_hooks *h, const char *name, czk_error *e)
 /* points per progress step of the checks: about 100 MB of G1 points */
 #define CHECK_STEP ((size_t)1 << 20)
 
-static int check_points(const char *name, uint32_t sec, const char *what, const void *pts,
-                        size_t n, enum pt_kind kind, struct load_hooks *h, czk_error *e)
+/* Checks the n points at pts (check) and/or first copies them there from src
+ * (src non-NULL; pts is then the aligned destination), in parallel for big
+ * sections; progress is reported for checked points only. */
+static int copy_check_points(const char *name, uint32_t sec, const char *what, const void *pts,
+                             const uint8_t *src, bool check, size_t n, enum pt_kind kind, struct load_hooks *h,
+                             czk_error *e)
 {
-    struct pts_check c = {.pts = pts, .kind = kind};
+    struct pts_check c = {.pts = pts, .src = src, .check = check, .kind = kind};
     size_t i;
 
     atomic_init(&c.first_bad, SIZE_MAX);
-    for (size_t begin = 0; begin < n; begin += CHECK_STEP) {
+    for (size_t begin = 0; begin < n && (check || src); begin += CHECK_STEP) {
         size_t len = n - begin < CHECK_STEP ? n - begin : CHECK_STEP;
         int rc;
         c.base = begin;
@@ -268,7 +337,7 @@ static int check_points(const char *name, uint32_t sec, const char *what, const 
             pts_check_range(&c, 0, len, 0);
         if (atomic_load(&c.first_bad) != SIZE_MAX)
             break;
-        if (h) {
+        if (h && check) {
             h->checked += (uint64_t)len * pt_bytes(kind);
             if ((rc = hooks_progress(h, name, e)) < 0)
                 return rc;
@@ -279,6 +348,12 @@ static int check_points(const char *name, uint32_t sec, const char *what, const 
         return 0;
     return czk_errorf(e, -EINVAL, "%s: section %u (%s): point %zu of %zu: %s", name, sec, what, i,
                       n, pt_problem(kind, pts, i));
+}
+
+static int check_points(const char *name, uint32_t sec, const char *what, const void *pts,
+                        size_t n, enum pt_kind kind, struct load_hooks *h, czk_error *e)
+{
+    return copy_check_points(name, sec, what, pts, NULL, true, n, kind, h, e);
 }
 
 struct point_section {
@@ -309,26 +384,44 @@ static int check_point_section_size(const czk_binfile *bf, const char *name,
     return 0;
 }
 
-/* use a (size-checked) point section in place or copy it aligned, then check the points */
-static int map_points(czk_zkey *z, const czk_binfile *bf, const char *name,
-                      const struct point_section *ps, int *n_owned, struct load_hooks *h, czk_error *e)
+/* The aligned copies of a key's misaligned point sections: one
+ * czk_bigbuf block (huge pages from 1 MiB: the copy runs into fresh memory). */
+/* where a point section's payload is in the mapping */
+static const uint8_t *section_payload(const czk_binfile *bf, uint32_t id, uint64_t *size)
 {
-    const czk_binfile_section *s = czk_binfile_find(bf, ps->id);
-    const uint8_t *p = czk_binfile_payload(bf, s);
+    const czk_binfile_section *s = czk_binfile_find(bf, id);
 
-    if ((uintptr_t)p % _Alignof(czk_fp) != 0 && s->size) {
-        void *copy = aligned_alloc(64, (s->size + 63) & ~(uint64_t)63);
-        if (!copy)
-            return czk_errorf(e, -ENOMEM, "%s: section %u (%s): out of memory copying %llu bytes",
-                              name, ps->id, ps->what, (unsigned long long)s->size);
-        memcpy(copy, p, s->size);
-        z->owned[(*n_owned)++] = copy;
-        p = copy;
+    *size = s->size;
+    return czk_binfile_payload(bf, s);
+}
+
+static bool needs_copy(const uint8_t *p, uint64_t size)
+{
+    return size && (uintptr_t)p % _Alignof(czk_fp) != 0;
+}
+
+/* bytes a misaligned section takes in the owned block (64-byte steps) */
+static uint64_t copy_bytes(uint64_t size)
+{
+    return (size + 63) & ~(uint64_t)63;
+}
+
+/* use a (size-checked) point section in place, or copy it to *dst (then
+ * advanced past it) while its points are checked */
+static int map_points(const czk_binfile *bf, const char *name, const struct point_section *ps, uint8_t **dst,
+                      struct load_hooks *h, czk_error *e)
+{
+    uint64_t size;
+    const uint8_t *p = section_payload(bf, ps->id, &size), *src = NULL;
+    bool check = !(ps->id != 3 && h && h->o && h->o->skip_point_checks); /* else the caller vouches */
+
+    if (needs_copy(p, size)) {
+        src = p;
+        p = *dst;
+        *dst += copy_bytes(size);
     }
     *ps->out = p;
-    if (ps->id != 3 && h && h->o && h->o->skip_point_checks)
-        return 0; /* the caller vouches for them (czk_zkey_load_opts) */
-    return check_points(name, ps->id, ps->what, p, ps->count, ps->kind, h, e);
+    return copy_check_points(name, ps->id, ps->what, p, src, check, ps->count, ps->kind, h, e);
 }
 
 static int header_point(const char *name, const char *what, const uint8_t *src, void *dst,
@@ -473,6 +566,74 @@ counts:
     return 0;
 }
 
+/* what is wrong with coefficient entry i of z (0, or -EINVAL with e set) */
+static int coef_problem(const czk_zkey *z, uint32_t i, const char *name, czk_error *e)
+{
+    const czk_zkey_coef *c = &z->coefs[i];
+
+    if (c->matrix > 1)
+        return czk_errorf(e, -EINVAL,
+                          "%s: section 4 (coefficients): entry %u: matrix %u, expected 0 (A) "
+                          "or 1 (B)",
+                          name, i, c->matrix);
+    if (c->constraint >= z->domain_size)
+        return czk_errorf(e, -EINVAL,
+                          "%s: section 4 (coefficients): entry %u: constraint %u is not below "
+                          "domainSize = %u",
+                          name, i, c->constraint, z->domain_size);
+    if (c->signal >= z->n_vars)
+        return czk_errorf(e, -EINVAL,
+                          "%s: section 4 (coefficients): entry %u: signal %u is not below "
+                          "nVars = %u",
+                          name, i, c->signal, z->n_vars);
+    if (!czk_binfile_scalar_ok(z->curve, &c->value))
+        return czk_errorf(e, -EINVAL, "%s: section 4 (coefficients): entry %u: value is not below r",
+                          name, i);
+    return 0;
+}
+
+struct coefs_check {
+    const czk_zkey *z;
+    uint64_t r_top;           /* the top limb of the key's r */
+    _Atomic size_t first_bad; /* SIZE_MAX: none */
+};
+
+/* the entries of [begin, end) against coef_problem's rules, the common case
+ * of a value decided inline (a top limb below r's) */
+static void coefs_check_range(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    struct coefs_check *x = ctx;
+    const czk_zkey *z = x->z;
+
+    for (size_t i = begin; i < end; i++) {
+        const czk_zkey_coef *c = &z->coefs[i];
+        uint64_t top;
+        memcpy(&top, (const uint8_t *)&c->value + 24, sizeof(top));
+        if (c->matrix > 1 || c->constraint >= z->domain_size || c->signal >= z->n_vars ||
+            (top >= x->r_top && !czk_binfile_scalar_ok(z->curve, &c->value))) {
+            size_t cur = atomic_load(&x->first_bad);
+            while (i < cur && !atomic_compare_exchange_weak(&x->first_bad, &cur, i))
+                ;
+            return; /* later entries of this chunk cannot be the first */
+        }
+    }
+}
+
+/* every coefficient entry checked, in parallel for many: 0, or the error
+ * of the first bad entry */
+static int coefs_first_bad(const czk_zkey *z, const char *name, czk_error *e)
+{
+    struct coefs_check x = {.z = z};
+    size_t i;
+
+    x.r_top = z->curve == CZK_CURVE_BN254 ? CZK_BN254_FR_MOD.l[3] : CZK_FR_MOD.l[3];
+    atomic_init(&x.first_bad, SIZE_MAX);
+    if (z->n_coefs < 8 * PAR_MIN_POINTS || czk_par_for(z->n_coefs, 0, coefs_check_range, &x) != 0)
+        coefs_check_range(&x, 0, z->n_coefs, 0);
+    i = atomic_load(&x.first_bad);
+    return i == SIZE_MAX ? 0 : coef_problem(z, (uint32_t)i, name, e);
+}
+
 static int check_coefs(czk_zkey *z, const czk_binfile *bf, const char *name, czk_error *e)
 {
     const czk_binfile_section *s;
@@ -496,30 +657,7 @@ static int check_coefs(czk_zkey *z, const czk_binfile *bf, const char *name, czk
                           4 + (unsigned long long)n * sizeof(czk_zkey_coef), n);
     z->coefs = (const czk_zkey_coef *)(p + 4);
     z->n_coefs = n;
-    for (uint32_t i = 0; i < n; i++) {
-        const czk_zkey_coef *c = &z->coefs[i];
-
-        if (c->matrix > 1)
-            return czk_errorf(e, -EINVAL,
-                              "%s: section 4 (coefficients): entry %u: matrix %u, expected 0 (A) "
-                              "or 1 (B)",
-                              name, i, c->matrix);
-        if (c->constraint >= z->domain_size)
-            return czk_errorf(e, -EINVAL,
-                              "%s: section 4 (coefficients): entry %u: constraint %u is not below "
-                              "domainSize = %u",
-                              name, i, c->constraint, z->domain_size);
-        if (c->signal >= z->n_vars)
-            return czk_errorf(e, -EINVAL,
-                              "%s: section 4 (coefficients): entry %u: signal %u is not below "
-                              "nVars = %u",
-                              name, i, c->signal, z->n_vars);
-        if (!czk_binfile_scalar_ok(z->curve, &c->value))
-            return czk_errorf(e, -EINVAL,
-                              "%s: section 4 (coefficients): entry %u: value is not below r",
-                              name, i);
-    }
-    return 0;
+    return coefs_first_bad(z, name, e);
 }
 
 /* SHA-256 of the payloads of sections 2 and 3 (czk_zkey_ident in formats.h) */
@@ -543,8 +681,9 @@ static int zkey_validate(czk_zkey *z, const char *name, unsigned what, unsigned 
                          czk_error *e)
 {
     czk_binfile bf;
-    int rc, n_owned = 0;
-    uint64_t nv, np;
+    int rc;
+    uint64_t nv, np, own = 0;
+    uint8_t *dst;
 
     rc = czk_binfile_parse(&bf, z->map, z->map_size, name, "zkey", 1, e);
     if (rc)
@@ -564,8 +703,6 @@ static int zkey_validate(czk_zkey *z, const char *name, unsigned what, unsigned 
         {8, "C", nv - np - 1, k1, bn ? (const void **)&z->bn.c : (const void **)&z->c},
         {9, "H", z->domain_size, k1, bn ? (const void **)&z->bn.h : (const void **)&z->h},
     };
-    _Static_assert(sizeof(ps) / sizeof(ps[0]) <= sizeof(z->owned) / sizeof(z->owned[0]),
-                   "one owned buffer per point section");
     /* the cheap checks of every section first, then the points */
     for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
         if ((rc = check_point_section_size(&bf, name, &ps[i], e)))
@@ -576,8 +713,19 @@ static int zkey_validate(czk_zkey *z, const char *name, unsigned what, unsigned 
     } else if ((rc = czk_binfile_require(&bf, 4, "coefficients", &coef_sec, e))) {
         return rc;
     }
+    /* one block for the copies of the misaligned sections */
+    for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+        uint64_t size;
+        const uint8_t *p = section_payload(&bf, ps[i].id, &size);
+        if ((ps[i].id == 3 || (what & CZK_ZKEY_POINTS)) && needs_copy(p, size))
+            own += copy_bytes(size);
+    }
+    if (own && !(z->owned[0] = czk_bigbuf_alloc(own)))
+        return czk_errorf(e, -ENOMEM, "%s: out of memory for an aligned copy of %llu bytes of points", name,
+                          (unsigned long long)own);
+    dst = z->owned[0];
     for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
-        if ((ps[i].id == 3 || (what & CZK_ZKEY_POINTS)) && (rc = map_points(z, &bf, name, &ps[i], &n_owned, h, e)))
+        if ((ps[i].id == 3 || (what & CZK_ZKEY_POINTS)) && (rc = map_points(&bf, name, &ps[i], &dst, h, e)))
             return rc;
     z->loaded = what;
     return zkey_id_of(&bf, name, z->ident.id, e);
@@ -642,8 +790,7 @@ int czk_zkey_open(czk_zkey *z, const char *path, czk_error *e)
 void czk_zkey_close(czk_zkey *z)
 {
     czk_binfile_unmap(z->map, z->map_size);
-    for (size_t i = 0; i < sizeof(z->owned) / sizeof(z->owned[0]); i++)
-        free(z->owned[i]);
+    czk_bigbuf_free(z->owned[0]);
     memset(z, 0, sizeof(*z));
 }
 
@@ -816,6 +963,11 @@ int czk_zkey_load_fd(czk_zkey *z, int fd, const char *name, const czk_zkey_load_
         return czk_errorf(e, -err, "%s: cannot reserve %lld bytes: %s", name, (long long)st.st_size,
                           strerror(err));
     }
+#ifdef MADV_HUGEPAGE
+    /* the pages read into are fresh memory: 2 MiB at a time costs a fraction
+     * of 512 faults of 4 KiB (see the top of the file); advice only */
+    madvise(region, (size_t)st.st_size, MADV_HUGEPAGE);
+#endif
     z->map = region;
     z->map_size = (size_t)st.st_size;
     /* what is kept: the container header, every section header, the wanted

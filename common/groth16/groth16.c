@@ -17,10 +17,12 @@
 #include "common/groth16/groth16.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "common/base/bigbuf.h"
 #include "common/base/log.h"
 #include "common/crypto/bn254_msm.h"
 #include "common/crypto/bn254_ntt.h"
@@ -29,6 +31,21 @@
 #include "common/crypto/par.h"
 
 static double now_s(void) { return (double)czk_mono_ns() * 1e-9; }
+
+/* czk_groth16_prove's a, b, c: a czk_bigbuf block (huge pages from 1 MiB:
+ * 6 MiB of 4 KiB pages at 2^16 would be 1536 page faults).  abc_free wipes
+ * the bytes first (they are functions of the witness): explicit_bzero of
+ * resident pages costs a memset, while unmapping alone would leave the
+ * values in freed physical memory until the kernel hands the pages out. */
+static void *abc_alloc(size_t bytes) { return czk_bigbuf_alloc(bytes); }
+
+static void abc_free(void *p, size_t bytes)
+{
+    if (!p)
+        return;
+    explicit_bzero(p, bytes);
+    czk_bigbuf_free(p);
+}
 
 int czk_groth16_check_witness(const czk_zkey *z, const char *zkey_name,
                               const czk_wtns *w, const char *wtns_name, czk_error *e)

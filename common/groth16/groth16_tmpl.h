@@ -247,7 +247,7 @@ int G16(prove)(const czk_zkey *z, const char *zkey_name,
                           czk_curve_name(z->curve), CV_NAME);
     if ((rc = czk_groth16_check_witness(z, zkey_name, w, wtns_name, e)))
         return rc;
-    abc = aligned_alloc(64, 3 * bytes);
+    abc = abc_alloc(3 * bytes);
     if (!abc)
         return czk_errorf(e, -ENOMEM, "proving with \"%s\": cannot allocate %zu MiB for a, b, c",
                           zkey_name, 3 * bytes >> 20);
@@ -277,8 +277,6 @@ int G16(prove)(const czk_zkey *z, const char *zkey_name,
     if (pub)
         memcpy(pub, WTW(w) + 1, (size_t)z->n_public * sizeof(CV(fr)));
 out:
-    /* a, b, c and h are functions of the private witness */
-    explicit_bzero(abc, 3 * bytes);
-    free(abc);
+    abc_free(abc, 3 * bytes); /* wiped: a, b, c and h are functions of the private witness */
     return rc;
 }

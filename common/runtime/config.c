@@ -114,7 +114,7 @@ static int circuit_name_ok(const char *name)
     return 1;
 }
 
-/* [circuit.NAME]'s entry, created (msm_tables "off") on its first key; NULL
+/* [circuit.NAME]'s entry, created (msm_tables "auto") on its first key; NULL
  * for a bad name or a 33rd circuit (circuit_entry_error says which) */
 static czk_config_circuit *circuit_entry(czk_config *c, const char *name)
 {
@@ -129,7 +129,7 @@ static czk_config_circuit *circuit_entry(czk_config *c, const char *name)
         return NULL;
     cc = &c->circuits[c->n_circuits++];
     snprintf(cc->name, sizeof(cc->name), "%s", name);
-    snprintf(cc->msm_tables, sizeof(cc->msm_tables), "off");
+    snprintf(cc->msm_tables, sizeof(cc->msm_tables), "auto");
     return cc;
 }
 

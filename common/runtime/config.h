@@ -20,7 +20,7 @@
 typedef struct czk_config_circuit {
     char name[64];
     char zkey[CZK_CONFIG_PATH_MAX];
-    char msm_tables[8]; /* off (default) | auto: fixed-base MSM tables on the GPU (docs/config.md) */
+    char msm_tables[8]; /* auto (default) | off: fixed-base MSM tables on the GPU (docs/config.md) */
 } czk_config_circuit;
 
 typedef struct czk_config {

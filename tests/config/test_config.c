@@ -57,10 +57,10 @@ static void test_config(void)
         CHECK(czk_config_set(&d, "czk.state_dir=/s2", &e) == 0 && !strcmp(d.output_dir, "/o"));
     }
     /* fixed-base MSM tables: per circuit off (default) or auto; the reserve in MiB */
-    CHECK(!strcmp(czk_config_circuit_find(&c, "chain")->msm_tables, "off") && c.msm_table_reserve_mb == 2048);
-    CHECK(czk_config_set(&c, "circuit.chain.msm_tables=auto", &e) == 0 &&
-          !strcmp(czk_config_circuit_find(&c, "chain")->msm_tables, "auto") &&
-          !strcmp(czk_config_circuit_find(&c, "poseidon")->msm_tables, "off"));
+    CHECK(!strcmp(czk_config_circuit_find(&c, "chain")->msm_tables, "auto") && c.msm_table_reserve_mb == 2048);
+    CHECK(czk_config_set(&c, "circuit.chain.msm_tables=off", &e) == 0 &&
+          !strcmp(czk_config_circuit_find(&c, "chain")->msm_tables, "off") &&
+          !strcmp(czk_config_circuit_find(&c, "poseidon")->msm_tables, "auto"));
     CHECK(czk_config_set(&c, "circuit.chain.msm_tables=yes", &e) == -EINVAL && strstr(e.msg, "msm_tables"));
     CHECK(czk_config_set(&c, "gpud.msm_table_reserve_mb=0", &e) == 0 && c.msm_table_reserve_mb == 0);
     CHECK(czk_config_set(&c, "gpud.msm_table_reserve_mb=-5", &e) == -EINVAL);

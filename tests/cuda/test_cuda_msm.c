@@ -9,7 +9,8 @@
  * repeated points (exercises the doubling branch).  Bases are uploaded once
  * and reused, and an offset MSM checks base_off/scalar_off.  The same checks
  * run over bases with fixed-base tables (all rows; 3 rows at c = 8), at the
- * bases' size and at 2^10 over 2^max bases.
+ * bases' size and at 2^10 over 2^max bases, and a context that uses a table
+ * only for dense scalars (msm_table_dense_pm) picks it by the scalars.
  * Sizes 2^10..2^CZK_CUDA_TEST_MSM_MAX_LOG (default 12; G2 stops 2 lower).
  * Exit 77 without a GPU.
  */
@@ -161,79 +162,52 @@ static void naive_g2(czk_g2 *r, const czk_g2_aff *b, const czk_fr *s, size_t n)
     }
 }
 
-/* every scalar set at 2^lg against the CPU (and the naive sum at 2^10,
- * the reduced scalars to 2^12), then an offset MSM; tag names the table */
-static void check_g1(czk_cuda_ctx *ctx, const czk_cuda_bases *db1, const czk_g1_aff *b1, czk_fr *s, czk_fr *sr,
-                     unsigned lg, const char *tag)
-{
-    size_t n = (size_t)1 << lg;
-    for (int kind = 0; kind < S_COUNT; kind++) {
-        make_scalars(s, n, kind);
-        czk_g1 gpu, cpu;
-        memset(&gpu, 0xa5, sizeof gpu);
-        CHECK(czk_cuda_msm_g1_host(ctx, db1, s, n, &gpu) == 0, "gpu msm g1: %s", czk_cuda_last_error());
-        CHECK(czk_msm_g1(&cpu, b1, s, n, 0) == 0, "cpu msm g1");
-        CHECK(czk_g1_eq(&gpu, &cpu), "msm g1 2^%u %s%s: gpu != czk_msm_g1", lg, s_name[kind], tag);
-        CHECK(czk_cuda_msm_used_table(ctx) == (tag[0] != 0), "msm g1 2^%u%s: table used: %d", lg, tag,
-              czk_cuda_msm_used_table(ctx));
-        if (lg == 10) {
-            czk_g1 nv;
-            naive_g1(&nv, b1, s, n);
-            CHECK(czk_g1_eq(&gpu, &nv), "msm g1 2^%u %s: gpu != naive sum", lg, s_name[kind]);
-        }
-        if (kind == S_OVER && lg <= 12) {
-            czk_g1 red;
-            for (size_t i = 0; i < n; i++) {
-                sr[i] = s[i];
-                reduce256(&sr[i]);
-            }
-            CHECK(czk_msm_g1(&red, b1, sr, n, 0) == 0, "cpu msm g1 reduced");
-            CHECK(czk_g1_eq(&gpu, &red), "msm g1 2^%u %s: gpu != czk_msm_g1 of the scalars mod r", lg,
-                  s_name[kind]);
-        }
-        printf("msm g1 2^%u %s%s ok\n", lg, s_name[kind], tag);
+/* every scalar set at 2^lg against the CPU (and the naive sum at 2^10 for
+ * the sets NAIVE_SETS accepts, the reduced scalars to 2^12), then an offset
+ * MSM; tag names the table.  One definition per group (G1 and G2 types). */
+#define DEF_CHECK(NAME, GRP, AFF, JAC, MSM_HOST, MSM_DEV, CPU_MSM, NAIVE, EQ, NAIVE_SETS)                   \
+    static void NAME(czk_cuda_ctx *ctx, const czk_cuda_bases *db, const AFF *b, czk_fr *s, czk_fr *sr,       \
+                     unsigned lg, const char *tag)                                                          \
+    {                                                                                                        \
+        size_t n = (size_t)1 << lg;                                                                          \
+        for (int kind = 0; kind < S_COUNT; kind++) {                                                         \
+            make_scalars(s, n, kind);                                                                        \
+            JAC gpu, cpu;                                                                                    \
+            memset(&gpu, 0xa5, sizeof gpu);                                                                  \
+            CHECK(MSM_HOST(ctx, db, s, n, &gpu) == 0, "gpu msm " GRP ": %s", czk_cuda_last_error());         \
+            CHECK(CPU_MSM(&cpu, b, s, n, 0) == 0, "cpu msm " GRP);                                           \
+            CHECK(EQ(&gpu, &cpu), "msm " GRP " 2^%u %s%s: gpu != " #CPU_MSM, lg, s_name[kind], tag);         \
+            CHECK(czk_cuda_msm_used_table(ctx) == (tag[0] != 0), "msm " GRP " 2^%u%s: table used: %d", lg,   \
+                  tag, czk_cuda_msm_used_table(ctx));                                                        \
+            if (lg == 10 && (NAIVE_SETS)) {                                                                  \
+                JAC nv;                                                                                      \
+                NAIVE(&nv, b, s, n);                                                                         \
+                CHECK(EQ(&gpu, &nv), "msm " GRP " 2^%u %s: gpu != naive sum", lg, s_name[kind]);             \
+            }                                                                                                \
+            if (kind == S_OVER && lg <= 12) {                                                                \
+                JAC red;                                                                                     \
+                for (size_t i = 0; i < n; i++) {                                                             \
+                    sr[i] = s[i];                                                                            \
+                    reduce256(&sr[i]);                                                                       \
+                }                                                                                            \
+                CHECK(CPU_MSM(&red, b, sr, n, 0) == 0, "cpu msm " GRP " reduced");                           \
+                CHECK(EQ(&gpu, &red), "msm " GRP " 2^%u %s: gpu != " #CPU_MSM " of the scalars mod r", lg,   \
+                      s_name[kind]);                                                                         \
+            }                                                                                                \
+            printf("msm " GRP " 2^%u %s%s ok\n", lg, s_name[kind], tag);                                     \
+        }                                                                                                    \
+        /* offsets: bases [7, n), scalars from BUF_W offset 3 */                                            \
+        make_scalars(s, n, S_RANDOM);                                                                        \
+        CHECK(czk_cuda_upload_async(ctx, CZK_CUDA_BUF_W, 0, s, n, NULL, NULL) == 0, "upload scalars");       \
+        JAC gpu, cpu;                                                                                        \
+        CHECK(MSM_DEV(ctx, db, 7, CZK_CUDA_BUF_W, 3, n - 7, &gpu) == 0, "gpu msm offsets: %s",               \
+              czk_cuda_last_error());                                                                        \
+        CHECK(CPU_MSM(&cpu, b + 7, s + 3, n - 7, 0) == 0, "cpu msm offsets");                                \
+        CHECK(EQ(&gpu, &cpu), "msm " GRP " 2^%u%s with offsets differs", lg, tag);                           \
     }
-    /* offsets: bases [7, n), scalars from BUF_W offset 3 */
-    make_scalars(s, n, S_RANDOM);
-    CHECK(czk_cuda_upload_async(ctx, CZK_CUDA_BUF_W, 0, s, n, NULL, NULL) == 0, "upload scalars");
-    czk_g1 gpu, cpu;
-    CHECK(czk_cuda_msm_g1(ctx, db1, 7, CZK_CUDA_BUF_W, 3, n - 7, &gpu) == 0, "gpu msm offsets: %s",
-          czk_cuda_last_error());
-    CHECK(czk_msm_g1(&cpu, b1 + 7, s + 3, n - 7, 0) == 0, "cpu msm offsets");
-    CHECK(czk_g1_eq(&gpu, &cpu), "msm g1 2^%u%s with offsets differs", lg, tag);
-}
-
-static void check_g2(czk_cuda_ctx *ctx, const czk_cuda_bases *db2, const czk_g2_aff *b2, czk_fr *s, czk_fr *sr,
-                     unsigned lg, const char *tag)
-{
-    size_t n = (size_t)1 << lg;
-    for (int kind = 0; kind < S_COUNT; kind++) {
-        make_scalars(s, n, kind);
-        czk_g2 gpu, cpu;
-        memset(&gpu, 0xa5, sizeof gpu);
-        CHECK(czk_cuda_msm_g2_host(ctx, db2, s, n, &gpu) == 0, "gpu msm g2: %s", czk_cuda_last_error());
-        CHECK(czk_msm_g2(&cpu, b2, s, n, 0) == 0, "cpu msm g2");
-        CHECK(czk_g2_eq(&gpu, &cpu), "msm g2 2^%u %s%s: gpu != czk_msm_g2", lg, s_name[kind], tag);
-        CHECK(czk_cuda_msm_used_table(ctx) == (tag[0] != 0), "msm g2 2^%u%s: table used: %d", lg, tag,
-              czk_cuda_msm_used_table(ctx));
-        if (lg == 10 && (kind == S_RANDOM || kind == TU_S_BITS || kind == S_OVER)) {
-            czk_g2 nv;
-            naive_g2(&nv, b2, s, n);
-            CHECK(czk_g2_eq(&gpu, &nv), "msm g2 2^%u %s: gpu != naive sum", lg, s_name[kind]);
-        }
-        if (kind == S_OVER && lg <= 12) {
-            czk_g2 red;
-            for (size_t i = 0; i < n; i++) {
-                sr[i] = s[i];
-                reduce256(&sr[i]);
-            }
-            CHECK(czk_msm_g2(&red, b2, sr, n, 0) == 0, "cpu msm g2 reduced");
-            CHECK(czk_g2_eq(&gpu, &red), "msm g2 2^%u %s: gpu != czk_msm_g2 of the scalars mod r", lg,
-                  s_name[kind]);
-        }
-        printf("msm g2 2^%u %s%s ok\n", lg, s_name[kind], tag);
-    }
-}
+DEF_CHECK(check_g1, "g1", czk_g1_aff, czk_g1, czk_cuda_msm_g1_host, czk_cuda_msm_g1, czk_msm_g1, naive_g1, czk_g1_eq, 1)
+DEF_CHECK(check_g2, "g2", czk_g2_aff, czk_g2, czk_cuda_msm_g2_host, czk_cuda_msm_g2, czk_msm_g2, naive_g2, czk_g2_eq,
+          kind == S_RANDOM || kind == TU_S_BITS || kind == S_OVER)
 
 /* fixed-base tables (czk_cuda_bases_precompute): all rows at the default
  * window, and 3 rows at c = 8 (11 bucket windows) */
@@ -270,6 +244,30 @@ int main(void)
         check_g1(ctx, db1, b1, s, sr, max_log, tables[t].tag);
         check_g1(ctx, db1, b1, s, sr, 10, tables[t].tag);
         czk_cuda_bases_free(db1);
+    }
+    /* the table only for dense scalars: a context with msm_table_dense_pm
+     * runs sparse ones (0/1-heavy: 10% above 1; all zero; all one) plain */
+    {
+        czk_cuda_cfg dc = {.device = 0, .max_log_n = 10, .max_msm_n = 1024, .msm_tables = 1,
+                           .msm_table_dense_pm = CZK_CUDA_TABLE_DENSE_PM};
+        czk_cuda_ctx *dctx;
+        CHECK(czk_cuda_ctx_new(&dctx, &dc) == 0, "dense-choice context: %s", czk_cuda_last_error());
+        czk_cuda_bases *dt;
+        CHECK(czk_cuda_bases_upload_g1(dctx, &dt, b1, 1024) == 0, "upload: %s", czk_cuda_last_error());
+        CHECK(czk_cuda_bases_precompute(dt, 0, 0) == 0, "table: %s", czk_cuda_last_error());
+        for (int kind = 0; kind < S_COUNT; kind++) {
+            const int dense = kind == S_RANDOM || kind == TU_S_MAX || kind == S_OVER;
+            make_scalars(s, 1024, kind);
+            czk_g1 gpu, cpu;
+            CHECK(czk_cuda_msm_g1_host(dctx, dt, s, 1024, &gpu) == 0, "gpu msm: %s", czk_cuda_last_error());
+            CHECK(czk_msm_g1(&cpu, b1, s, 1024, 0) == 0, "cpu msm");
+            CHECK(czk_g1_eq(&gpu, &cpu), "msm g1 2^10 %s, table by density: gpu != czk_msm_g1", s_name[kind]);
+            CHECK(czk_cuda_msm_used_table(dctx) == dense, "msm g1 2^10 %s: table used %d, want %d", s_name[kind],
+                  czk_cuda_msm_used_table(dctx), dense);
+        }
+        czk_cuda_bases_free(dt);
+        czk_cuda_ctx_free(dctx);
+        printf("msm g1 2^10: table for dense scalars only ok\n");
     }
     free(b1);
 
