@@ -621,15 +621,15 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
         G::set_inf(host_out);
         return 0;
     }
-    /* with a fixed-base table: its window and bucket windows, its rows of b->n points
-     * (tab_build publishes tab last, so its fields are set once it is seen);
-     * a table plan this workspace cannot hold runs as the plain plan */
     /* scalars: wait for their upload and for any compute that produced them */
     CZK_CU(cudaStreamWaitEvent(s, ctx->buf_ready[sbuf], 0));
     for (int i = 1; i < CZK_CUDA_NSTREAMS; i++) {
         CZK_CU(cudaEventRecord(ctx->done[i], ctx->st[i]));
         CZK_CU(cudaStreamWaitEvent(s, ctx->done[i], 0));
     }
+    /* with a fixed-base table: its window and bucket windows, its rows of b->n points
+     * (tab_build publishes tab last, so its fields are set once it is seen);
+     * a table plan this workspace cannot hold runs as the plain plan */
     const void *tab = __atomic_load_n(&b->tab, __ATOMIC_ACQUIRE);
     msm_plan p = tab ? plan_make(n, b->tab_c, b->tab_cls) : plan_for(n, g2, G::curve);
     if (tab && !plan_fits(ctx, p))

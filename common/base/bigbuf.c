@@ -12,6 +12,13 @@
 #define PAGE ((size_t)4096)
 #define HDR ((size_t)64)
 
+size_t czk_bigbuf_map_len(size_t bytes)
+{
+    if (bytes < CZK_BIGBUF_MAP_MIN || bytes > SIZE_MAX / 2)
+        return 0;
+    return (bytes + HUGE - 1) & ~(HUGE - 1);
+}
+
 void *czk_bigbuf_alloc(size_t bytes)
 {
     size_t len;
@@ -27,7 +34,7 @@ void *czk_bigbuf_alloc(size_t bytes)
         return p + HDR;
     }
     /* len bytes from a 2 MiB boundary, one 4 KiB page before them for the header */
-    len = (bytes + HUGE - 1) & ~(HUGE - 1);
+    len = czk_bigbuf_map_len(bytes);
     m = mmap(NULL, len + HUGE + PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return NULL;

@@ -20,6 +20,9 @@
 
 /* bytes of 64-byte aligned memory; NULL when out of memory */
 void *czk_bigbuf_alloc(size_t bytes);
+/* the length of the mapping czk_bigbuf_alloc(bytes) makes, or 0 when it
+ * makes a malloc block (below CZK_BIGBUF_MAP_MIN, or beyond SIZE_MAX / 2) */
+size_t czk_bigbuf_map_len(size_t bytes);
 /* the length of p's mapping (a multiple of 2 MiB, at least the bytes asked
  * for), or 0 for a malloc block */
 size_t czk_bigbuf_mapped(const void *p);

@@ -64,7 +64,6 @@
  * zeroed), NULL when out of memory; msm_free(NULL) does nothing; both are
  * thread-safe.
  */
-#define MSM_HUGE ((size_t)2 << 20)
 #define MSM_KEEP_BLOCKS 32
 #define MSM_KEEP_BYTES ((size_t)512 << 20)
 
@@ -120,11 +119,8 @@ static void *msm_alloc(size_t bytes)
     size_t len;
     uint8_t *p;
 
-    if (bytes >= CZK_BIGBUF_MAP_MIN && bytes <= SIZE_MAX / 2) {
-        len = (bytes + MSM_HUGE - 1) & ~(MSM_HUGE - 1);
-        if ((p = msm_keep_take(len, &len)))
-            return p;
-    }
+    if ((len = czk_bigbuf_map_len(bytes)) && (p = msm_keep_take(len, &len)))
+        return p;
     return czk_bigbuf_alloc(bytes);
 }
 

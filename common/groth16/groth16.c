@@ -32,13 +32,11 @@
 
 static double now_s(void) { return (double)czk_mono_ns() * 1e-9; }
 
-/* czk_groth16_prove's a, b, c: a czk_bigbuf block (huge pages from 1 MiB:
+/* czk_groth16_prove's a, b, c are a czk_bigbuf block (huge pages from 1 MiB:
  * 6 MiB of 4 KiB pages at 2^16 would be 1536 page faults).  abc_free wipes
  * the bytes first (they are functions of the witness): explicit_bzero of
  * resident pages costs a memset, while unmapping alone would leave the
  * values in freed physical memory until the kernel hands the pages out. */
-static void *abc_alloc(size_t bytes) { return czk_bigbuf_alloc(bytes); }
-
 static void abc_free(void *p, size_t bytes)
 {
     if (!p)

@@ -247,7 +247,7 @@ int G16(prove)(const czk_zkey *z, const char *zkey_name,
                           czk_curve_name(z->curve), CV_NAME);
     if ((rc = czk_groth16_check_witness(z, zkey_name, w, wtns_name, e)))
         return rc;
-    abc = abc_alloc(3 * bytes);
+    abc = czk_bigbuf_alloc(3 * bytes);
     if (!abc)
         return czk_errorf(e, -ENOMEM, "proving with \"%s\": cannot allocate %zu MiB for a, b, c",
                           zkey_name, 3 * bytes >> 20);
