@@ -51,8 +51,6 @@ struct czk_msm_ws {
     uint32_t *lvl_keys[2];
     void *parts[2];
     void *buckets;
-    void *wsum;          /* per-window segment sums */
-    size_t cap_wsum;
     uint32_t *counters;  /* [0] runs, [1] tasks, [2] real runs, [3] sentinel runs, [4] real pairs (8 slots) */
     uint32_t *host_counters; /* pinned copy of counters */
     void *cub_tmp;

@@ -43,7 +43,7 @@ int czk_cuda_msm_init_(czk_cuda_ctx *ctx)
     size_t nmax = ctx->max_msm_n ? ctx->max_msm_n : 1;
     /* within an octave the plan is fixed and pairs grow with n: the maximum is at the
      * top of each octave (or at nmax) */
-    size_t cap_pairs = 0, cap_buckets = 0, cap_wsum = 0;
+    size_t cap_pairs = 0, cap_buckets = 0;
     for (unsigned k = 1; k <= bitlen(nmax); k++) {
         size_t top = ((size_t)1 << k) - 1;
         if (top > nmax)
@@ -60,9 +60,6 @@ int czk_cuda_msm_init_(czk_cuda_ctx *ctx)
                         cap_pairs = p.pairs;
                     if (p.nbuckets > cap_buckets)
                         cap_buckets = p.nbuckets;
-                    size_t ws_n = (size_t)p.ncls * (p.nb / seg_for(ctx, p));
-                    if (ws_n > cap_wsum)
-                        cap_wsum = ws_n;
                 }
             }
         }
@@ -72,7 +69,6 @@ int czk_cuda_msm_init_(czk_cuda_ctx *ctx)
     ws->cap_pairs = cap_pairs;
     ws->cap_buckets = cap_buckets;
     ws->cap_parts = cap_buckets + 1 + task_target(ctx) + 64;
-    ws->cap_wsum = cap_wsum;
     /* the largest bucket point of the curves the context serves */
     ws->pt_bytes = 0;
     if (ctx->curves & CZK_CUDA_CURVE_BLS12_381)
@@ -97,7 +93,6 @@ int czk_cuda_msm_init_(czk_cuda_ctx *ctx)
     CZK_CU(cudaMalloc((void **)&ws->task_off, cap_runs * 4));
     CZK_CU(cudaMalloc((void **)&ws->tcnt, cap_runs * 4));
     CZK_CU(cudaMalloc(&ws->buckets, cap_buckets * ws->pt_bytes));
-    CZK_CU(cudaMalloc(&ws->wsum, 2 * cap_wsum * ws->pt_bytes));
     CZK_CU(cudaMalloc((void **)&ws->counters, 8 * sizeof(uint32_t)));
     CZK_CU(cudaMalloc(&ws->result, 64 * sizeof(jac_t<fp2_t>)));
     CZK_CU(cudaMallocHost(&ws->host_result, 64 * sizeof(jac_t<fp2_t>)));
@@ -132,7 +127,6 @@ void czk_cuda_msm_free_(czk_cuda_ctx *ctx)
     cudaFree(ws->task_off);
     cudaFree(ws->tcnt);
     cudaFree(ws->buckets);
-    cudaFree(ws->wsum);
     cudaFree(ws->counters);
     cudaFree(ws->result);
     cudaFree(ws->cub_tmp);

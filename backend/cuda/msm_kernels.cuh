@@ -144,11 +144,12 @@ static unsigned tab_c_for(size_t n, int g2, unsigned curve)
 
 static unsigned task_target(const czk_cuda_ctx *ctx) { return (unsigned)ctx->sm_count * 2048u; }
 
-/* buckets per thread of the window reduction: enough threads to fill the GPU
- * (CZK_CUDA_MSM_SEGT threads per SM, default 512) */
+/* buckets per thread at the first level of the window reduction: the
+ * fewest (a power of two) that leave at most CZK_CUDA_MSM_SEGT threads per SM
+ * (default 2048) */
 static unsigned seg_for(const czk_cuda_ctx *ctx, const msm_plan &p)
 {
-    static unsigned per_sm = env_uint("CZK_CUDA_MSM_SEGT", 512);
+    static unsigned per_sm = env_uint("CZK_CUDA_MSM_SEGT", 2048);
     size_t target = (size_t)ctx->sm_count * per_sm;
     unsigned seg = 1;
     while (seg < p.nb && p.nbuckets / seg > target)
@@ -479,43 +480,48 @@ __global__ void k_scatter(const uint32_t *keys, const xyzz_t<F> *pts, const uint
     st_global(dense + keys[t], ld_global(pts + t));
 }
 
+/*
+ * One level of the window reduction, sum over i of (i + w1) B_i for each
+ * bucket window's n_in points B (buckets at the first level), split by
+ * blocks of L: with i = u L + k,
+ *     sum_i (i + w1) B_i = sum_u T_u + L sum_u u S_u,
+ *     S_u = sum_k B_{uL+k},  T_u = sum_k (k + w1) B_{uL+k},
+ * so the next level reduces the S_u with weights u (w1 = 0) and n_in / L
+ * points.  Each level's T_u, scaled by 2^shift (the product of the block
+ * sizes of the levels before), is added to the sum of its block's Q from the
+ * level before: the level whose output is one point per window leaves that
+ * window's whole sum in Q.  Every thread runs 2L + L additions and shift
+ * doublings, so the first level (most of the work) has many short chains
+ * instead of a few long ones.  Q_in is NULL at the first level.
+ */
 template <class F>
-__global__ void __launch_bounds__(128) k_bucket_seg(const xyzz_t<F> *dense, unsigned nb, unsigned seg, unsigned nseg,
-                                                    unsigned nwin, xyzz_t<F> *wsum)
-{
-    uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= nwin * nseg)
-        return;
-    uint32_t w = g / nseg, sg = g % nseg;
-    const xyzz_t<F> *B = dense + (size_t)w * nb + (size_t)sg * seg;
-    xyzz_t<F> S, T, M;
-    xyzz_set_inf(S);
-    xyzz_set_inf(T);
-    for (int b = (int)seg - 1; b >= 0; b--) {
-        xyzz_add(S, ld_global(B + b));
-        xyzz_add(T, S);
-    }
-    /* T += (sg*seg) * S */
-    uint32_t k = sg * seg;
-    xyzz_set_inf(M);
-    for (int bit = 31; bit >= 0; bit--) {
-        xyzz_dbl(M);
-        if ((k >> bit) & 1)
-            xyzz_add(M, S);
-    }
-    xyzz_add(T, M);
-    st_global(wsum + g, T);
-}
-
-template <class F> __global__ void k_group_sum(const xyzz_t<F> *in, uint32_t m_out, unsigned G, xyzz_t<F> *out)
+__global__ void __launch_bounds__(128) k_bucket_lvl(const xyzz_t<F> *S_in, const xyzz_t<F> *Q_in, uint32_t n_in,
+                                                    unsigned L, unsigned w1, unsigned shift, uint32_t m_out,
+                                                    xyzz_t<F> *S_out, xyzz_t<F> *Q_out)
 {
     uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= m_out)
         return;
-    xyzz_t<F> acc = ld_global(in + (size_t)g * G);
-    for (unsigned i = 1; i < G; i++)
-        xyzz_add(acc, ld_global(in + (size_t)g * G + i));
-    st_global(out + g, acc);
+    const uint32_t n_out = n_in / L;
+    const size_t first = (size_t)(g / n_out) * n_in + (size_t)(g % n_out) * L;
+    const xyzz_t<F> *B = S_in + first;
+    xyzz_t<F> S, T;
+    xyzz_set_inf(S);
+    xyzz_set_inf(T);
+    for (int k = (int)L - 1; k >= 1; k--) {
+        xyzz_add(S, ld_global(B + k));
+        xyzz_add(T, S);
+    }
+    xyzz_add(S, ld_global(B));
+    if (w1)
+        xyzz_add(T, S);
+    for (unsigned i = 0; i < shift; i++)
+        xyzz_dbl(T);
+    if (Q_in)
+        for (unsigned k = 0; k < L; k++)
+            xyzz_add(T, ld_global(Q_in + first + k));
+    st_global(S_out + g, S);
+    st_global(Q_out + g, T);
 }
 
 /* window sums to Jacobian for the host-side Horner step */
@@ -577,12 +583,14 @@ static double prof_ms(void)
         }                                                                     \
     } while (0)
 
-/* p's buffers fit ctx's workspace (and its at most 64 window sums the result buffers) */
+/* p's buffers fit ctx's workspace (the window reduction's levels run in the
+ * two partial-sum buffers, whose cap_parts >= cap_buckets + task_target hold
+ * the first level's 2 nbuckets / seg points) */
 static bool plan_fits(const czk_cuda_ctx *ctx, const msm_plan &p)
 {
     const czk_msm_ws *ws = &ctx->msm;
-    return p.ncls <= 64 && p.pairs <= ws->cap_pairs && p.nbuckets <= ws->cap_buckets &&
-           (size_t)p.ncls * (p.nb / seg_for(ctx, p)) <= ws->cap_wsum;
+    return p.pairs <= ws->cap_pairs && p.nbuckets <= ws->cap_buckets &&
+           2 * ((size_t)p.ncls * p.nb / seg_for(ctx, p)) <= ws->cap_parts;
 }
 
 static inline unsigned grid_for(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
@@ -650,6 +658,8 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
     ws->last_tab = tab != NULL;
     const aff_t<F> *bases = (const aff_t<F> *)(tab ? tab : b->pts) + base_off;
     const uint32_t stride = tab ? (uint32_t)b->n : 0;
+    if (p.ncls > 64)
+        return czk_cuda_errf_(-EINVAL, "msm: plan for %zu terms has %u bucket windows, at most 64", n, p.ncls);
     if (!plan_fits(ctx, p))
         return czk_cuda_errf_(-ENOMEM, "msm: plan for %zu terms (c=%u, %u bucket windows) exceeds the workspace", n,
                               p.c, p.ncls);
@@ -777,28 +787,30 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
         cur = 1 - cur;
         level++;
     }
-    /* window sums */
-    unsigned seg = seg_for(ctx, p), nseg = p.nb / seg;
-    xyzz_t<F> *w0 = (xyzz_t<F> *)ws->wsum, *w1 = w0 + ws->cap_wsum;
-    k_bucket_seg<F><<<grid_for((size_t)p.ncls * nseg, 128), 128, 0, s>>>((const xyzz_t<F> *)ws->buckets, p.nb, seg,
-                                                                         nseg, p.ncls, w0);
-    MSM_LAUNCHED("k_bucket_seg");
-    PHASE("bucket_seg");
-    unsigned cur_n = nseg;
-    while (cur_n > 1) {
-        /* groups of 8: a shallower chain per thread than 32 (more levels, but
-         * each a quarter as long; the chain of serial additions is what costs) */
-        unsigned Gs = cur_n < 8 ? cur_n : 8;
-        unsigned next = cur_n / Gs;
-        uint32_t m_out = p.ncls * next;
-        k_group_sum<F><<<grid_for(m_out, 128), 128, 0, s>>>(w0, m_out, Gs, w1);
-        MSM_LAUNCHED("k_group_sum");
-        xyzz_t<F> *t = w0;
-        w0 = w1;
-        w1 = t;
-        cur_n = next;
+    /* window sums: levels of k_bucket_lvl, seg buckets per thread at the
+     * first, then blocks of 8, alternating between the two partial-sum
+     * buffers (free once the buckets are scattered) */
+    const xyzz_t<F> *S_in = (const xyzz_t<F> *)ws->buckets, *Q_in = NULL;
+    uint32_t n_in = p.nb;
+    unsigned L = seg_for(ctx, p), w1 = 1, shift = 0;
+    int buf = 0;
+    for (;;) {
+        uint32_t n_out = n_in / L, m_out = p.ncls * n_out;
+        xyzz_t<F> *S_out = (xyzz_t<F> *)ws->parts[buf], *Q_out = S_out + m_out;
+        k_bucket_lvl<F><<<grid_for(m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out);
+        MSM_LAUNCHED("k_bucket_lvl");
+        S_in = S_out;
+        Q_in = Q_out;
+        n_in = n_out;
+        buf = 1 - buf;
+        if (n_in == 1)
+            break;
+        shift += (unsigned)__builtin_ctz(L);
+        w1 = 0;
+        L = n_in < 8 ? n_in : 8;
     }
-    PHASE("group_sum");
+    PHASE("window_sums");
+    const xyzz_t<F> *w0 = Q_in;
     k_to_jac<F><<<1, 64, 0, s>>>(w0, p.ncls, res);
     MSM_LAUNCHED("k_to_jac");
     CZK_CU(cudaMemcpyAsync(ws->host_result, res, p.ncls * sizeof(jac_t<F>), cudaMemcpyDeviceToHost, s));
