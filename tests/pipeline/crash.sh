@@ -54,7 +54,11 @@ done
 log "$WHO fault points: $ALL"
 
 write_config </dev/null
-start_gpud; start_synth 0; start_synth 1; start_fin
+# synth rounds: the survivor (synth 0) fills 100 ms slower, so the victim takes
+# most of a round's partitions and reaches a later hit (@3) of its point
+# whatever the speed of a fill
+if [ "$WHO" = synth ]; then start_gpud; start_synth 0 synth.before_fill:sleep=100; else start_gpud; start_synth 0; fi
+start_synth 1; start_fin
 wait_up 2 || exit 1
 start_sampler
 
