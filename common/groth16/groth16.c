@@ -34,9 +34,10 @@ static double now_s(void) { return (double)czk_mono_ns() * 1e-9; }
 
 /* build_abc prefetches the witness value of the coefficient this many
  * entries ahead: the wires of a row are anywhere in w, so without it each
- * term waits on memory once w outgrows the cache (BN254 2^20 on 2 cores:
- * 0.95-1.43 s without, 0.36-0.40 s with; 8 to 64 ahead measure alike;
- * docs/bench-prove.md, "build_abc") */
+ * term waits on memory once w outgrows the cache; the coefficients
+ * themselves stream (2^20 on 2 cores: BN254 0.81 -> 0.27 s, BLS12-381
+ * 1.05 -> 0.32 s; 8 to 64 ahead measure alike; docs/bench-prove.md,
+ * "build_abc") */
 #define CZK_ABC_PREFETCH 16
 
 /* czk_groth16_prove's a, b, c are a czk_bigbuf block (huge pages from 1 MiB:

@@ -30,14 +30,11 @@ static void CV(abc_accumulate)(void *vctx, size_t kbegin, size_t kend, unsigned 
     for (i = x->split[kbegin]; i < end; i++) {
         const czk_zkey_coef *k = &x->coefs[i];
         CV(fr) v, t;
-
-        /* the witness value a coefficient reads is anywhere in w (a cache
-         * miss once w outgrows the cache); the coefficients themselves stream */
-        if (i + CZK_ABC_PREFETCH < end)
-            __builtin_prefetch(&x->w[x->coefs[i + CZK_ABC_PREFETCH].signal]);
         CV(fr) *dst = k->matrix == 0 ? x->a : x->b;
         uint32_t row = k->constraint, sig = k->signal;
 
+        if (i + CZK_ABC_PREFETCH < end) /* groth16.c: why */
+            __builtin_prefetch(&x->w[x->coefs[i + CZK_ABC_PREFETCH].signal]);
         memcpy(&v, &k->value, sizeof(v));           /* entries are unaligned */
         CV(fr_mul)(&t, &v, &x->w[sig]);             /* R^2 coef * w / R = Montgomery(coef*w) */
         CV(fr_add)(&dst[row], &dst[row], &t);

@@ -57,8 +57,9 @@ write_config </dev/null
 # synth rounds: the survivor (synth 0) fills 100 ms slower, so the victim takes
 # most of a round's partitions and reaches a later hit (@3) of its point
 # whatever the speed of a fill
-if [ "$WHO" = synth ]; then start_gpud; start_synth 0 synth.before_fill:sleep=100; else start_gpud; start_synth 0; fi
-start_synth 1; start_fin
+SURVIVOR_FAULT=
+[ "$WHO" = synth ] && SURVIVOR_FAULT=synth.before_fill:sleep=100
+start_gpud; start_synth 0 "$SURVIVOR_FAULT"; start_synth 1; start_fin
 wait_up 2 || exit 1
 start_sampler
 
