@@ -36,7 +36,9 @@ static int do_fill(synth *s, fill *f)
         return r;
     }
     czk_fault("synth.before_fill");
-    if ((r = czk_wtns_open_curves(&w, f->spool, CZK_CURVES_ALL, &e)) < 0) {
+    /* the values go straight into the slot's witness region and are checked
+     * there: build_abc reads them from it, and no copy is left to wipe */
+    if ((r = czk_wtns_open_header(&w, f->spool, CZK_CURVES_ALL, &e)) < 0) {
         snprintf(f->reason, sizeof(f->reason), "%s", e.msg);
         return r;
     }
@@ -53,6 +55,12 @@ static int do_fill(synth *s, fill *f)
         return -EMSGSIZE;
     }
     data = czk_slot_data(&s->pool, f->slot);
+    /* either curve's Fr is 32 bytes (common/groth16/any.h) */
+    if ((r = czk_wtns_load_into(&w, data + l.off_w, (size_t)z->n_vars * 32, f->spool, &e)) < 0) {
+        snprintf(f->reason, sizeof(f->reason), "%s", e.msg);
+        czk_wtns_close(&w);
+        return r;
+    }
     r = czk_groth16_any_build_abc(z, w.w, data + l.off_a, data + l.off_b, data + l.off_c, s->threads);
     if (r < 0) {
         czk_wtns_close(&w);
@@ -60,7 +68,6 @@ static int do_fill(synth *s, fill *f)
         return r;
     }
     czk_fault("synth.mid_fill");
-    memcpy(data + l.off_w, w.w, (size_t)z->n_vars * 32); /* either curve's Fr (common/groth16/any.h) */
     czk_wtns_close(&w);
     if (__atomic_load_n(&f->cancel, __ATOMIC_ACQUIRE))
         return -ECANCELED;

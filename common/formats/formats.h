@@ -109,6 +109,7 @@ typedef struct czk_wtns {
         const czk_fr *w;          /* curve == CZK_CURVE_BLS12_381 */
         const czk_bn254_fr *w_bn; /* curve == CZK_CURVE_BN254 */
     };
+    const uint8_t *raw;           /* section 2 in the mapping (may be misaligned) */
     void *owned;
     czk_curve_id curve;
 } czk_wtns;
@@ -238,6 +239,17 @@ int czk_wtns_open(czk_wtns *w, const char *path, czk_error *e);
 int czk_wtns_open_fd(czk_wtns *w, int fd, const char *name, czk_error *e);
 int czk_wtns_open_curves(czk_wtns *w, const char *path, unsigned curves, czk_error *e);
 int czk_wtns_open_fd_curves(czk_wtns *w, int fd, const char *name, unsigned curves, czk_error *e);
+/*
+ * Two steps instead of czk_wtns_open_curves, for a caller that has a place
+ * for the values (czk-synth: the slot's witness region): open_header maps the
+ * file and checks the container, the prime against curves and section 2's
+ * size, leaving w->w NULL (n_witness and curve set, the values unread);
+ * load_into then copies the values into dst (8-byte aligned, dst_bytes at
+ * least n_witness * 32) and checks them there (each below r, w[0] == 1),
+ * with w->w = dst.  dst stays the caller's: close neither wipes nor frees it.
+ */
+int czk_wtns_open_header(czk_wtns *w, const char *path, unsigned curves, czk_error *e);
+int czk_wtns_load_into(czk_wtns *w, void *dst, size_t dst_bytes, const char *name, czk_error *e);
 void czk_wtns_close(czk_wtns *w);
 int czk_r1cs_open(czk_r1cs *r, const char *path, czk_error *e);
 int czk_r1cs_open_fd(czk_r1cs *r, int fd, const char *name, czk_error *e);

@@ -6,9 +6,10 @@
  *
  * The reader maps the file and checks the container, that the prime is
  * BLS12-381's r (or BN254's, when the caller accepts it: the curve), the
- * section sizes against nWitness, every value < r and w[0] == 1.  Values are used in place when section 2 is 8-byte aligned in
- * the mapping; a snarkjs file puts it at offset 76, so usually it is copied
- * once into an aligned buffer owned by the czk_wtns.
+ * section sizes against nWitness, every value < r and w[0] == 1.  Values are
+ * used in place when section 2 is 8-byte aligned in the mapping; a snarkjs
+ * file puts it at offset 76, so usually it is copied once into an aligned
+ * buffer owned by the czk_wtns, or into the caller's (czk_wtns_load_into).
  */
 #include "common/formats/binfile.h"
 #include "common/crypto/bn254_field.h"
@@ -24,7 +25,8 @@
 /* w[0] must be the integer 1 (standard form) */
 static const czk_fr FR_STD_ONE = {{1, 0, 0, 0}};
 
-static int wtns_validate(czk_wtns *w, const char *name, unsigned curves, czk_error *e)
+/* the container, the header and section 2's size; w->raw points at the values */
+static int wtns_header(czk_wtns *w, const char *name, unsigned curves, czk_error *e)
 {
     czk_binfile bf;
     const czk_binfile_section *s1, *s2;
@@ -51,19 +53,15 @@ static int wtns_validate(czk_wtns *w, const char *name, unsigned curves, czk_err
                           "(nWitness = %u)",
                           name, (unsigned long long)s2->size,
                           (unsigned long long)n * CZK_FR_BYTES, n);
-    p = czk_binfile_payload(&bf, s2);
+    w->raw = czk_binfile_payload(&bf, s2);
     w->n_witness = n;
-    if ((uintptr_t)p % _Alignof(czk_fr) == 0) {
-        w->w = (const czk_fr *)p;
-    } else {
-        void *copy = aligned_alloc(64, ((size_t)n * CZK_FR_BYTES + 63) & ~(size_t)63);
-        if (!copy)
-            return czk_errorf(e, -ENOMEM, "%s: out of memory copying %u witness values", name, n);
-        memcpy(copy, p, (size_t)n * CZK_FR_BYTES);
-        w->owned = copy;
-        w->w = copy;
-    }
-    for (uint32_t i = 0; i < n; i++)
+    return 0;
+}
+
+/* every value below r and w[0] == 1, where w->w points */
+static int wtns_check_values(const czk_wtns *w, const char *name, czk_error *e)
+{
+    for (uint32_t i = 0; i < w->n_witness; i++)
         if (!czk_binfile_scalar_ok(w->curve, &w->w[i]))
             return czk_errorf(e, -EINVAL,
                               "%s: section 2 (witness): value %u is not below r (not a canonical "
@@ -72,6 +70,53 @@ static int wtns_validate(czk_wtns *w, const char *name, unsigned curves, czk_err
     if (memcmp(&w->w[0], &FR_STD_ONE, sizeof(FR_STD_ONE)) != 0)
         return czk_errorf(e, -EINVAL, "%s: section 2 (witness): w[0] is not 1", name);
     return 0;
+}
+
+/* header, then the values in place (aligned) or in a copy the czk_wtns owns */
+static int wtns_validate(czk_wtns *w, const char *name, unsigned curves, czk_error *e)
+{
+    int rc = wtns_header(w, name, curves, e);
+
+    if (rc)
+        return rc;
+    if ((uintptr_t)w->raw % _Alignof(czk_fr) == 0) {
+        w->w = (const czk_fr *)w->raw;
+    } else {
+        void *copy = aligned_alloc(64, ((size_t)w->n_witness * CZK_FR_BYTES + 63) & ~(size_t)63);
+        if (!copy)
+            return czk_errorf(e, -ENOMEM, "%s: out of memory copying %u witness values", name, w->n_witness);
+        memcpy(copy, w->raw, (size_t)w->n_witness * CZK_FR_BYTES);
+        w->owned = copy;
+        w->w = copy;
+    }
+    return wtns_check_values(w, name, e);
+}
+
+int czk_wtns_open_header(czk_wtns *w, const char *path, unsigned curves, czk_error *e)
+{
+    int rc;
+
+    memset(w, 0, sizeof(*w));
+    rc = czk_binfile_map_path(&w->map, &w->map_size, path, e);
+    if (!rc)
+        rc = wtns_header(w, path, curves, e);
+    if (rc)
+        czk_wtns_close(w);
+    return rc;
+}
+
+int czk_wtns_load_into(czk_wtns *w, void *dst, size_t dst_bytes, const char *name, czk_error *e)
+{
+    size_t bytes = (size_t)w->n_witness * CZK_FR_BYTES;
+
+    if (w->w || !w->raw)
+        return czk_errorf(e, -EINVAL, "%s: witness values already loaded, or the header not read", name);
+    if ((uintptr_t)dst % _Alignof(czk_fr) || dst_bytes < bytes)
+        return czk_errorf(e, -EINVAL, "%s: %u witness values do not fit a %zu-byte buffer at %p", name,
+                          w->n_witness, dst_bytes, dst);
+    memcpy(dst, w->raw, bytes);
+    w->w = dst;
+    return wtns_check_values(w, name, e);
 }
 
 int czk_wtns_open_fd_curves(czk_wtns *w, int fd, const char *name, unsigned curves, czk_error *e)

@@ -38,6 +38,88 @@ static unsigned count_dir_entries(void)
     return n;
 }
 
+/* patch `len` bytes at `off` of the file at path */
+static void patch_file(const char *path, long off, const void *bytes, size_t len)
+{
+    FILE *f = fopen(path, "r+b");
+    CHECK(f && fseek(f, off, SEEK_SET) == 0 && fwrite(bytes, 1, len, f) == len, "patching %s", path);
+    if (f)
+        fclose(f);
+}
+
+/*
+ * czk_wtns_open_header + czk_wtns_load_into (the synthesizer's path): the
+ * values land in the caller's buffer, equal to what was written; a buffer
+ * too small or misaligned, a second load, a value >= r and w[0] != 1 are
+ * refused naming the file; the file at path is left as written.
+ */
+static void test_wtns_into(const char *path, const czk_fr *w, uint32_t n)
+{
+    const long sec2 = 76; /* 12-byte container header, section 1 (12 + 40 bytes), section 2's 12 */
+    uint8_t *buf = aligned_alloc(64, (size_t)n * 32 + 64);
+    char bad_path[4300];
+    czk_error e = {0};
+    czk_wtns rd;
+    fmt_buf orig = fmt_read_file(path);
+    FILE *f;
+    int rc;
+
+    rc = czk_wtns_open_header(&rd, path, CZK_CURVES_ALL, &e);
+    CHECK(rc == 0 && rd.n_witness == n && rd.w == NULL && rd.curve == CZK_CURVE_BLS12_381, "header: %d %s", rc,
+          e.msg);
+    if (!rc) {
+        rc = czk_wtns_load_into(&rd, buf, (size_t)n * 32 - 1, path, &e);
+        CHECK(rc == -EINVAL && strstr(e.msg, path) && rd.w == NULL, "short buffer refused: %d %s", rc, e.msg);
+        rc = czk_wtns_load_into(&rd, buf + 4, (size_t)n * 32, path, &e);
+        CHECK(rc == -EINVAL && rd.w == NULL, "misaligned buffer refused: %d %s", rc, e.msg);
+        memset(buf, 0xa5, (size_t)n * 32 + 64);
+        rc = czk_wtns_load_into(&rd, buf, (size_t)n * 32, path, &e);
+        CHECK(rc == 0 && rd.w == (const czk_fr *)buf && !memcmp(buf, w, (size_t)n * 32), "load_into: %d %s", rc,
+              e.msg);
+        CHECK(buf[(size_t)n * 32] == 0xa5, "load_into wrote past the values");
+        rc = czk_wtns_load_into(&rd, buf, (size_t)n * 32, path, &e);
+        CHECK(rc == -EINVAL, "second load refused: %d", rc);
+        czk_wtns_close(&rd);
+        CHECK(buf[0] == 1 && !memcmp(buf, w, 32), "close left the caller's buffer alone");
+    }
+    /* a value >= r, then w[0] = 2: the header still opens, the values are refused */
+    snprintf(bad_path, sizeof(bad_path), "%s.bad", path);
+    f = fopen(bad_path, "wb");
+    CHECK(f && fwrite(orig.p, 1, orig.n, f) == orig.n, "copy %s", bad_path);
+    if (f)
+        fclose(f);
+    {
+        uint32_t k = n - 1;
+        uint8_t ff[32];
+        memset(ff, 0xff, sizeof(ff));
+        patch_file(bad_path, sec2 + 32L * k, ff, sizeof(ff));
+        rc = czk_wtns_open_header(&rd, bad_path, CZK_CURVES_ALL, &e);
+        CHECK(rc == 0, "header of the patched file: %s", e.msg);
+        if (!rc) {
+            char want[64];
+            snprintf(want, sizeof(want), "value %u is not below r", k);
+            rc = czk_wtns_load_into(&rd, buf, (size_t)n * 32, bad_path, &e);
+            CHECK(rc == -EINVAL && strstr(e.msg, bad_path) && strstr(e.msg, k ? want : "not below r"),
+                  "value >= r refused: %d %s", rc, e.msg);
+            czk_wtns_close(&rd);
+        }
+        if (k) {
+            uint8_t two = 2;
+            patch_file(bad_path, sec2 + 32L * k, w[k].l, 32);
+            patch_file(bad_path, sec2, &two, 1);
+            rc = czk_wtns_open_header(&rd, bad_path, CZK_CURVES_ALL, &e);
+            if (!rc) {
+                rc = czk_wtns_load_into(&rd, buf, (size_t)n * 32, bad_path, &e);
+                CHECK(rc == -EINVAL && strstr(e.msg, "w[0] is not 1"), "w[0] = 2 refused: %d %s", rc, e.msg);
+                czk_wtns_close(&rd);
+            }
+        }
+    }
+    unlink(bad_path);
+    free(orig.p);
+    free(buf);
+}
+
 static void test_wtns(int round)
 {
     char path[4200];
@@ -66,6 +148,7 @@ static void test_wtns(int round)
         CHECK(memcmp(rd.w, w, (size_t)n * 32) == 0, "wtns values differ");
         czk_wtns_close(&rd);
     }
+    test_wtns_into(path, w, n);
     /* refusals leave the existing file alone */
     if (n > 1) {
         fmt_buf before = fmt_read_file(path), after;
