@@ -315,7 +315,9 @@ static int bn254_files(const char *dir)
     mpz_clears(q, rinv, NULL);
 
     /* the writer: the same key written again reads back the same */
-    snprintf(tmp, sizeof(tmp), "%s/bn254_roundtrip.zkey", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    /* one file per process: ctest runs the BN254 fixtures of this program side by side */
+    snprintf(tmp, sizeof(tmp), "%s/bn254_roundtrip.%ld.zkey", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+             (long)getpid());
     {
         czk_zkey_spec sp = {.n_vars = z.n_vars, .n_public = z.n_public, .domain_size = z.domain_size,
                             .n_coefs = z.n_coefs, .coefs = z.coefs, .curve = CZK_CURVE_BN254, .bn = z.bn};
