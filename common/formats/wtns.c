@@ -72,13 +72,9 @@ static int wtns_check_values(const czk_wtns *w, const char *name, czk_error *e)
     return 0;
 }
 
-/* header, then the values in place (aligned) or in a copy the czk_wtns owns */
-static int wtns_validate(czk_wtns *w, const char *name, unsigned curves, czk_error *e)
+/* the values in place (aligned) or in a copy the czk_wtns owns, then checked */
+static int wtns_load_own(czk_wtns *w, const char *name, czk_error *e)
 {
-    int rc = wtns_header(w, name, curves, e);
-
-    if (rc)
-        return rc;
     if ((uintptr_t)w->raw % _Alignof(czk_fr) == 0) {
         w->w = (const czk_fr *)w->raw;
     } else {
@@ -126,7 +122,9 @@ int czk_wtns_open_fd_curves(czk_wtns *w, int fd, const char *name, unsigned curv
     memset(w, 0, sizeof(*w));
     rc = czk_binfile_map_fd(&w->map, &w->map_size, fd, name, e);
     if (!rc)
-        rc = wtns_validate(w, name, curves, e);
+        rc = wtns_header(w, name, curves, e);
+    if (!rc)
+        rc = wtns_load_own(w, name, e);
     if (rc)
         czk_wtns_close(w);
     return rc;
@@ -139,13 +137,9 @@ int czk_wtns_open_fd(czk_wtns *w, int fd, const char *name, czk_error *e)
 
 int czk_wtns_open_curves(czk_wtns *w, const char *path, unsigned curves, czk_error *e)
 {
-    int rc;
+    int rc = czk_wtns_open_header(w, path, curves, e);
 
-    memset(w, 0, sizeof(*w));
-    rc = czk_binfile_map_path(&w->map, &w->map_size, path, e);
-    if (!rc)
-        rc = wtns_validate(w, path, curves, e);
-    if (rc)
+    if (!rc && (rc = wtns_load_own(w, path, e)))
         czk_wtns_close(w);
     return rc;
 }
