@@ -471,6 +471,31 @@ __global__ void __launch_bounds__(128) k_acc_xyzz(const xyzz_t<F> *in, const uin
     st_global(out + t, acc);
 }
 
+/* k_acc_xyzz for G2 with a lane pair per task (thread 2t+c holds component c
+ * of task t's sum; ec_pair.cuh) */
+template <class B>
+__global__ void __launch_bounds__(128) k_acc_xyzz_p2(const xyzz_t<fp2x<B>> *in, const uint32_t *run_keys,
+                                                     const uint32_t *run_cnt, const uint32_t *run_start,
+                                                     const uint32_t *task_off, const uint32_t *counters, uint32_t L,
+                                                     uint32_t *out_keys, xyzz_t<fp2x<B>> *out)
+{
+    const uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) >> 1;
+    if (t >= counters[1]) /* both lanes of a pair leave together */
+        return;
+    const p2ctx k = p2_ctx();
+    uint32_t r = find_run(task_off, counters[0], t);
+    uint32_t st = run_start[r] + (t - task_off[r]) * L;
+    uint32_t end = run_start[r] + run_cnt[r];
+    if (end - st > L)
+        end = st + L;
+    xyzz_t<B> acc = p2_ld_xyzz(k, in, st);
+    for (uint32_t e = st + 1; e < end; e++)
+        p2_xyzz_add(k, acc, p2_ld_xyzz(k, in, e));
+    if (k.c == 0)
+        out_keys[t] = run_keys[r];
+    p2_st_xyzz(k, out, t, acc);
+}
+
 template <class F>
 __global__ void k_scatter(const uint32_t *keys, const xyzz_t<F> *pts, const uint32_t *counters, xyzz_t<F> *dense)
 {
@@ -523,6 +548,89 @@ __global__ void __launch_bounds__(128) k_bucket_lvl(const xyzz_t<F> *S_in, const
     st_global(S_out + g, S);
     st_global(Q_out + g, T);
 }
+
+/* k_bucket_lvl for G2 with a lane pair per output point (thread 2g+c holds
+ * component c of output g; ec_pair.cuh): each thread carries G1-sized state
+ * instead of a whole G2 point, which one thread cannot hold without spilling,
+ * and the products go in lazily reduced Karatsuba pairs as in the first
+ * level.  Launched with 2 m_out threads. */
+template <class B>
+__global__ void __launch_bounds__(128) k_bucket_lvl_p2(const xyzz_t<fp2x<B>> *S_in, const xyzz_t<fp2x<B>> *Q_in,
+                                                       uint32_t n_in, unsigned L, unsigned w1, unsigned shift,
+                                                       uint32_t m_out, xyzz_t<fp2x<B>> *S_out,
+                                                       xyzz_t<fp2x<B>> *Q_out)
+{
+    const uint32_t g = (blockIdx.x * blockDim.x + threadIdx.x) >> 1;
+    if (g >= m_out) /* both lanes of a pair leave together */
+        return;
+    const p2ctx k = p2_ctx();
+    const uint32_t n_out = n_in / L;
+    const size_t first = (size_t)(g / n_out) * n_in + (size_t)(g % n_out) * L;
+    xyzz_t<B> S, T;
+    xyzz_set_inf(S);
+    xyzz_set_inf(T);
+    for (int i = (int)L - 1; i >= 1; i--) {
+        p2_xyzz_add(k, S, p2_ld_xyzz(k, S_in, first + i));
+        p2_xyzz_add(k, T, S);
+    }
+    p2_xyzz_add(k, S, p2_ld_xyzz(k, S_in, first));
+    if (w1)
+        p2_xyzz_add(k, T, S);
+    for (unsigned i = 0; i < shift; i++)
+        p2_xyzz_dbl(k, T);
+    if (Q_in)
+        for (unsigned i = 0; i < L; i++)
+            p2_xyzz_add(k, T, p2_ld_xyzz(k, Q_in, first + i));
+    p2_st_xyzz(k, S_out, g, S);
+    p2_st_xyzz(k, Q_out, g, T);
+}
+
+static inline unsigned grid_for(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
+
+/* the later levels' merge (k_acc_xyzz) and one level of the window
+ * reduction (k_bucket_lvl) on stream s: G1 one thread per output point, G2 a
+ * lane pair (CZK_CUDA_MSM_LVL_P2=0: one thread, for comparison) */
+template <class F> struct lvl_launch {
+    static void acc(const xyzz_t<F> *in, const czk_msm_ws *ws, uint32_t tasks, uint32_t L, uint32_t *out_keys,
+                    xyzz_t<F> *out, cudaStream_t s)
+    {
+        k_acc_xyzz<F><<<grid_for(tasks, 128), 128, 0, s>>>(in, ws->run_keys, ws->run_cnt, ws->run_start, ws->task_off,
+                                                            ws->counters, L, out_keys, out);
+    }
+    static void launch(const xyzz_t<F> *S_in, const xyzz_t<F> *Q_in, uint32_t n_in, unsigned L, unsigned w1,
+                       unsigned shift, uint32_t m_out, xyzz_t<F> *S_out, xyzz_t<F> *Q_out, cudaStream_t s)
+    {
+        k_bucket_lvl<F><<<grid_for(m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out);
+    }
+};
+template <class B> struct lvl_launch<fp2x<B>> {
+    static bool p2()
+    {
+        static const unsigned on = env_uint("CZK_CUDA_MSM_LVL_P2", 1);
+        return on != 0;
+    }
+    static void acc(const xyzz_t<fp2x<B>> *in, const czk_msm_ws *ws, uint32_t tasks, uint32_t L, uint32_t *out_keys,
+                    xyzz_t<fp2x<B>> *out, cudaStream_t s)
+    {
+        if (p2())
+            k_acc_xyzz_p2<B><<<grid_for(2 * (size_t)tasks, 128), 128, 0, s>>>(
+                in, ws->run_keys, ws->run_cnt, ws->run_start, ws->task_off, ws->counters, L, out_keys, out);
+        else
+            k_acc_xyzz<fp2x<B>><<<grid_for(tasks, 128), 128, 0, s>>>(in, ws->run_keys, ws->run_cnt, ws->run_start,
+                                                                     ws->task_off, ws->counters, L, out_keys, out);
+    }
+    static void launch(const xyzz_t<fp2x<B>> *S_in, const xyzz_t<fp2x<B>> *Q_in, uint32_t n_in, unsigned L,
+                       unsigned w1, unsigned shift, uint32_t m_out, xyzz_t<fp2x<B>> *S_out, xyzz_t<fp2x<B>> *Q_out,
+                       cudaStream_t s)
+    {
+        if (p2())
+            k_bucket_lvl_p2<B><<<grid_for(2 * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift,
+                                                                               m_out, S_out, Q_out);
+        else
+            k_bucket_lvl<fp2x<B>><<<grid_for(m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out,
+                                                                       Q_out);
+    }
+};
 
 /* window sums to Jacobian for the host-side Horner step */
 template <class F> __global__ void k_to_jac(const xyzz_t<F> *W, unsigned nwin, jac_t<F> *out)
@@ -592,8 +700,6 @@ static bool plan_fits(const czk_cuda_ctx *ctx, const msm_plan &p)
     return p.pairs <= ws->cap_pairs && p.nbuckets <= ws->cap_buckets &&
            2 * ((size_t)p.ncls * p.nb / seg_for(ctx, p)) <= ws->cap_parts;
 }
-
-static inline unsigned grid_for(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
 
 template <class F>
 static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, int sbuf, size_t soff, size_t n,
@@ -752,10 +858,7 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
             if (level == 0)
                 G::level0_tasks(ws, bases, tasks, L, ws->lvl_keys[cur], out, s);
             else
-                k_acc_xyzz<F><<<grid_for(tasks, 128), 128, 0, s>>>((const xyzz_t<F> *)ws->parts[1 - cur],
-                                                                   ws->run_keys, ws->run_cnt, ws->run_start,
-                                                                   ws->task_off, ws->counters, L, ws->lvl_keys[cur],
-                                                                   out);
+                lvl_launch<F>::acc((const xyzz_t<F> *)ws->parts[1 - cur], ws, tasks, L, ws->lvl_keys[cur], out, s);
             MSM_LAUNCHED("k_acc");
         }
         PHASE(level == 0 ? "level0" : "level>0");
@@ -797,7 +900,7 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
     for (;;) {
         uint32_t n_out = n_in / L, m_out = p.ncls * n_out;
         xyzz_t<F> *S_out = (xyzz_t<F> *)ws->parts[buf], *Q_out = S_out + m_out;
-        k_bucket_lvl<F><<<grid_for(m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out);
+        lvl_launch<F>::launch(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out, s);
         MSM_LAUNCHED("k_bucket_lvl");
         S_in = S_out;
         Q_in = Q_out;

@@ -19,6 +19,7 @@ extern "C" {
  *   k = 1: 2P, P + R, 2P         k = 5: P, infinity, infinity
  *   k = 2: inf, inf, inf         k = 6: P, P + R, 2P
  *   k = 3: P + R, P, -2P         k = 7: inf, -P, inf
+ * g2 2: G2 on lane pairs (ec_pair.cuh), the same kinds and results.
  * 0, or -1 on a CUDA error (tu_ec_error names it). */
 int tu_ec_kinds(int curve_bn254, int g2, const void *pr, void *out);
 const char *tu_ec_error(void);

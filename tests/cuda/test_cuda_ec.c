@@ -4,7 +4,8 @@
  * (plain, doubling with equal and with different coordinates, P + (-P), a
  * point added to itself, infinity on either side), the mixed addition
  * (plain, doubling, P + (-P), onto infinity) and the doubling (of a point,
- * of infinity), for BLS12-381 and BN254, G1 and G2, on random points P, R,
+ * of infinity), for BLS12-381 and BN254, G1 and G2 (G2 also on lane pairs,
+ * ec_pair.cuh, as the first level and the window reduction run it), on random points P, R,
  * with the threads of a warp taking different branches at once: a BN254 G2
  * window reduction once faulted when one thread of a warp added P + (-P)
  * while the others added distinct points (docs/bench-gpu.md).  Exit 77
@@ -52,10 +53,15 @@ DEF_GROUP(bls_g1, 0, 0, czk_g1_aff, czk_g1, czk_fr, tu_rand_fr, CZK_G1_GEN, czk_
           czk_g1_dbl, czk_g1_neg, czk_g1_set_inf, czk_g1_eq)
 DEF_GROUP(bls_g2, 0, 1, czk_g2_aff, czk_g2, czk_fr, tu_rand_fr, CZK_G2_GEN, czk_g2_mul_aff, czk_g2_to_aff, czk_g2_add,
           czk_g2_dbl, czk_g2_neg, czk_g2_set_inf, czk_g2_eq)
+DEF_GROUP(bls_g2p, 0, 2, czk_g2_aff, czk_g2, czk_fr, tu_rand_fr, CZK_G2_GEN, czk_g2_mul_aff, czk_g2_to_aff, czk_g2_add,
+          czk_g2_dbl, czk_g2_neg, czk_g2_set_inf, czk_g2_eq)
 DEF_GROUP(bn_g1, 1, 0, czk_bn254_g1_aff, czk_bn254_g1, czk_bn254_fr, tu_rand_bn_fr, CZK_BN254_G1_GEN,
           czk_bn254_g1_mul_aff, czk_bn254_g1_to_aff, czk_bn254_g1_add, czk_bn254_g1_dbl, czk_bn254_g1_neg,
           czk_bn254_g1_set_inf, czk_bn254_g1_eq)
 DEF_GROUP(bn_g2, 1, 1, czk_bn254_g2_aff, czk_bn254_g2, czk_bn254_fr, tu_rand_bn_fr, CZK_BN254_G2_GEN,
+          czk_bn254_g2_mul_aff, czk_bn254_g2_to_aff, czk_bn254_g2_add, czk_bn254_g2_dbl, czk_bn254_g2_neg,
+          czk_bn254_g2_set_inf, czk_bn254_g2_eq)
+DEF_GROUP(bn_g2p, 1, 2, czk_bn254_g2_aff, czk_bn254_g2, czk_bn254_fr, tu_rand_bn_fr, CZK_BN254_G2_GEN,
           czk_bn254_g2_mul_aff, czk_bn254_g2_to_aff, czk_bn254_g2_add, czk_bn254_g2_dbl, czk_bn254_g2_neg,
           czk_bn254_g2_set_inf, czk_bn254_g2_eq)
 
@@ -69,7 +75,9 @@ int main(void)
     }
     bls_g1("bls12-381 g1");
     bls_g2("bls12-381 g2");
+    bls_g2p("bls12-381 g2 (lane pairs)");
     bn_g1("bn254 g1");
     bn_g2("bn254 g2");
+    bn_g2p("bn254 g2 (lane pairs)");
     return 0;
 }

@@ -52,7 +52,7 @@ template <int N> static void check_field(const char *name, const char *phex, uin
     gmp_randstate_t st;
     gmp_randinit_default(st);
     gmp_randseed_ui(st, (unsigned long)t_rand64());
-    int bad_eo = 0, bad_cios = 0, bad_sqr = 0, bad_add = 0;
+    int bad_eo = 0, bad_cios = 0, bad_sqr = 0, bad_add = 0, bad_kara = 0;
     for (int it = 0; it < iters; it++) {
         int k = it % 8;
         /* edge values first, then random; an input is always < p */
@@ -79,6 +79,10 @@ template <int N> static void check_field(const char *name, const char *phex, uin
         from_limbs<N>(got, rw);
         if (mpz_cmp(got, e) != 0 && bad_eo++ < 3)
             gmp_printf("FAIL %s even/odd: a=%Zx b=%Zx got %Zx want %Zx\n", name, a, b, got, e);
+        mont_mul_kara<N>(rw, aw, bw, mod, ninv_macro);
+        from_limbs<N>(got, rw);
+        if (mpz_cmp(got, e) != 0 && bad_kara++ < 3)
+            gmp_printf("FAIL %s Karatsuba: a=%Zx b=%Zx got %Zx want %Zx\n", name, a, b, got, e);
         /* a + b, a - b, b - a mod p */
         for (int op = 0; op < 3; op++) {
             const uint32_t *xw = op == 2 ? bw : aw, *yw = op == 2 ? aw : bw;
@@ -120,9 +124,9 @@ template <int N> static void check_field(const char *name, const char *phex, uin
         if (mpz_cmp(got, e) != 0 && bad_sqr++ < 3)
             gmp_printf("FAIL %s dedicated square: b=%Zx got %Zx want %Zx\n", name, b, got, e);
     }
-    printf("%s: %d products, squares, sums and differences, mismatches: even/odd %d, cios %d, square %d, "
-           "add/sub %d\n", name, iters, bad_eo, bad_cios, bad_sqr, bad_add);
-    fails += bad_eo + bad_cios + bad_sqr + bad_add;
+    printf("%s: %d products, squares, sums and differences, mismatches: even/odd %d, Karatsuba %d, cios %d, "
+           "square %d, add/sub %d\n", name, iters, bad_eo, bad_kara, bad_cios, bad_sqr, bad_add);
+    fails += bad_eo + bad_kara + bad_cios + bad_sqr + bad_add;
     gmp_randclear(st);
     mpz_clears(p, a, b, e, got, R, Rinv, t, NULL);
 }
@@ -175,6 +179,10 @@ template <int N> static void check_wide(const char *name, const char *phex, uint
         from_limbs<2 * N>(got, ww);
         if (mpz_cmp(got, e) != 0 && bad_wide++ < 3)
             gmp_printf("FAIL %s wide product: a=%Zx b=%Zx got %Zx want %Zx\n", name, a, b, got, e);
+        mul_wide_kara<N>(ww, aw, bw);
+        from_limbs<2 * N>(got, ww);
+        if (mpz_cmp(got, e) != 0 && bad_wide++ < 3)
+            gmp_printf("FAIL %s Karatsuba wide product: a=%Zx b=%Zx got %Zx want %Zx\n", name, a, b, got, e);
         /* reduction of W < p R: random, p R - 1, p R - 2^(32N) (low half zero), small */
         int k = it % 8;
         if (k == 0)
