@@ -5,33 +5,38 @@
  * reduced Karatsuba products) instantiated for bn_fp_t / bn_fp2_t.  Its own
  * translation unit so it compiles next to msm.cu; only the default kernels of
  * each level are instantiated (CZK_CUDA_MSM_SEG=0 selects the one-task-per-
- * bucket-piece first level, the other BLS12-381 comparison variants do not
- * exist here).  The workspace and the bases handles are msm.cu's.
+ * bucket-piece first level; of the other comparison variants only the
+ * register caps of the first level exist here).  The workspace and the bases handles are msm.cu's.
  */
 #include "backend/cuda/msm_kernels.cuh"
 
 template <>
 struct msm_group<bn_fp_t> : msm_group_base<bn_fp_t, czk_bn254_g1, CZK_CUDA_CURVE_BN254, 0, czk_bn254_g1_set_inf,
                                            czk_bn254_g1_dbl, czk_bn254_g1_add> {
-    /* BLS12-381's default: segmented, next base prefetched */
+    /* segmented, next base prefetched (BLS12-381's default); CZK_CUDA_MSM_SEG=4:
+     * the registers capped for 4 blocks of 128 per SM */
     static const void *level0_seg(unsigned segmode, unsigned &lanes, unsigned &bs)
     {
         lanes = 1;
         bs = 128;
-        return (const void *)k_acc_seg<bn_fp_t, true, 0>;
+        return segmode == 4 ? (const void *)k_acc_seg<bn_fp_t, true, 4> : (const void *)k_acc_seg<bn_fp_t, true, 0>;
     }
 };
 
 template <>
 struct msm_group<bn_fp2_t> : msm_group_base<bn_fp2_t, czk_bn254_g2, CZK_CUDA_CURVE_BN254, 1, czk_bn254_g2_set_inf,
                                             czk_bn254_g2_dbl, czk_bn254_g2_add> {
-    /* lane pairs, Karatsuba products with lazy reduction, 2 blocks of 128
-     * per SM: BLS12-381's default (k_acc_seg_g2p<fp_t, 2, 2, false>) */
+    /* lane pairs, Karatsuba products with lazy reduction, the registers
+     * capped for CZK_CUDA_MSM_G2P = 2 (BLS12-381's default), 3 or 4 blocks of
+     * 128 per SM */
     static const void *level0_seg(unsigned segmode, unsigned &lanes, unsigned &bs)
     {
+        static const unsigned g2p = env_uint("CZK_CUDA_MSM_G2P", 2);
         lanes = 2;
         bs = 128;
-        return (const void *)k_acc_seg_g2p<bn_fp_t, 2, 2, false>;
+        return g2p == 3   ? (const void *)k_acc_seg_g2p<bn_fp_t, 3, 2, false>
+               : g2p == 4 ? (const void *)k_acc_seg_g2p<bn_fp_t, 4, 2, false>
+                          : (const void *)k_acc_seg_g2p<bn_fp_t, 2, 2, false>;
     }
 };
 

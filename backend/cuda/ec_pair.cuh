@@ -260,15 +260,15 @@ template <int KARA = 0, class B> FF_DEV void p2_xyzz_add_aff(const p2ctx &k, xyz
 }
 
 /* dbl-2008-s-1: p <- 2p (p may be infinity), the six products in three
- * lazily reduced Karatsuba pairs (p2_mul2<true>) */
-template <class B> FF_DEV void p2_xyzz_dbl(const p2ctx &k, xyzz_t<B> &p)
+ * Karatsuba pairs (p2_mul2<LZ>: lazily reduced by default) */
+template <bool LZ = true, class B> FF_DEV void p2_xyzz_dbl(const p2ctx &k, xyzz_t<B> &p)
 {
     if (p2_is_zero(k, p.zz))
         return;
     B u, v, w, s, m, t;
     dbl(u, p.y);                           /* U = 2Y */
     p2_sqr(k, v, u);                       /* V = U^2 */
-    p2_mul2<true>(k, w, s, u, v, p.x, v);  /* W = U V, S = X V */
+    p2_mul2<LZ>(k, w, s, u, v, p.x, v);  /* W = U V, S = X V */
     p2_sqr(k, m, p.x);
     dbl(t, m);
     add(m, m, t);                          /* M = 3 X^2 */
@@ -276,15 +276,15 @@ template <class B> FF_DEV void p2_xyzz_dbl(const p2ctx &k, xyzz_t<B> &p)
     sub(t, t, s);
     sub(t, t, s);                          /* X3 = M^2 - 2S */
     sub(s, s, t);
-    p2_mul2<true>(k, s, u, m, s, w, p.y);  /* M (S - X3), W Y */
+    p2_mul2<LZ>(k, s, u, m, s, w, p.y);  /* M (S - X3), W Y */
     sub(p.y, s, u);                        /* Y3 = M (S - X3) - W Y */
     p.x = t;
-    p2_mul2<true>(k, p.zz, p.zzz, p.zz, v, p.zzz, w); /* ZZ3 = ZZ V, ZZZ3 = ZZZ W */
+    p2_mul2<LZ>(k, p.zz, p.zzz, p.zz, v, p.zzz, w); /* ZZ3 = ZZ V, ZZZ3 = ZZZ W */
 }
 
 /* add-2008-s: p <- p + q (either may be infinity), the twelve products in six
- * lazily reduced Karatsuba pairs; the same steps as xyzz_add */
-template <class B> FF_DEV void p2_xyzz_add(const p2ctx &k, xyzz_t<B> &p, const xyzz_t<B> &q)
+ * Karatsuba pairs (p2_mul2<LZ>); the same steps as xyzz_add */
+template <bool LZ = true, class B> FF_DEV void p2_xyzz_add(const p2ctx &k, xyzz_t<B> &p, const xyzz_t<B> &q)
 {
     if (p2_is_zero(k, q.zz))
         return;
@@ -293,27 +293,27 @@ template <class B> FF_DEV void p2_xyzz_add(const p2ctx &k, xyzz_t<B> &p, const x
         return;
     }
     B u1, s1, pp, r, t, ppp;
-    p2_mul2<true>(k, u1, pp, p.x, q.zz, q.x, p.zz);   /* U1 = X1 ZZ2, U2 = X2 ZZ1 */
+    p2_mul2<LZ>(k, u1, pp, p.x, q.zz, q.x, p.zz);   /* U1 = X1 ZZ2, U2 = X2 ZZ1 */
     sub(pp, pp, u1);                                   /* P = U2 - U1 */
-    p2_mul2<true>(k, s1, r, p.y, q.zzz, q.y, p.zzz);  /* S1 = Y1 ZZZ2, S2 = Y2 ZZZ1 */
+    p2_mul2<LZ>(k, s1, r, p.y, q.zzz, q.y, p.zzz);  /* S1 = Y1 ZZZ2, S2 = Y2 ZZZ1 */
     sub(r, r, s1);                                     /* R = S2 - S1 */
     if (p2_is_zero(k, pp)) {
         if (p2_is_zero(k, r))
-            p2_xyzz_dbl(k, p);
+            p2_xyzz_dbl<LZ>(k, p);
         else
             xyzz_set_inf(p);
         return;
     }
     p2_sqr(k, t, pp);                                  /* PP */
-    p2_mul2<true>(k, ppp, p.zz, pp, t, p.zz, q.zz);   /* PPP = P PP, ZZ1 ZZ2 */
-    p2_mul2<true>(k, p.zzz, u1, p.zzz, q.zzz, u1, t); /* ZZZ1 ZZZ2, Q = U1 PP */
-    p2_mul2<true>(k, p.zz, p.zzz, p.zz, t, p.zzz, ppp); /* ZZ3 = ZZ1 ZZ2 PP, ZZZ3 = ZZZ1 ZZZ2 PPP */
+    p2_mul2<LZ>(k, ppp, p.zz, pp, t, p.zz, q.zz);   /* PPP = P PP, ZZ1 ZZ2 */
+    p2_mul2<LZ>(k, p.zzz, u1, p.zzz, q.zzz, u1, t); /* ZZZ1 ZZZ2, Q = U1 PP */
+    p2_mul2<LZ>(k, p.zz, p.zzz, p.zz, t, p.zzz, ppp); /* ZZ3 = ZZ1 ZZ2 PP, ZZZ3 = ZZZ1 ZZZ2 PPP */
     p2_sqr(k, t, r);
     sub(t, t, ppp);
     sub(t, t, u1);
     sub(t, t, u1);                                     /* X3 = R^2 - PPP - 2Q */
     sub(u1, u1, t);
-    p2_mul2<true>(k, u1, s1, r, u1, s1, ppp);         /* R (Q - X3), S1 PPP */
+    p2_mul2<LZ>(k, u1, s1, r, u1, s1, ppp);         /* R (Q - X3), S1 PPP */
     sub(p.y, u1, s1);
     p.x = t;
 }

@@ -473,7 +473,7 @@ __global__ void __launch_bounds__(128) k_acc_xyzz(const xyzz_t<F> *in, const uin
 
 /* k_acc_xyzz for G2 with a lane pair per task (thread 2t+c holds component c
  * of task t's sum; ec_pair.cuh) */
-template <class B>
+template <class B, bool LZ>
 __global__ void __launch_bounds__(128) k_acc_xyzz_p2(const xyzz_t<fp2x<B>> *in, const uint32_t *run_keys,
                                                      const uint32_t *run_cnt, const uint32_t *run_start,
                                                      const uint32_t *task_off, const uint32_t *counters, uint32_t L,
@@ -490,7 +490,7 @@ __global__ void __launch_bounds__(128) k_acc_xyzz_p2(const xyzz_t<fp2x<B>> *in, 
         end = st + L;
     xyzz_t<B> acc = p2_ld_xyzz(k, in, st);
     for (uint32_t e = st + 1; e < end; e++)
-        p2_xyzz_add(k, acc, p2_ld_xyzz(k, in, e));
+        p2_xyzz_add<LZ>(k, acc, p2_ld_xyzz(k, in, e));
     if (k.c == 0)
         out_keys[t] = run_keys[r];
     p2_st_xyzz(k, out, t, acc);
@@ -554,7 +554,7 @@ __global__ void __launch_bounds__(128) k_bucket_lvl(const xyzz_t<F> *S_in, const
  * instead of a whole G2 point, which one thread cannot hold without spilling,
  * and the products go in lazily reduced Karatsuba pairs as in the first
  * level.  Launched with 2 m_out threads. */
-template <class B>
+template <class B, bool LZ>
 __global__ void __launch_bounds__(128) k_bucket_lvl_p2(const xyzz_t<fp2x<B>> *S_in, const xyzz_t<fp2x<B>> *Q_in,
                                                        uint32_t n_in, unsigned L, unsigned w1, unsigned shift,
                                                        uint32_t m_out, xyzz_t<fp2x<B>> *S_out,
@@ -570,17 +570,17 @@ __global__ void __launch_bounds__(128) k_bucket_lvl_p2(const xyzz_t<fp2x<B>> *S_
     xyzz_set_inf(S);
     xyzz_set_inf(T);
     for (int i = (int)L - 1; i >= 1; i--) {
-        p2_xyzz_add(k, S, p2_ld_xyzz(k, S_in, first + i));
-        p2_xyzz_add(k, T, S);
+        p2_xyzz_add<LZ>(k, S, p2_ld_xyzz(k, S_in, first + i));
+        p2_xyzz_add<LZ>(k, T, S);
     }
-    p2_xyzz_add(k, S, p2_ld_xyzz(k, S_in, first));
+    p2_xyzz_add<LZ>(k, S, p2_ld_xyzz(k, S_in, first));
     if (w1)
-        p2_xyzz_add(k, T, S);
+        p2_xyzz_add<LZ>(k, T, S);
     for (unsigned i = 0; i < shift; i++)
-        p2_xyzz_dbl(k, T);
+        p2_xyzz_dbl<LZ>(k, T);
     if (Q_in)
         for (unsigned i = 0; i < L; i++)
-            p2_xyzz_add(k, T, p2_ld_xyzz(k, Q_in, first + i));
+            p2_xyzz_add<LZ>(k, T, p2_ld_xyzz(k, Q_in, first + i));
     p2_st_xyzz(k, S_out, g, S);
     p2_st_xyzz(k, Q_out, g, T);
 }
@@ -589,7 +589,9 @@ static inline unsigned grid_for(size_t n, unsigned t) { return (unsigned)((n + t
 
 /* the later levels' merge (k_acc_xyzz) and one level of the window
  * reduction (k_bucket_lvl) on stream s: G1 one thread per output point, G2 a
- * lane pair (CZK_CUDA_MSM_LVL_P2=0: one thread, for comparison) */
+ * lane pair with lazily reduced Karatsuba products (CZK_CUDA_MSM_LVL_P2=1,
+ * the default; 2: Karatsuba products reduced each, fewer registers; 0: one
+ * thread per point, for comparison) */
 template <class F> struct lvl_launch {
     static void acc(const xyzz_t<F> *in, const czk_msm_ws *ws, uint32_t tasks, uint32_t L, uint32_t *out_keys,
                     xyzz_t<F> *out, cudaStream_t s)
@@ -604,16 +606,19 @@ template <class F> struct lvl_launch {
     }
 };
 template <class B> struct lvl_launch<fp2x<B>> {
-    static bool p2()
+    static unsigned p2()
     {
         static const unsigned on = env_uint("CZK_CUDA_MSM_LVL_P2", 1);
-        return on != 0;
+        return on;
     }
     static void acc(const xyzz_t<fp2x<B>> *in, const czk_msm_ws *ws, uint32_t tasks, uint32_t L, uint32_t *out_keys,
                     xyzz_t<fp2x<B>> *out, cudaStream_t s)
     {
-        if (p2())
-            k_acc_xyzz_p2<B><<<grid_for(2 * (size_t)tasks, 128), 128, 0, s>>>(
+        if (p2() == 1)
+            k_acc_xyzz_p2<B, true><<<grid_for(2 * (size_t)tasks, 128), 128, 0, s>>>(
+                in, ws->run_keys, ws->run_cnt, ws->run_start, ws->task_off, ws->counters, L, out_keys, out);
+        else if (p2() == 2)
+            k_acc_xyzz_p2<B, false><<<grid_for(2 * (size_t)tasks, 128), 128, 0, s>>>(
                 in, ws->run_keys, ws->run_cnt, ws->run_start, ws->task_off, ws->counters, L, out_keys, out);
         else
             k_acc_xyzz<fp2x<B>><<<grid_for(tasks, 128), 128, 0, s>>>(in, ws->run_keys, ws->run_cnt, ws->run_start,
@@ -623,9 +628,12 @@ template <class B> struct lvl_launch<fp2x<B>> {
                        unsigned w1, unsigned shift, uint32_t m_out, xyzz_t<fp2x<B>> *S_out, xyzz_t<fp2x<B>> *Q_out,
                        cudaStream_t s)
     {
-        if (p2())
-            k_bucket_lvl_p2<B><<<grid_for(2 * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift,
-                                                                               m_out, S_out, Q_out);
+        if (p2() == 1)
+            k_bucket_lvl_p2<B, true><<<grid_for(2 * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift,
+                                                                                     m_out, S_out, Q_out);
+        else if (p2() == 2)
+            k_bucket_lvl_p2<B, false><<<grid_for(2 * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift,
+                                                                                      m_out, S_out, Q_out);
         else
             k_bucket_lvl<fp2x<B>><<<grid_for(m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out,
                                                                        Q_out);
