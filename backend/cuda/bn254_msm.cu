@@ -13,13 +13,15 @@
 template <>
 struct msm_group<bn_fp_t> : msm_group_base<bn_fp_t, czk_bn254_g1, CZK_CUDA_CURVE_BN254, 0, czk_bn254_g1_set_inf,
                                            czk_bn254_g1_dbl, czk_bn254_g1_add> {
-    /* segmented, next base prefetched (BLS12-381's default); CZK_CUDA_MSM_SEG=4:
-     * the registers capped for 4 blocks of 128 per SM */
+    /* segmented, next base prefetched, the registers capped for 4 blocks of
+     * 128 per SM (128 instead of 132: 16 warps per SM instead of 12; G1 2^24
+     * table 47.6 against 48.5 ms, docs/bench-gpu.md runs 27-28); CZK_CUDA_MSM_SEG=5:
+     * uncapped, BLS12-381's default, for comparison */
     static const void *level0_seg(unsigned segmode, unsigned &lanes, unsigned &bs)
     {
         lanes = 1;
         bs = 128;
-        return segmode == 4 ? (const void *)k_acc_seg<bn_fp_t, true, 4> : (const void *)k_acc_seg<bn_fp_t, true, 0>;
+        return segmode == 5 ? (const void *)k_acc_seg<bn_fp_t, true, 0> : (const void *)k_acc_seg<bn_fp_t, true, 4>;
     }
 };
 
