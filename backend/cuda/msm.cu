@@ -16,13 +16,16 @@
  *     piece.  Later levels cut the runs of partial sums into tasks of at most L
  *     and add them (full XYZZ additions) until each bucket has one sum; those
  *     are scattered into a dense bucket array.  (CZK_CUDA_MSM_SEG=0 selects the
- *     older first level, tasks of at most L pairs per bucket.)  G2's first
- *     level runs on lane pairs, one Fp2 component per thread (ec_pair.cuh): a
- *     whole G2 point per thread needs more registers than a thread has.
- *  4. per window, sum_b (b+1)*B_b by running sums over segments of buckets in
- *     parallel (segment j adds j*SEG*S_j by double-and-add), then a tree of
- *     group sums; the nwin window sums go to the host, which runs Horner over
- *     the windows (c doublings each: a serial chain a CPU core runs faster).
+ *     older first level, tasks of at most L pairs per bucket.)
+ *  4. per window, sum_b (b+1)*B_b in levels of k_bucket_lvl: each thread
+ *     reduces a block of buckets to its sum and its weighted sum, the next
+ *     level reduces the block sums with the block index as weight (see
+ *     k_bucket_lvl); the nwin window sums go to the host, which runs Horner
+ *     over the windows (c doublings each: a serial chain a CPU core runs
+ *     faster).
+ * G2 runs every level on lane pairs, one Fp2 component per thread
+ * (ec_pair.cuh): a whole G2 point per thread needs more registers than a
+ * thread has.
  * All scratch lives in the context's workspace, sized at creation.
  * The plan, the kernels and the driver are msm_kernels.cuh, shared with
  * BN254 (bn254_msm.cu); this file holds the workspace, the bases (both
