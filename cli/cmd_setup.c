@@ -2,7 +2,8 @@
  * cmd_setup.c — `czk setup` (development proving key) and `czk gen-circuit`
  * (synthetic circuit + witness): the tools to make test circuits and test
  * keys at any size, for BLS12-381 or BN254 (setup: the r1cs's prime picks;
- * gen-circuit: --curve).
+ * gen-circuit: --curve).  setup --backend: where the key's point
+ * multiplications run (a GPU by default when there is one; common/groth16/setup.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,18 +18,60 @@
 #include "common/groth16/gencircuit.h"
 #include "common/base/log.h"
 #include "common/groth16/setup.h"
+#ifdef CZK_HAVE_CUDA_BACKEND
+#include "backend/cuda/czk_cuda.h"
+#endif
+
+#ifdef CZK_HAVE_CUDA_BACKEND
+/* the setup's fixed-base multiplications on GPU *(int *)arg */
+static int setup_cuda_gen_mul(void *arg, czk_curve_id curve, int g2, const void *base, const void *k, size_t n,
+                              void *out)
+{
+    return czk_cuda_gen_mul(*(const int *)arg, curve == CZK_CURVE_BN254 ? CZK_CUDA_CURVE_BN254 : CZK_CUDA_CURVE_BLS12_381,
+                            g2, base, k, n, out);
+}
+#endif
 
 int czk_cmd_setup(int argc, char **argv)
 {
+    static const struct option opts[] = { { "backend", required_argument, NULL, 'b' }, { NULL, 0, NULL, 0 } };
+    const char *backend = "auto";
+    czk_setup_accel accel = { 0 };
     czk_error e = { 0 };
+    int c;
 
-    if (czk_cli_operands(argc, argv, 2, 2, "R1CS ZKEY") < 0)
-        return czk_cli_opt_status();
+    while ((c = czk_cli_getopt(argc, argv, opts)) != -1) {
+        if (c == 'b')
+            backend = optarg;
+        else
+            return czk_cli_opt_status();
+    }
+    if (strcmp(backend, "cpu") && strcmp(backend, "cuda") && strcmp(backend, "auto"))
+        return czk_cli_usage_error(argv[0], "--backend must be cpu, cuda or auto, not \"%s\"", backend);
+    if (argc - optind != 2)
+        return czk_cli_usage_error(argv[0], "expected R1CS ZKEY, got %d argument%s", argc - optind,
+                                   argc - optind == 1 ? "" : "s");
+#ifdef CZK_HAVE_CUDA_BACKEND
+    static int device = 0;
+    int ndev = 0;
+
+    if (strcmp(backend, "cpu") && czk_cuda_device_count(&ndev) == 0 && ndev > 0) {
+        accel = (czk_setup_accel){ .name = "GPU 0", .gen_mul = setup_cuda_gen_mul, .arg = &device,
+                                   .fallback = !strcmp(backend, "auto") };
+        czk_info("setup: point multiplications on GPU 0 (--backend %s)", backend);
+    } else if (!strcmp(backend, "cuda")) {
+        return czk_cli_failf(argv[0], "--backend cuda: no usable GPU (%s)",
+                             czk_cuda_last_error()[0] ? czk_cuda_last_error() : "no device");
+    }
+#else
+    if (!strcmp(backend, "cuda"))
+        return czk_cli_failf(argv[0], "--backend cuda: this czk was built without the CUDA backend");
+#endif
     fprintf(stderr,
             "czk setup: *** DEVELOPMENT KEY: for tests and benchmarks only, NOT FOR PRODUCTION ***\n"
             "czk setup: the secrets are random and wiped after use, but nothing proves that;\n"
             "czk setup: production keys must come from a ceremony (snarkjs powersoftau + zkey contribute)\n");
-    if (czk_setup_dev(argv[optind], argv[optind + 1], czk_cli_threads, &e))
+    if (czk_setup_dev(argv[optind], argv[optind + 1], czk_cli_threads, accel.gen_mul ? &accel : NULL, &e))
         return czk_cli_fail(argv[0], &e);
     return CZK_EXIT_OK;
 }

@@ -32,8 +32,11 @@ CZK_CLI_CMD("verify", verify, "VKEY_JSON PUBLIC_JSON PROOF_JSON",
             "verify a proof: exit 0 valid, 1 invalid, 2 error", "")
 CZK_CLI_CMD("vkey", vkey, "ZKEY [OUT_JSON]",
             "write the verification_key.json of a proving key to OUT_JSON (default: standard output)", "")
-CZK_CLI_CMD("setup", setup, "R1CS ZKEY",
-            "DEVELOPMENT setup with fresh random secrets (tests/benchmarks only)", "")
+CZK_CLI_CMD("setup", setup, "[--backend cpu|cuda|auto] R1CS ZKEY",
+            "DEVELOPMENT setup with fresh random secrets (tests/benchmarks only)",
+            "  --backend B           where the key's point multiplications run: cpu, cuda (GPU 0 of\n"
+            "                        CUDA_VISIBLE_DEVICES; fails without one) or auto (default: cuda\n"
+            "                        when a GPU is usable, the CPU for any part the GPU fails)\n")
 CZK_CLI_CMD("gen-circuit", gen_circuit,
             "--constraints N [--publics K] [--bits F] [--seed S] [--curve C] OUT_R1CS OUT_WTNS",
             "generate a satisfiable synthetic circuit and its witness",

@@ -220,6 +220,17 @@ int czk_cuda_bn254_msm_g1_host(czk_cuda_ctx *ctx, const czk_cuda_bases *b, const
 int czk_cuda_bn254_msm_g2_host(czk_cuda_ctx *ctx, const czk_cuda_bases *b, const czk_bn254_fr *scalars, size_t n,
                                czk_bn254_g2 *r);
 
+/* ---- fixed-base multiples (czk setup) ----
+ * out[i] = k[i] P for n scalars k of curve's Fr in MONTGOMERY form (as a
+ * setup holds them) and one affine point P of G1 (g2 0) or G2 (g2 1) of
+ * curve (CZK_CUDA_CURVE_*); out in the zkey's affine layout, a zero scalar
+ * giving all-zero bytes (infinity).  Runs on device `device` with device
+ * memory of its own (about 64 MiB, freed before the return), needs no
+ * context.  VARIABLE TIME: which table entry is read depends on the
+ * scalars; for development setups only (common/groth16/setup.h). */
+int czk_cuda_gen_mul(int device, unsigned curve, int g2, const void *base, const void *k_mont, size_t n,
+                     void *out);
+
 /* ---- self-test entry points (tests compare these with the CPU field) ---- */
 int czk_cuda_test_fr_mul(czk_cuda_ctx *ctx, czk_fr *r, const czk_fr *a, const czk_fr *b, size_t n);
 int czk_cuda_test_fp_mul(czk_cuda_ctx *ctx, czk_fp *r, const czk_fp *a, const czk_fp *b, size_t n);

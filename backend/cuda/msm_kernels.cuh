@@ -256,6 +256,19 @@ FF_DEV uint32_t find_run(const uint32_t *task_off, uint32_t R, uint32_t t)
     return lo;
 }
 
+/* task t of a later level (or of the unsegmented first level): the run r it
+ * belongs to (returned) and its inputs [st, end), at most L of the run's */
+FF_DEV uint32_t task_slice(uint32_t t, uint32_t L, const uint32_t *run_cnt, const uint32_t *run_start,
+                           const uint32_t *task_off, const uint32_t *counters, uint32_t &st, uint32_t &end)
+{
+    const uint32_t r = find_run(task_off, counters[0], t);
+    st = run_start[r] + (t - task_off[r]) * L;
+    end = run_start[r] + run_cnt[r];
+    if (end - st > L)
+        end = st + L;
+    return r;
+}
+
 /* the segmented first level's slice for thread (or lane pair) t of T: the
  * sorted pairs [s, e_end) (M pairs in equal slices of ceil(M / T)) and the
  * output slot of its first piece (t + the run holding s); false when t has
@@ -284,11 +297,8 @@ __global__ void __launch_bounds__(128) k_acc_aff(const uint32_t *vals, const aff
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= counters[1])
         return;
-    uint32_t r = find_run(task_off, counters[0], t);
-    uint32_t st = run_start[r] + (t - task_off[r]) * L;
-    uint32_t end = run_start[r] + run_cnt[r];
-    if (end - st > L)
-        end = st + L;
+    uint32_t st, end;
+    const uint32_t r = task_slice(t, L, run_cnt, run_start, task_off, counters, st, end);
     xyzz_t<F> acc;
     xyzz_set_inf(acc);
     for (uint32_t e = st; e < end; e++) {
@@ -429,11 +439,8 @@ __global__ void __launch_bounds__(128, MINB)
     if (t >= counters[1]) /* both lanes of a pair leave together */
         return;
     const p2ctx k = p2_ctx();
-    uint32_t r = find_run(task_off, counters[0], t);
-    uint32_t st = run_start[r] + (t - task_off[r]) * L;
-    uint32_t end = run_start[r] + run_cnt[r];
-    if (end - st > L)
-        end = st + L;
+    uint32_t st, end;
+    const uint32_t r = task_slice(t, L, run_cnt, run_start, task_off, counters, st, end);
     xyzz_t<B> acc;
     xyzz_set_inf(acc);
     for (uint32_t e = st; e < end; e++) {
@@ -459,11 +466,8 @@ __global__ void __launch_bounds__(128) k_acc_xyzz(const xyzz_t<F> *in, const uin
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= counters[1])
         return;
-    uint32_t r = find_run(task_off, counters[0], t);
-    uint32_t st = run_start[r] + (t - task_off[r]) * L;
-    uint32_t end = run_start[r] + run_cnt[r];
-    if (end - st > L)
-        end = st + L;
+    uint32_t st, end;
+    const uint32_t r = task_slice(t, L, run_cnt, run_start, task_off, counters, st, end);
     xyzz_t<F> acc = ld_global(in + st);
     for (uint32_t e = st + 1; e < end; e++)
         xyzz_add(acc, ld_global(in + e));
@@ -483,11 +487,8 @@ __global__ void __launch_bounds__(128) k_acc_xyzz_p2(const xyzz_t<fp2x<B>> *in, 
     if (t >= counters[1]) /* both lanes of a pair leave together */
         return;
     const p2ctx k = p2_ctx();
-    uint32_t r = find_run(task_off, counters[0], t);
-    uint32_t st = run_start[r] + (t - task_off[r]) * L;
-    uint32_t end = run_start[r] + run_cnt[r];
-    if (end - st > L)
-        end = st + L;
+    uint32_t st, end;
+    const uint32_t r = task_slice(t, L, run_cnt, run_start, task_off, counters, st, end);
     xyzz_t<B> acc = p2_ld_xyzz(k, in, st);
     for (uint32_t e = st + 1; e < end; e++)
         p2_xyzz_add<LZ>(k, acc, p2_ld_xyzz(k, in, e));

@@ -10,7 +10,9 @@
  *     also emits section 4 (coef * R^2, A terms then B terms per constraint,
  *     then the nPublic+1 public-input rows);
  *   - 4V + n fixed-base G1 multiplications and V in G2 from window tables,
- *     normalised to affine in blocks with one inversion per block.
+ *     normalised to affine in blocks with one inversion per block; or, with
+ *     an accelerator (setup.h: `czk setup` uses the GPU when there is one),
+ *     the same multiplications there.
  * Every buffer that holds a function of the secrets is wiped before free.
  * The work is setup_tmpl.h, compiled once per curve; the r1cs's prime picks
  * which one czk_setup_dev runs.
@@ -103,7 +105,8 @@ static void bn254_fr_batch_inv_ct(czk_bn254_fr *out, const czk_bn254_fr *in, siz
 #undef ST_BATCH_INV_CT
 #include "common/groth16/g16_names_undef.h"
 
-int czk_setup_dev(const char *r1cs_path, const char *zkey_path, int nthreads, czk_error *e)
+int czk_setup_dev(const char *r1cs_path, const char *zkey_path, int nthreads, const czk_setup_accel *accel,
+                  czk_error *e)
 {
     czk_r1cs r1cs;
     czk_curve_id curve;
@@ -118,14 +121,14 @@ int czk_setup_dev(const char *r1cs_path, const char *zkey_path, int nthreads, cz
         czk_setup_bn254_secrets s;
         if ((rc = czk_setup_bn254_secrets_random(&s)))
             return czk_errorf(e, rc, "setup: cannot draw secrets from getrandom: %s", strerror(-rc));
-        rc = czk_setup_bn254_with_secrets(r1cs_path, zkey_path, &s, nthreads, e);
+        rc = czk_setup_bn254_with_secrets(r1cs_path, zkey_path, &s, nthreads, accel, e);
         explicit_bzero(&s, sizeof(s));
         return rc;
     }
     czk_setup_secrets s;
     if ((rc = czk_setup_secrets_random(&s)))
         return czk_errorf(e, rc, "setup: cannot draw secrets from getrandom: %s", strerror(-rc));
-    rc = czk_setup_with_secrets(r1cs_path, zkey_path, &s, nthreads, e);
+    rc = czk_setup_with_secrets(r1cs_path, zkey_path, &s, nthreads, accel, e);
     explicit_bzero(&s, sizeof(s));
     return rc;
 }

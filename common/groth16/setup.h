@@ -15,14 +15,35 @@
 #ifndef CZK_SETUP_H
 #define CZK_SETUP_H
 
+#include <stddef.h>
+
 #include "common/base/error.h"
 #include "common/crypto/bn254_field.h"
 #include "common/crypto/field.h"
+#include "common/formats/formats.h"
+
+/*
+ * Where the bulk fixed-base multiplications (4V + n in G1, V in G2) run.
+ * NULL (or gen_mul NULL): on the CPU's tables.  Otherwise gen_mul(arg, curve,
+ * g2, base, k, n, out) sets out[i] = k[i] base for n scalars k of the
+ * curve's Fr in Montgomery form and base the curve's generator of G1 (g2 0)
+ * or G2, out in the zkey's affine layout (a zero scalar: all-zero bytes),
+ * and returns 0 or -errno; on an error the setup logs it (naming `name`)
+ * and, with fallback set, does that multiplication on the CPU instead, else
+ * fails.  The cli's cuda one: czk_cuda_gen_mul (backend/cuda/czk_cuda.h).
+ */
+typedef struct czk_setup_accel {
+    const char *name;
+    int (*gen_mul)(void *arg, czk_curve_id curve, int g2, const void *base, const void *k, size_t n, void *out);
+    void *arg;
+    int fallback;
+} czk_setup_accel;
 
 /* `czk setup`: the r1cs's prime picks the curve (BLS12-381 or BN254);
  * fresh secrets, key written atomically to zkey_path, secrets and every
- * derived secret scalar wiped before returning */
-int czk_setup_dev(const char *r1cs_path, const char *zkey_path, int nthreads, czk_error *e);
+ * derived secret scalar wiped before returning; accel may be NULL */
+int czk_setup_dev(const char *r1cs_path, const char *zkey_path, int nthreads, const czk_setup_accel *accel,
+                  czk_error *e);
 
 #include "common/groth16/g16_names_bls12_381.h"
 #include "common/groth16/setup_api_tmpl.h"

@@ -16,5 +16,5 @@ int ST(secrets_random)(ST(secrets) *s);
 /* the same with given secrets (tests check the key against them); -EINVAL when
  * they violate the conditions above */
 int ST(with_secrets)(const char *r1cs_path, const char *zkey_path,
-                     const ST(secrets) *secrets, int nthreads, czk_error *e);
+                     const ST(secrets) *secrets, int nthreads, const czk_setup_accel *accel, czk_error *e);
 

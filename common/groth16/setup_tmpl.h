@@ -239,6 +239,47 @@ static int CV(fb_g2_many)(CV(g2_aff) *out, const CV(g2_fb) *t, const CV(fr) *k, 
     return rc ? rc : x.err;
 }
 
+/* out[i] = k[i] G (k Montgomery) for the generator of G1 (g2 0) or G2:
+ * on accel when there is one (its failure logged, then the CPU's tables
+ * with accel->fallback), else on the CPU's tables, built here on first use */
+struct CV(gen_muls) {
+    const czk_setup_accel *accel;
+    CV(g1_fb) *fb1;
+    CV(g2_fb) *fb2;
+    size_t fb1_uses, fb2_uses; /* multiplications each table serves: its window */
+    int nthreads;
+    czk_error *e;
+};
+
+static int CV(gen_mul_many)(struct CV(gen_muls) *g, int g2, void *out, const CV(fr) *k, size_t n, const char *what)
+{
+    const czk_setup_accel *a = g->accel;
+    int rc;
+
+    if (a && a->gen_mul) {
+        double t0 = now_s();
+
+        rc = a->gen_mul(a->arg, CV_ID, g2, g2 ? (const void *)&CVU(G2_GEN) : (const void *)&CVU(G1_GEN), k, n, out);
+        if (!rc) {
+            czk_debug("setup: %s points (%zu) on %s in %.2f s", what, n, a->name, now_s() - t0);
+            return 0;
+        }
+        if (!a->fallback)
+            return czk_errorf(g->e, rc, "setup: %s points on %s: %s", what, a->name, strerror(-rc));
+        czk_warn("setup: %s points on %s failed (%s); computing them on the CPU", what, a->name, strerror(-rc));
+    }
+    if (g2) {
+        if (!g->fb2 && (rc = CV(g2_fb_new)(&g->fb2, &CVU(G2_GEN), fb_window(g->fb2_uses))))
+            return czk_errorf(g->e, rc, "setup: G2 table: %s", strerror(-rc));
+        rc = CV(fb_g2_many)(out, g->fb2, k, n, g->nthreads);
+    } else {
+        if (!g->fb1 && (rc = CV(g1_fb_new)(&g->fb1, &CVU(G1_GEN), fb_window(g->fb1_uses))))
+            return czk_errorf(g->e, rc, "setup: G1 table: %s", strerror(-rc));
+        rc = CV(fb_g1_many)(out, g->fb1, k, n, g->nthreads);
+    }
+    return rc ? czk_errorf(g->e, rc, "setup: %s points: %s", what, strerror(-rc)) : 0;
+}
+
 static void CV(g1_mul_gen)(CV(g1_aff) *r, const CV(fr) *k_mont)
 {
     CV(fr) s;
@@ -264,7 +305,7 @@ static void CV(g2_mul_gen)(CV(g2_aff) *r, const CV(fr) *k_mont)
 }
 
 int ST(with_secrets)(const char *r1cs_path, const char *zkey_path,
-                     const ST(secrets) *sec, int nthreads, czk_error *e)
+                     const ST(secrets) *sec, int nthreads, const czk_setup_accel *accel, czk_error *e)
 {
     czk_r1cs r1cs;
     struct CV(abc_pass) pass = { .e = e };
@@ -272,8 +313,7 @@ int ST(with_secrets)(const char *r1cs_path, const char *zkey_path,
     CV(fr) *lag = NULL, *hk = NULL, *at = NULL, *bt = NULL, *ct = NULL;
     CV(g1_aff) *pa = NULL, *pb1 = NULL, *pc = NULL, *ph = NULL;
     CV(g2_aff) *pb2 = NULL;
-    CV(g1_fb) *fb1 = NULL;
-    CV(g2_fb) *fb2 = NULL;
+    struct CV(gen_muls) gm = { 0 };
     CV(fr) w_n, w_2n, one = CVU(FR_ONE), t, factor, n_fr, delta_inv;
     struct CV(comb_ctx) comb;
     uint64_t rows;
@@ -370,15 +410,12 @@ int ST(with_secrets)(const char *r1cs_path, const char *zkey_path,
     }
     czk_info("setup: %zu coefficients %.1f s", pass.n_coefs, now_s() - t0);
 
-    /* fixed-base tables for the generators */
-    if ((rc = CV(g1_fb_new)(&fb1, &CVU(G1_GEN), fb_window(4 * (size_t)n_vars + n))) ||
-        (rc = CV(g2_fb_new)(&fb2, &CVU(G2_GEN), fb_window(n_vars))))
-        goto nomem;
-
-    if ((rc = CV(fb_g1_many)(pa, fb1, at, n_vars, nthreads)) ||
-        (rc = CV(fb_g1_many)(pb1, fb1, bt, n_vars, nthreads)) ||
-        (rc = CV(fb_g2_many)(pb2, fb2, bt, n_vars, nthreads)))
-        goto nomem;
+    gm = (struct CV(gen_muls)){ .accel = accel, .fb1_uses = 4 * (size_t)n_vars + n, .fb2_uses = n_vars,
+                                .nthreads = nthreads, .e = e };
+    if ((rc = CV(gen_mul_many)(&gm, 0, pa, at, n_vars, "A")) ||
+        (rc = CV(gen_mul_many)(&gm, 0, pb1, bt, n_vars, "B1")) ||
+        (rc = CV(gen_mul_many)(&gm, 1, pb2, bt, n_vars, "B2")))
+        goto out;
     czk_info("setup: A, B1, B2 points %.1f s", now_s() - t0);
 
     comb = (struct CV(comb_ctx)){ .ct = ct, .at = at, .bt = bt, .alpha = sec->alpha, .beta = sec->beta,
@@ -386,9 +423,11 @@ int ST(with_secrets)(const char *r1cs_path, const char *zkey_path,
     rc = czk_par_for(n_vars, nthreads, CV(comb_chunk), &comb);
     explicit_bzero(&comb, sizeof(comb));
     /* ct[0..nPublic] become IC = pc[0..nPublic], the rest C = pc[nPublic+1..] */
-    if (rc || (rc = CV(fb_g1_many)(pc, fb1, ct, n_vars, nthreads)) ||
-        (rc = CV(fb_g1_many)(ph, fb1, hk, n, nthreads)))
+    if (rc)
         goto nomem;
+    if ((rc = CV(gen_mul_many)(&gm, 0, pc, ct, n_vars, "IC and C")) ||
+        (rc = CV(gen_mul_many)(&gm, 0, ph, hk, n, "H")))
+        goto out;
     czk_info("setup: IC, C, H points %.1f s", now_s() - t0);
 
     memset(&spec, 0, sizeof(spec));
@@ -421,8 +460,8 @@ out:
     explicit_bzero(&t, sizeof(t));
     explicit_bzero(&factor, sizeof(factor));
     explicit_bzero(&delta_inv, sizeof(delta_inv));
-    CV(g1_fb_free)(fb1);
-    CV(g2_fb_free)(fb2);
+    CV(g1_fb_free)(gm.fb1);
+    CV(g2_fb_free)(gm.fb2);
     wipe_free(lag, n * sizeof(CV(fr)));
     wipe_free(hk, n * sizeof(CV(fr)));
     wipe_free(at, n_vars * sizeof(CV(fr)));

@@ -114,43 +114,24 @@ template <class F> __global__ void k_ec_to_jac(const xyzz_t<F> *in, size_t n, ja
         xyzz_to_jac(out[i], in[i]);
 }
 
-template <class F> static int run(const void *pr, void *out)
+/* the two operands pr to the device, launch(din, dtmp, dout) with dtmp
+ * (XYZZ results, converted into dout after it) when with_tmp, the 3 x
+ * TU_EC_THREADS Jacobian results back to out */
+template <class F, class Launch> static int run_with(const void *pr, void *out, bool with_tmp, Launch launch)
 {
-    aff_t<F> *din = NULL;
-    jac_t<F> *dout = NULL;
-    const size_t nout = 3 * TU_EC_THREADS;
-    int rc = -1;
-    if (cudaMalloc(&din, 2 * sizeof(aff_t<F>)) != cudaSuccess || cudaMalloc(&dout, nout * sizeof(jac_t<F>)) != cudaSuccess)
-        goto out;
-    if (cudaMemcpy(din, pr, 2 * sizeof(aff_t<F>), cudaMemcpyHostToDevice) != cudaSuccess)
-        goto out;
-    k_ec_kinds<F><<<TU_EC_THREADS / 64, 64>>>(din, dout);
-    if (cudaDeviceSynchronize() != cudaSuccess)
-        goto out;
-    if (cudaMemcpy(out, dout, nout * sizeof(jac_t<F>), cudaMemcpyDeviceToHost) != cudaSuccess)
-        goto out;
-    rc = 0;
-out:
-    cudaFree(din);
-    cudaFree(dout);
-    return rc;
-}
-
-template <class B> static int run_p2(const void *pr, void *out)
-{
-    typedef fp2x<B> F;
     aff_t<F> *din = NULL;
     xyzz_t<F> *dtmp = NULL;
     jac_t<F> *dout = NULL;
     const size_t nout = 3 * TU_EC_THREADS;
     int rc = -1;
-    if (cudaMalloc(&din, 2 * sizeof(aff_t<F>)) != cudaSuccess || cudaMalloc(&dtmp, nout * sizeof(xyzz_t<F>)) != cudaSuccess ||
-        cudaMalloc(&dout, nout * sizeof(jac_t<F>)) != cudaSuccess)
+    if (cudaMalloc(&din, 2 * sizeof(aff_t<F>)) != cudaSuccess || cudaMalloc(&dout, nout * sizeof(jac_t<F>)) != cudaSuccess ||
+        (with_tmp && cudaMalloc(&dtmp, nout * sizeof(xyzz_t<F>)) != cudaSuccess))
         goto out;
     if (cudaMemcpy(din, pr, 2 * sizeof(aff_t<F>), cudaMemcpyHostToDevice) != cudaSuccess)
         goto out;
-    k_ec_kinds_p2<B><<<2 * TU_EC_THREADS / 64, 64>>>(din, dtmp);
-    k_ec_to_jac<F><<<(unsigned)((nout + 63) / 64), 64>>>(dtmp, nout, dout);
+    launch(din, dtmp, dout);
+    if (with_tmp)
+        k_ec_to_jac<F><<<(unsigned)((nout + 63) / 64), 64>>>(dtmp, nout, dout);
     if (cudaDeviceSynchronize() != cudaSuccess)
         goto out;
     if (cudaMemcpy(out, dout, nout * sizeof(jac_t<F>), cudaMemcpyDeviceToHost) != cudaSuccess)
@@ -161,6 +142,21 @@ out:
     cudaFree(dtmp);
     cudaFree(dout);
     return rc;
+}
+
+template <class F> static int run(const void *pr, void *out)
+{
+    return run_with<F>(pr, out, false, [](const aff_t<F> *din, xyzz_t<F> *, jac_t<F> *dout) {
+        k_ec_kinds<F><<<TU_EC_THREADS / 64, 64>>>(din, dout);
+    });
+}
+
+template <class B> static int run_p2(const void *pr, void *out)
+{
+    typedef fp2x<B> F;
+    return run_with<F>(pr, out, true, [](const aff_t<F> *din, xyzz_t<F> *dtmp, jac_t<F> *) {
+        k_ec_kinds_p2<B><<<2 * TU_EC_THREADS / 64, 64>>>(din, dtmp);
+    });
 }
 
 extern "C" int tu_ec_kinds(int curve_bn254, int g2, const void *pr, void *out)

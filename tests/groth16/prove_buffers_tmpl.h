@@ -26,7 +26,7 @@ static void CV(check_prove)(const char *dir, unsigned log_n)
     snprintf(r1cs, sizeof(r1cs), "%s/%s.r1cs", dir, CV_NAME);
     snprintf(wtns, sizeof(wtns), "%s/%s.wtns", dir, CV_NAME);
     snprintf(zkey, sizeof(zkey), "%s/%s.zkey", dir, CV_NAME);
-    if (czk_gencircuit(&o, r1cs, wtns, &e) || czk_setup_dev(r1cs, zkey, 0, &e))
+    if (czk_gencircuit(&o, r1cs, wtns, &e) || czk_setup_dev(r1cs, zkey, 0, NULL, &e))
         DIE("%s: %s", CV_NAME, e.msg);
     if (czk_zkey_open_curves(&z, zkey, CZK_CURVES_ALL, &e) || czk_wtns_open_curves(&wt, wtns, CZK_CURVES_ALL, &e))
         DIE("%s: %s", CV_NAME, e.msg);

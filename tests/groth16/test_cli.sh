@@ -45,6 +45,16 @@ grep -q "c.zkey" "$tmp/err" && grep -q "d.wtns" "$tmp/err" || bad "witness misma
 [ ! -e "$tmp/p.json" ] || bad "a failed prove left a proof file"
 expect 2 "$czk" setup "$tmp/missing.r1cs" "$tmp/x.zkey"
 grep -q "missing.r1cs" "$tmp/err" || bad "missing r1cs not named"
+expect 2 "$czk" setup --backend gpu "$tmp/d.r1cs" "$tmp/x.zkey"
+grep -q -- "--backend must be cpu, cuda or auto" "$tmp/err" || bad "setup --backend gpu: $(cat "$tmp/err")"
+expect 0 "$czk" setup --backend cpu "$tmp/d.r1cs" "$tmp/x.zkey"
+if ! nvidia-smi -L >/dev/null 2>&1; then
+    # no GPU: auto (above) ran on the CPU; cuda is an error that says why, and writes no key
+    rm -f "$tmp/x.zkey"
+    expect 2 "$czk" setup --backend cuda "$tmp/d.r1cs" "$tmp/x.zkey"
+    grep -q -- "--backend cuda: " "$tmp/err" || bad "setup --backend cuda without a GPU: $(cat "$tmp/err")"
+    [ ! -e "$tmp/x.zkey" ] || bad "setup --backend cuda without a GPU wrote a key"
+fi
 expect 2 "$czk" prove "$tmp/c.zkey"
 expect 2 "$czk" frobnicate
 expect 2 "$czk" gen-circuit --constraints 0 "$tmp/e.r1cs" "$tmp/e.wtns"

@@ -9,13 +9,21 @@
  *   - proofs with that key (r = s = 0 and random) verify, a wrong witness
  *     does not;
  *   - czk_setup_dev with fresh secrets on circuits with 0, 1 and several
- *     publics gives keys whose proofs verify.
+ *     publics gives keys whose proofs verify;
+ *   - an accelerator (setup.h's czk_setup_accel; here the CPU's generic
+ *     multiplication) gets all five sets of multiplications with the
+ *     generators as bases and gives the same key byte for byte; one that
+ *     fails is replaced by the CPU with fallback, and without it fails the
+ *     setup with its name and leaves no key.
  * usage: test_groth16_setup SCRATCH_DIR
  */
 #include "tests/groth16/g16_test.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/formats/formats.h"
 #include "common/groth16/gencircuit.h"
@@ -165,7 +173,7 @@ static void check_known_secrets(const char *dir)
     secret_to_mont(&sec.beta, beta);
     secret_to_mont(&sec.delta, delta);
     mpz_invert(delta_inv, delta, g_r);
-    if (czk_setup_with_secrets(r1cs_path, zkey_path, &sec, 2, &e))
+    if (czk_setup_with_secrets(r1cs_path, zkey_path, &sec, 2, NULL, &e))
         DIE("%s", e.msg);
     if (czk_zkey_open(&z, zkey_path, &e) || czk_r1cs_open(&r1cs, r1cs_path, &e) ||
         czk_wtns_open(&w, wtns_path, &e))
@@ -332,6 +340,128 @@ static void check_known_secrets(const char *dir)
     czk_zkey_close(&z);
 }
 
+/* an accelerator of the CPU's generic (not table) multiplication, counting its calls */
+struct accel_log {
+    int calls, g2_calls, bad_base, fail;
+    size_t n_total;
+};
+
+static int cpu_gen_mul(void *arg, czk_curve_id curve, int g2, const void *base, const void *k, size_t n, void *out)
+{
+    struct accel_log *l = arg;
+
+    l->calls++;
+    l->g2_calls += g2 != 0;
+    l->n_total += n;
+    if (curve != CZK_CURVE_BLS12_381 || base != (g2 ? (const void *)&CZK_G2_GEN : (const void *)&CZK_G1_GEN))
+        l->bad_base++;
+    if (l->fail)
+        return -EIO;
+    for (size_t i = 0; i < n; i++) {
+        czk_fr s;
+
+        czk_fr_from_mont(&s, (const czk_fr *)k + i);
+        if (g2) {
+            czk_g2_aff *r = (czk_g2_aff *)out + i;
+            czk_g2 p;
+
+            if (czk_fr_is_zero(&s)) {
+                memset(r, 0, sizeof(*r));
+                continue;
+            }
+            czk_g2_mul_aff(&p, base, &s);
+            czk_g2_to_aff(r, &p);
+        } else {
+            czk_g1_aff *r = (czk_g1_aff *)out + i;
+            czk_g1 p;
+
+            if (czk_fr_is_zero(&s)) {
+                memset(r, 0, sizeof(*r));
+                continue;
+            }
+            czk_g1_mul_aff(&p, base, &s);
+            czk_g1_to_aff(r, &p);
+        }
+    }
+    return 0;
+}
+
+static unsigned char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    long sz;
+
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (sz = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)sz)) && fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
+        free(buf);
+        buf = NULL;
+    }
+    *len = buf ? (size_t)sz : 0;
+    fclose(f);
+    return buf;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+    size_t la, lb;
+    unsigned char *x = read_file(a, &la), *y = read_file(b, &lb);
+    bool same = x && y && la == lb && !memcmp(x, y, la);
+
+    free(x);
+    free(y);
+    return same;
+}
+
+static void check_accel(const char *dir)
+{
+    char r1cs_path[4096], wtns_path[4096], ref_path[4096], acc_path[4096];
+    czk_gencircuit_opts o = { .n_constraints = 150, .n_public = 2, .bit_fraction = 0.4, .seed = g_rand64() };
+    struct accel_log log = { 0 };
+    czk_setup_accel accel = { .name = "test accelerator", .gen_mul = cpu_gen_mul, .arg = &log };
+    czk_setup_secrets sec;
+    czk_error e = { 0 };
+    czk_zkey z;
+
+    snprintf(r1cs_path, sizeof(r1cs_path), "%s/accel.r1cs", dir);
+    snprintf(wtns_path, sizeof(wtns_path), "%s/accel.wtns", dir);
+    snprintf(ref_path, sizeof(ref_path), "%s/accel-ref.zkey", dir);
+    snprintf(acc_path, sizeof(acc_path), "%s/accel.zkey", dir);
+    if (czk_gencircuit(&o, r1cs_path, wtns_path, &e) || czk_setup_secrets_random(&sec) ||
+        czk_setup_with_secrets(r1cs_path, ref_path, &sec, 2, NULL, &e) || czk_zkey_open(&z, ref_path, &e))
+        DIE("%s", e.msg);
+    const size_t want_n = 4 * (size_t)z.n_vars + z.domain_size;
+    czk_zkey_close(&z);
+
+    CHECK(czk_setup_with_secrets(r1cs_path, acc_path, &sec, 2, &accel, &e) == 0, "accelerated setup: %s", e.msg);
+    CHECK(log.calls == 5 && log.g2_calls == 1 && log.n_total == want_n && !log.bad_base,
+          "accelerator: %d calls (%d G2), %zu multiplications (want 5, 1, %zu), %d with another base", log.calls,
+          log.g2_calls, log.n_total, want_n, log.bad_base);
+    CHECK(same_file(ref_path, acc_path), "the accelerated key differs from the CPU's");
+
+    /* a failing accelerator: the CPU takes over with fallback */
+    unlink(acc_path);
+    log = (struct accel_log){ .fail = 1 };
+    accel.fallback = 1;
+    CHECK(czk_setup_with_secrets(r1cs_path, acc_path, &sec, 2, &accel, &e) == 0, "fallback: %s", e.msg);
+    CHECK(log.calls == 5, "fallback: %d accelerator calls, want 5", log.calls);
+    CHECK(same_file(ref_path, acc_path), "the key after the fallback differs from the CPU's");
+
+    /* ... and without fallback the setup fails, naming it, and writes nothing */
+    unlink(acc_path);
+    log = (struct accel_log){ .fail = 1 };
+    accel.fallback = 0;
+    e = (czk_error){ 0 };
+    CHECK(czk_setup_with_secrets(r1cs_path, acc_path, &sec, 2, &accel, &e) == -EIO, "no fallback: rc %d", e.code);
+    CHECK(strstr(e.msg, "test accelerator") != NULL, "no fallback: the error does not name the accelerator: %s",
+          e.msg);
+    CHECK(log.calls == 1, "no fallback: %d accelerator calls after the failure, want 1", log.calls);
+    CHECK(access(acc_path, F_OK) != 0, "no fallback: a key was written");
+    explicit_bzero(&sec, sizeof(sec));
+}
+
 static void check_dev_setup(const char *dir, uint32_t n_constraints, uint32_t n_public, double bits)
 {
     char r1cs_path[4096], wtns_path[4096], zkey_path[4096];
@@ -348,7 +478,7 @@ static void check_dev_setup(const char *dir, uint32_t n_constraints, uint32_t n_
     snprintf(wtns_path, sizeof(wtns_path), "%s/dev%u.wtns", dir, n_public);
     snprintf(zkey_path, sizeof(zkey_path), "%s/dev%u.zkey", dir, n_public);
     if (czk_gencircuit(&o, r1cs_path, wtns_path, &e) ||
-        czk_setup_dev(r1cs_path, zkey_path, 2, &e) || czk_zkey_open(&z, zkey_path, &e) ||
+        czk_setup_dev(r1cs_path, zkey_path, 2, NULL, &e) || czk_zkey_open(&z, zkey_path, &e) ||
         czk_wtns_open(&w, wtns_path, &e) || czk_groth16_vk_from_zkey(&vk, &z, &e))
         DIE("%s", e.msg);
     CHECK(czk_groth16_prove(&z, zkey_path, &w, wtns_path, NULL, NULL, &proof, pub, 2, &e) == 0,
@@ -371,6 +501,7 @@ int main(int argc, char **argv)
     g_init_r();
     g_seed("groth16_setup");
     check_known_secrets(argv[1]);
+    check_accel(argv[1]);
     check_dev_setup(argv[1], 61, 0, 0.0);    /* 61 + 0 + 1 = 62 rows: domain 64 */
     check_dev_setup(argv[1], 126, 1, 1.0);   /* 128 rows exactly: domain 128 */
     check_dev_setup(argv[1], 200, 7, 0.3);

@@ -114,7 +114,7 @@ static void test_ids(const char *fix)
     /* a second setup of the same circuit: another delta, another id; a
      * different circuit: another id */
     snprintf(other, sizeof(other), "%s/other.zkey", dir);
-    CHECK(czk_setup_dev(r1cs, other, 2, &e) == 0, "setup: %s", e.msg);
+    CHECK(czk_setup_dev(r1cs, other, 2, NULL, &e) == 0, "setup: %s", e.msg);
     ident(other, b);
     CHECK(memcmp(a, b, 32) != 0, "another setup of the same circuit has another key id");
     snprintf(flip, sizeof(flip), "%s/linear/circuit.zkey", fix);
@@ -199,7 +199,7 @@ static void test_load(const char *fix)
     copy_file(src, zk);
     CHECK(czk_zkey_load(&z, zk, CZK_ZKEY_ALL, &e) == 0, "%s", e.msg);
     snprintf(other, sizeof(other), "%s/other2.zkey", dir);
-    CHECK(czk_setup_dev(r1cs, other, 2, &e) == 0, "%s", e.msg);
+    CHECK(czk_setup_dev(r1cs, other, 2, NULL, &e) == 0, "%s", e.msg);
     CHECK(rename(other, zk) == 0, "rename");
     CHECK(czk_zkey_recheck(&z.ident, zk, &now, what, sizeof(what)) == CZK_ZKEY_CHANGED &&
               strstr(what, "replaced") && strstr(what, "differs"), "replaced: %s", what);
