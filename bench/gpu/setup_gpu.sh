@@ -5,7 +5,7 @@
 # wall times (the whole setup: r1cs pass, Lagrange values, multiplications,
 # writing the key) and their ratio.  Each GPU key then proves a witness on the
 # GPU and `czk verify` checks the proof against the key's verification key.
-# usage: setup_gpu.sh BINDIR WORKDIR [LOG_DOMAIN...]   (default: 16 20 22)
+# usage: [CURVES="bls12381 bn254"] setup_gpu.sh BINDIR WORKDIR [LOG_DOMAIN...]   (default: 16 20 22)
 # Needs a GPU (exits 77 without one) and about 2.5 GB of disk per 2^20 rows.
 set -u
 BIN=$1 W=$2
@@ -17,7 +17,7 @@ mkdir -p "$W"
 now() { date +%s.%N; }
 echo "| curve | domain | constraints | CPU setup s | GPU setup s | ratio | GPU key's proof |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
-for curve in bls12381 bn254; do
+for curve in ${CURVES:-bls12381 bn254}; do
     for L in $LOGS; do
         n=$(((1 << L) - 16))
         f="$W/$curve-$L"

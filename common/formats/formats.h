@@ -261,6 +261,18 @@ typedef int (*czk_r1cs_constraint_fn)(void *ctx, uint32_t index,
                                       const czk_r1cs_term *b, uint32_t nb,
                                       const czk_r1cs_term *c, uint32_t nc);
 int czk_r1cs_foreach(const czk_r1cs *r, czk_r1cs_constraint_fn cb, void *ctx);
+/* the constraints cut into chunks for walks in parallel: constraints
+ * [first, first + count), starting at byte pos of section 2, after ab_before
+ * A and B terms (those of all constraints before first) */
+typedef struct czk_r1cs_chunk {
+    uint32_t first, count;
+    uint64_t pos, ab_before;
+} czk_r1cs_chunk;
+/* cuts r's constraints into n chunks of ceil(nConstraints / n) (trailing
+ * ones may be empty); *ab_total: the A and B terms of all constraints */
+void czk_r1cs_chunks(const czk_r1cs *r, czk_r1cs_chunk *chunks, size_t n, uint64_t *ab_total);
+/* czk_r1cs_foreach over one chunk's constraints (index: the constraint's) */
+int czk_r1cs_foreach_chunk(const czk_r1cs *r, const czk_r1cs_chunk *c, czk_r1cs_constraint_fn cb, void *ctx);
 
 /* Writers (atomic: temp file, fsync, rename). */
 int czk_wtns_write(const char *path, const czk_fr *w_std, uint32_t n, czk_error *e);

@@ -180,11 +180,11 @@ void czk_r1cs_close(czk_r1cs *r)
     memset(r, 0, sizeof(*r));
 }
 
-int czk_r1cs_foreach(const czk_r1cs *r, czk_r1cs_constraint_fn cb, void *ctx)
+int czk_r1cs_foreach_chunk(const czk_r1cs *r, const czk_r1cs_chunk *c, czk_r1cs_constraint_fn cb, void *ctx)
 {
-    const uint8_t *p = r->constraints;
+    const uint8_t *p = r->constraints + c->pos;
 
-    for (uint32_t ci = 0; ci < r->n_constraints; ci++) {
+    for (uint32_t ci = c->first; ci < c->first + c->count; ci++) {
         const czk_r1cs_term *lc[3];
         uint32_t n[3];
         int rc;
@@ -199,6 +199,37 @@ int czk_r1cs_foreach(const czk_r1cs *r, czk_r1cs_constraint_fn cb, void *ctx)
             return rc;
     }
     return 0;
+}
+
+int czk_r1cs_foreach(const czk_r1cs *r, czk_r1cs_constraint_fn cb, void *ctx)
+{
+    const czk_r1cs_chunk all = { .first = 0, .count = r->n_constraints };
+
+    return czk_r1cs_foreach_chunk(r, &all, cb, ctx);
+}
+
+void czk_r1cs_chunks(const czk_r1cs *r, czk_r1cs_chunk *chunks, size_t n, uint64_t *ab_total)
+{
+    const uint32_t per = (uint32_t)((r->n_constraints + n - 1) / (n ? n : 1));
+    uint64_t pos = 0, ab = 0;
+    uint32_t ci = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t count = r->n_constraints - ci < per ? r->n_constraints - ci : per;
+
+        chunks[i] = (czk_r1cs_chunk){ .first = ci, .count = count, .pos = pos, .ab_before = ab };
+        for (uint32_t k = 0; k < count; k++) {
+            for (int m = 0; m < 3; m++) {
+                const uint32_t nt = czk_le32(r->constraints + pos);
+
+                if (m < 2)
+                    ab += nt;
+                pos += 4 + (uint64_t)nt * TERM_BYTES;
+            }
+        }
+        ci += count;
+    }
+    *ab_total = ab;
 }
 
 /* ---- streaming writer ---- */

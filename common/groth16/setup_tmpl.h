@@ -85,71 +85,87 @@ static int CV(lagrange)(CV(fr) *out, size_t count, const CV(fr) *tau, const CV(f
     return rc;
 }
 
-/* ---- one pass over the r1cs: A/B/C at tau and section 4 ---- */
+/* ---- one pass over the r1cs: A/B/C at tau and section 4 ----
+ * In parallel over chunks of constraints (czk_r1cs_chunks): each chunk writes
+ * its section 4 entries from its own offset (A terms then B terms per
+ * constraint, in file order), and adds coef * L_row into A/B/C[wire] under
+ * the lock of the wire's stripe (additions commute: the sums do not depend
+ * on the order). */
+
+#define SETUP_STRIPES 4096u
 
 struct CV(abc_pass) {
     const CV(fr) *lag;         /* L_i(tau), n entries */
     CV(fr) *at, *bt, *ct;      /* nWires each */
-    czk_zkey_coef *coefs;
-    size_t n_coefs, cap_coefs;
-    czk_error *e;
+    czk_zkey_coef *coefs;      /* section 4: the r1cs's A/B terms, then the public rows */
+    const czk_r1cs *r1cs;
+    const czk_r1cs_chunk *chunks;
+    unsigned char lock[SETUP_STRIPES];
 };
 
-static int CV(push_coef)(struct CV(abc_pass) *p, uint32_t matrix, uint32_t row, uint32_t wire,
-                         const CV(fr) *coef_mont)
+/* one chunk's walk: where its next section 4 entry goes */
+struct CV(abc_walk) {
+    struct CV(abc_pass) *p;
+    size_t k;
+};
+
+static void CV(set_coef)(czk_zkey_coef *k, uint32_t matrix, uint32_t row, uint32_t wire, const CV(fr) *coef_mont)
 {
-    czk_zkey_coef *k;
+    CV(fr) v;
 
-    if (p->n_coefs == p->cap_coefs) {
-        size_t cap = p->cap_coefs ? p->cap_coefs * 2 : 4096;
-        czk_zkey_coef *q = realloc(p->coefs, cap * sizeof(*q));
-
-        if (!q)
-            return czk_errorf(p->e, -ENOMEM, "setup: cannot allocate %zu coefficients", cap);
-        p->coefs = q;
-        p->cap_coefs = cap;
-    }
-    k = &p->coefs[p->n_coefs++];
     k->matrix = matrix;
     k->constraint = row;
     k->signal = wire;
-    CV(fr) v;
     CV(fr_to_mont)(&v, coef_mont);   /* coef*R -> coef*R^2 */
     memcpy(&k->value, &v, sizeof(v));
-    return 0;
 }
 
 /* acc[wire] += coef * L_row for each term; section 4 entries when matrix >= 0.
  * Wire ids and coefficients were validated by czk_r1cs_open. */
-static int CV(add_lc)(struct CV(abc_pass) *p, CV(fr) *acc, int matrix, uint32_t row,
-                      const czk_r1cs_term *terms, uint32_t nt)
+static void CV(add_lc)(struct CV(abc_walk) *w, CV(fr) *acc, int matrix, uint32_t row,
+                       const czk_r1cs_term *terms, uint32_t nt)
 {
+    struct CV(abc_pass) *p = w->p;
+
     for (uint32_t i = 0; i < nt; i++) {
         czk_r1cs_term t;
         CV(fr) coef, cm, v;
-        int rc;
 
         memcpy(&t, &terms[i], sizeof(t));
         memcpy(&coef, &t.coef, sizeof(coef));
         CV(fr_to_mont)(&cm, &coef);
         CV(fr_mul)(&v, &cm, &p->lag[row]);
+        unsigned char *l = &p->lock[t.wire % SETUP_STRIPES];
+        while (__atomic_test_and_set(l, __ATOMIC_ACQUIRE))
+            ;
         CV(fr_add)(&acc[t.wire], &acc[t.wire], &v);
-        if (matrix >= 0 && (rc = CV(push_coef)(p, (uint32_t)matrix, row, t.wire, &cm)))
-            return rc;
+        __atomic_clear(l, __ATOMIC_RELEASE);
+        if (matrix >= 0)
+            CV(set_coef)(&p->coefs[w->k++], (uint32_t)matrix, row, t.wire, &cm);
     }
-    return 0;
 }
 
 static int CV(abc_constraint)(void *ctx, uint32_t index, const czk_r1cs_term *a, uint32_t na,
                               const czk_r1cs_term *b, uint32_t nb, const czk_r1cs_term *c, uint32_t nc)
 {
-    struct CV(abc_pass) *p = ctx;
-    int rc;
+    struct CV(abc_walk) *w = ctx;
 
-    if ((rc = CV(add_lc)(p, p->at, 0, index, a, na)) || (rc = CV(add_lc)(p, p->bt, 1, index, b, nb)) ||
-        (rc = CV(add_lc)(p, p->ct, -1, index, c, nc)))
-        return rc;
+    CV(add_lc)(w, w->p->at, 0, index, a, na);
+    CV(add_lc)(w, w->p->bt, 1, index, b, nb);
+    CV(add_lc)(w, w->p->ct, -1, index, c, nc);
     return 0;
+}
+
+static void CV(abc_chunks)(void *vctx, size_t begin, size_t end, unsigned worker)
+{
+    struct CV(abc_pass) *p = vctx;
+
+    (void)worker;
+    for (size_t i = begin; i < end; i++) {
+        struct CV(abc_walk) w = { .p = p, .k = p->chunks[i].ab_before };
+
+        czk_r1cs_foreach_chunk(p->r1cs, &p->chunks[i], CV(abc_constraint), &w);
+    }
 }
 
 /* ---- scalar combination for IC and C: k_j = (beta A_j + alpha B_j + C_j) [/ delta] ---- */
@@ -308,7 +324,10 @@ int ST(with_secrets)(const char *r1cs_path, const char *zkey_path,
                      const ST(secrets) *sec, int nthreads, const czk_setup_accel *accel, czk_error *e)
 {
     czk_r1cs r1cs;
-    struct CV(abc_pass) pass = { .e = e };
+    struct CV(abc_pass) *pass = NULL;
+    czk_r1cs_chunk *chunks = NULL;
+    size_t n_chunks, n_coefs = 0;
+    uint64_t ab_terms = 0;
     czk_zkey_spec spec;
     CV(fr) *lag = NULL, *hk = NULL, *at = NULL, *bt = NULL, *ct = NULL;
     CV(g1_aff) *pa = NULL, *pb1 = NULL, *pc = NULL, *ph = NULL;
@@ -390,25 +409,35 @@ int ST(with_secrets)(const char *r1cs_path, const char *zkey_path,
     czk_info("setup: lagrange values %.1f s", now_s() - t0);
 
     /* A, B, C at tau plus section 4, then the public-input rows */
-    pass.lag = lag;
-    pass.at = at;
-    pass.bt = bt;
-    pass.ct = ct;
-    if ((rc = czk_r1cs_foreach(&r1cs, CV(abc_constraint), &pass)))
-        goto out;   /* CV(push_coef) described it */
+    n_chunks = 64 * (size_t)czk_par_threads(nthreads);
+    if (n_chunks > r1cs.n_constraints)
+        n_chunks = r1cs.n_constraints ? r1cs.n_constraints : 1;
+    if (!(pass = calloc(1, sizeof(*pass))) || !(chunks = calloc(n_chunks, sizeof(*chunks))))
+        goto nomem_alloc;
+    czk_r1cs_chunks(&r1cs, chunks, n_chunks, &ab_terms);
+    n_coefs = ab_terms + n_public + 1;
+    if (n_coefs > UINT32_MAX) {
+        rc = czk_errorf(e, -EOVERFLOW, "\"%s\": %zu coefficients exceed the zkey's u32 count",
+                        r1cs_path, n_coefs);
+        goto out;
+    }
+    if (!(pass->coefs = malloc(n_coefs * sizeof(*pass->coefs))))
+        goto nomem_alloc;
+    pass->lag = lag;
+    pass->at = at;
+    pass->bt = bt;
+    pass->ct = ct;
+    pass->r1cs = &r1cs;
+    pass->chunks = chunks;
+    if ((rc = czk_par_for(n_chunks, nthreads, CV(abc_chunks), pass)))
+        goto nomem;
     for (uint32_t i = 0; i <= n_public; i++) {
         uint32_t row = r1cs.n_constraints + i;
 
         CV(fr_add)(&at[i], &at[i], &lag[row]);
-        if ((rc = CV(push_coef)(&pass, 0, row, i, &one)))
-            goto out;
+        CV(set_coef)(&pass->coefs[ab_terms + i], 0, row, i, &one);
     }
-    if (pass.n_coefs > UINT32_MAX) {
-        rc = czk_errorf(e, -EOVERFLOW, "\"%s\": %zu coefficients exceed the zkey's u32 count",
-                        r1cs_path, pass.n_coefs);
-        goto out;
-    }
-    czk_info("setup: %zu coefficients %.1f s", pass.n_coefs, now_s() - t0);
+    czk_info("setup: %zu coefficients %.1f s", n_coefs, now_s() - t0);
 
     gm = (struct CV(gen_muls)){ .accel = accel, .fb1_uses = 4 * (size_t)n_vars + n, .fb2_uses = n_vars,
                                 .nthreads = nthreads, .e = e };
@@ -447,13 +476,15 @@ int ST(with_secrets)(const char *r1cs_path, const char *zkey_path,
     ZKP(&spec)->b1 = pb1;
     ZKP(&spec)->b2 = pb2;
     ZKP(&spec)->h = ph;
-    spec.n_coefs = (uint32_t)pass.n_coefs;
-    spec.coefs = pass.coefs;
+    spec.n_coefs = (uint32_t)n_coefs;
+    spec.coefs = pass->coefs;
     if ((rc = czk_zkey_write(zkey_path, &spec, e)))
         goto out;
     czk_info("setup: wrote \"%s\" in %.1f s", zkey_path, now_s() - t0);
     goto out;
 
+nomem_alloc:
+    rc = -ENOMEM;
 nomem:   /* the helpers return bare codes (allocation or thread failures) */
     czk_errorf(e, rc, "setup \"%s\": %s", r1cs_path, strerror(-rc));
 out:
@@ -472,7 +503,10 @@ out:
     free(pb2);
     free(pc);
     free(ph);
-    free(pass.coefs);
+    if (pass)
+        free(pass->coefs);
+    free(pass);
+    free(chunks);
 out_r1cs:
     czk_r1cs_close(&r1cs);
     return rc;
