@@ -60,3 +60,24 @@ int czk_backend_open(const char *name, int fallback, const czk_backend_config *c
     *ops = &czk_backend_cpu_ops;
     return 0;
 }
+
+int czk_backend_setup_accel(const char *name, czk_setup_accel *accel, czk_error *e)
+{
+    const int is_auto = !strcmp(name, "auto");
+
+    memset(accel, 0, sizeof(*accel));
+    if (!strcmp(name, "cpu"))
+        return 0;
+    if (!is_auto && strcmp(name, "cuda"))
+        return czk_errorf(e, -EINVAL, "setup backend \"%s\": expected cpu, cuda or auto", name);
+#ifdef CZK_HAVE_CUDA_BACKEND
+    czk_error none = { 0 };
+    int r = czk_backend_cuda_setup_accel_(accel, is_auto, is_auto ? &none : e);
+
+    return r == -ENODEV && is_auto ? 0 : r;
+#else
+    if (is_auto)
+        return 0;
+    return czk_errorf(e, -ENODEV, "this czk was built without the CUDA backend");
+#endif
+}

@@ -37,6 +37,7 @@
 #include "common/base/error.h"
 #include "common/formats/formats.h"
 #include "common/groth16/any.h"
+#include "common/groth16/setup.h"
 
 typedef struct czk_backend czk_backend;
 
@@ -197,8 +198,21 @@ int czk_backend_open(const char *name, int fallback, const czk_backend_config *c
                      czk_backend **out, czk_error *e);
 
 extern const czk_backend_ops czk_backend_cpu_ops;
+/*
+ * Where `czk setup` runs the key's point multiplications (common/groth16/
+ * setup.h's czk_setup_accel): for name "cuda" or "auto" with a usable GPU
+ * (device 0 of CUDA_VISIBLE_DEVICES) in a czk built with the cuda backend,
+ * fills *accel (falling back to the CPU for "auto") and returns 1; returns 0
+ * with *accel zeroed when the setup runs on the CPU ("cpu", or "auto"
+ * without a GPU); -ENODEV with e set for "cuda" without one, -EINVAL for
+ * another name.
+ */
+int czk_backend_setup_accel(const char *name, czk_setup_accel *accel, czk_error *e);
+
 #ifdef CZK_HAVE_CUDA_BACKEND
 extern const czk_backend_ops czk_backend_cuda_ops;
+/* czk_backend_setup_accel's GPU part (backend_cuda.c): 1, or -ENODEV */
+int czk_backend_cuda_setup_accel_(czk_setup_accel *accel, int fallback, czk_error *e);
 #endif
 
 #endif

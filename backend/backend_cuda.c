@@ -902,3 +902,23 @@ const czk_backend_ops czk_backend_cuda_ops = {
     .keeps_host_points = 0,
     .device_mem = cuda_device_mem,
 };
+
+/* ---- czk setup's point multiplications (backend.h, czk_backend_setup_accel) ---- */
+
+static int setup_gen_mul(void *arg, czk_curve_id curve, int g2, const void *base, const void *k, size_t n, void *out)
+{
+    (void)arg;
+    return czk_cuda_gen_mul(0, curve == CZK_CURVE_BN254 ? CZK_CUDA_CURVE_BN254 : CZK_CUDA_CURVE_BLS12_381, g2, base,
+                            k, n, out);
+}
+
+int czk_backend_cuda_setup_accel_(czk_setup_accel *accel, int fallback, czk_error *e)
+{
+    int ndev = 0;
+
+    if (czk_cuda_device_count(&ndev) || ndev == 0)
+        return czk_errorf(e, -ENODEV, "no usable GPU (%s)",
+                          czk_cuda_last_error()[0] ? czk_cuda_last_error() : "no cuda device");
+    *accel = (czk_setup_accel){ .name = "GPU 0", .gen_mul = setup_gen_mul, .fallback = fallback };
+    return 1;
+}

@@ -18,19 +18,7 @@
 #include "common/groth16/gencircuit.h"
 #include "common/base/log.h"
 #include "common/groth16/setup.h"
-#ifdef CZK_HAVE_CUDA_BACKEND
-#include "backend/cuda/czk_cuda.h"
-#endif
-
-#ifdef CZK_HAVE_CUDA_BACKEND
-/* the setup's fixed-base multiplications on GPU *(int *)arg */
-static int setup_cuda_gen_mul(void *arg, czk_curve_id curve, int g2, const void *base, const void *k, size_t n,
-                              void *out)
-{
-    return czk_cuda_gen_mul(*(const int *)arg, curve == CZK_CURVE_BN254 ? CZK_CUDA_CURVE_BN254 : CZK_CUDA_CURVE_BLS12_381,
-                            g2, base, k, n, out);
-}
-#endif
+#include "backend/backend.h"
 
 int czk_cmd_setup(int argc, char **argv)
 {
@@ -51,22 +39,11 @@ int czk_cmd_setup(int argc, char **argv)
     if (argc - optind != 2)
         return czk_cli_usage_error(argv[0], "expected R1CS ZKEY, got %d argument%s", argc - optind,
                                    argc - optind == 1 ? "" : "s");
-#ifdef CZK_HAVE_CUDA_BACKEND
-    static int device = 0;
-    int ndev = 0;
-
-    if (strcmp(backend, "cpu") && czk_cuda_device_count(&ndev) == 0 && ndev > 0) {
-        accel = (czk_setup_accel){ .name = "GPU 0", .gen_mul = setup_cuda_gen_mul, .arg = &device,
-                                   .fallback = !strcmp(backend, "auto") };
-        czk_info("setup: point multiplications on GPU 0 (--backend %s)", backend);
-    } else if (!strcmp(backend, "cuda")) {
-        return czk_cli_failf(argv[0], "--backend cuda: no usable GPU (%s)",
-                             czk_cuda_last_error()[0] ? czk_cuda_last_error() : "no device");
-    }
-#else
-    if (!strcmp(backend, "cuda"))
-        return czk_cli_failf(argv[0], "--backend cuda: this czk was built without the CUDA backend");
-#endif
+    int r = czk_backend_setup_accel(backend, &accel, &e);
+    if (r < 0)
+        return czk_cli_failf(argv[0], "--backend %s: %s", backend, e.msg);
+    if (r > 0)
+        czk_info("setup: point multiplications on %s (--backend %s)", accel.name, backend);
     fprintf(stderr,
             "czk setup: *** DEVELOPMENT KEY: for tests and benchmarks only, NOT FOR PRODUCTION ***\n"
             "czk setup: the secrets are random and wiped after use, but nothing proves that;\n"
