@@ -30,7 +30,7 @@
  * or G2, out in the zkey's affine layout (a zero scalar: all-zero bytes),
  * and returns 0 or -errno; on an error the setup logs it (naming `name`)
  * and, with fallback set, does that multiplication on the CPU instead, else
- * fails.  The cli's cuda one: czk_cuda_gen_mul (backend/cuda/czk_cuda.h).
+ * fails.  czk setup's GPU one: backend/backend.h, czk_backend_setup_accel.
  */
 typedef struct czk_setup_accel {
     const char *name;
