@@ -25,6 +25,7 @@
 #include "backend/cuda/czk_cuda.h"
 #include "backend/cuda/czk_cuda_topo.h"
 #include "backend/cuda/czk_cuda_vmm.h"
+#include "tests/setup_ref.h"
 
 struct czk_cuda_ctx {
     czk_cuda_cfg cfg;
@@ -489,51 +490,12 @@ int czk_cuda_bn254_msm_g2(czk_cuda_ctx *c, const czk_cuda_bases *b, size_t base_
                                  (const czk_bn254_fr *)(c->buf[sbuf] + soff), n, 1);
 }
 
-/* the setup's fixed-base multiples by the CPU's generic multiplication
- * (k Montgomery, out affine, a zero scalar all-zero bytes) */
+/* the setup's fixed-base multiples by the CPU's generic multiplication */
 int czk_cuda_gen_mul(int device, unsigned curve, int g2, const void *base, const void *k_mont, size_t n, void *out)
 {
     if (device != 0 || !base || (n && (!k_mont || !out)) ||
         (curve != CZK_CUDA_CURVE_BLS12_381 && curve != CZK_CUDA_CURVE_BN254))
         return -EINVAL;
-    for (size_t i = 0; i < n; i++) {
-        if (curve == CZK_CUDA_CURVE_BN254) {
-            czk_bn254_fr s;
-            czk_bn254_fr_from_mont(&s, (const czk_bn254_fr *)k_mont + i);
-            if (g2) {
-                czk_bn254_g2 p;
-                czk_bn254_g2_mul_aff(&p, base, &s);
-                if (czk_bn254_fr_is_zero(&s))
-                    memset((czk_bn254_g2_aff *)out + i, 0, sizeof(czk_bn254_g2_aff));
-                else
-                    czk_bn254_g2_to_aff((czk_bn254_g2_aff *)out + i, &p);
-            } else {
-                czk_bn254_g1 p;
-                czk_bn254_g1_mul_aff(&p, base, &s);
-                if (czk_bn254_fr_is_zero(&s))
-                    memset((czk_bn254_g1_aff *)out + i, 0, sizeof(czk_bn254_g1_aff));
-                else
-                    czk_bn254_g1_to_aff((czk_bn254_g1_aff *)out + i, &p);
-            }
-        } else {
-            czk_fr s;
-            czk_fr_from_mont(&s, (const czk_fr *)k_mont + i);
-            if (g2) {
-                czk_g2 p;
-                czk_g2_mul_aff(&p, base, &s);
-                if (czk_fr_is_zero(&s))
-                    memset((czk_g2_aff *)out + i, 0, sizeof(czk_g2_aff));
-                else
-                    czk_g2_to_aff((czk_g2_aff *)out + i, &p);
-            } else {
-                czk_g1 p;
-                czk_g1_mul_aff(&p, base, &s);
-                if (czk_fr_is_zero(&s))
-                    memset((czk_g1_aff *)out + i, 0, sizeof(czk_g1_aff));
-                else
-                    czk_g1_to_aff((czk_g1_aff *)out + i, &p);
-            }
-        }
-    }
+    czk_test_gen_mul_ref(curve == CZK_CUDA_CURVE_BN254, g2, base, k_mont, n, out);
     return 0;
 }

@@ -1,6 +1,7 @@
 /*
  * test_cuda_setup.c — the setup's fixed-base multiples on the GPU
- * (czk_cuda_gen_mul) against the CPU's generic scalar multiplication, both
+ * (czk_cuda_gen_mul) against the CPU's generic scalar multiplication
+ * (tests/setup_ref.h), both
  * curves, G1 and G2:
  *   - random scalars and edge ones (0, 1, 2, r - 1, r - 2, one nonzero byte
  *     at each position, all bytes 0xff below r, powers of two), every result
@@ -21,6 +22,7 @@
 
 #include "common/groth16/gencircuit.h"
 #include "common/groth16/setup.h"
+#include "tests/setup_ref.h"
 
 /* one curve's CPU side, through void pointers */
 struct curve_ops {
@@ -33,8 +35,6 @@ struct curve_ops {
     void (*to_mont)(void *m, const void *std);
     void (*neg)(void *r, const void *a);
     void (*from_u64)(void *r, uint64_t v);
-    /* out = k base (k standard form), affine, infinity all-zero */
-    void (*mul)(int g2, void *out, const void *base, const void *k);
     int (*setup)(const char *r1cs, const char *zkey, const czk_setup_accel *accel, czk_error *e);
 };
 
@@ -42,38 +42,10 @@ static void bls_rand(void *x) { tu_rand_fr(x); }
 static void bls_to_mont(void *m, const void *s) { czk_fr_to_mont(m, s); }
 static void bls_neg(void *r, const void *a) { czk_fr_neg(r, a); }
 static void bls_u64(void *r, uint64_t v) { czk_fr_from_u64(r, v); }
-static void bls_mul(int g2, void *out, const void *base, const void *k)
-{
-    if (czk_fr_is_zero(k)) {
-        memset(out, 0, g2 ? sizeof(czk_g2_aff) : sizeof(czk_g1_aff));
-    } else if (g2) {
-        czk_g2 p;
-        czk_g2_mul_aff(&p, base, k);
-        czk_g2_to_aff(out, &p);
-    } else {
-        czk_g1 p;
-        czk_g1_mul_aff(&p, base, k);
-        czk_g1_to_aff(out, &p);
-    }
-}
 static void bn_rand(void *x) { tu_rand_bn_fr(x); }
 static void bn_to_mont(void *m, const void *s) { czk_bn254_fr_to_mont(m, s); }
 static void bn_neg(void *r, const void *a) { czk_bn254_fr_neg(r, a); }
 static void bn_u64(void *r, uint64_t v) { czk_bn254_fr_from_u64(r, v); }
-static void bn_mul(int g2, void *out, const void *base, const void *k)
-{
-    if (czk_bn254_fr_is_zero(k)) {
-        memset(out, 0, g2 ? sizeof(czk_bn254_g2_aff) : sizeof(czk_bn254_g1_aff));
-    } else if (g2) {
-        czk_bn254_g2 p;
-        czk_bn254_g2_mul_aff(&p, base, k);
-        czk_bn254_g2_to_aff(out, &p);
-    } else {
-        czk_bn254_g1 p;
-        czk_bn254_g1_mul_aff(&p, base, k);
-        czk_bn254_g1_to_aff(out, &p);
-    }
-}
 
 /* the secrets of a setup: random, the same for the CPU and the GPU key */
 static czk_setup_secrets bls_sec;
@@ -89,9 +61,9 @@ static int bn_setup(const char *r1cs, const char *zkey, const czk_setup_accel *a
 
 static const struct curve_ops curves[2] = {
     { "bls12-381", CZK_CUDA_CURVE_BLS12_381, CZK_CURVE_BLS12_381, { sizeof(czk_g1_aff), sizeof(czk_g2_aff) },
-      { &CZK_G1_GEN, &CZK_G2_GEN }, bls_rand, bls_to_mont, bls_neg, bls_u64, bls_mul, bls_setup },
+      { &CZK_G1_GEN, &CZK_G2_GEN }, bls_rand, bls_to_mont, bls_neg, bls_u64, bls_setup },
     { "bn254", CZK_CUDA_CURVE_BN254, CZK_CURVE_BN254, { sizeof(czk_bn254_g1_aff), sizeof(czk_bn254_g2_aff) },
-      { &CZK_BN254_G1_GEN, &CZK_BN254_G2_GEN }, bn_rand, bn_to_mont, bn_neg, bn_u64, bn_mul, bn_setup },
+      { &CZK_BN254_G1_GEN, &CZK_BN254_G2_GEN }, bn_rand, bn_to_mont, bn_neg, bn_u64, bn_setup },
 };
 
 /* n scalars (standard form into std, Montgomery into mont): the edge ones first, then random */
@@ -147,7 +119,7 @@ static void check_many(const struct curve_ops *c, int g2, size_t n, size_t sampl
         const size_t m = i & (((size_t)1 << 20) - 1);
         if (sample && i >= sample && n - i > sample && m >= sample && ((size_t)1 << 20) - m > sample)
             continue;
-        c->mul(g2, want, c->gen[g2], std + 32 * i);
+        czk_test_gen_mul_ref(c->id == CZK_CURVE_BN254, g2, c->gen[g2], mont + 32 * i, 1, want);
         CHECK(!memcmp(want, got + pt * i, pt), "%s G%d: multiple %zu of %zu differs from the CPU's", c->name,
               g2 + 1, i, n);
         checked++;
@@ -166,24 +138,6 @@ static int cuda_gen_mul(void *arg, czk_curve_id curve, int g2, const void *base,
                             k, n, out);
 }
 
-static bool same_file(const char *a, const char *b)
-{
-    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-    bool same = fa && fb;
-    while (same) {
-        int x = fgetc(fa), y = fgetc(fb);
-        if (x != y)
-            same = false;
-        if (x == EOF)
-            break;
-    }
-    if (fa)
-        fclose(fa);
-    if (fb)
-        fclose(fb);
-    return same;
-}
-
 static void check_setup(const struct curve_ops *c, const char *dir)
 {
     char r1cs[4096], wtns[4096], cpu[4096], gpu[4096];
@@ -199,7 +153,7 @@ static void check_setup(const struct curve_ops *c, const char *dir)
     CHECK(czk_gencircuit(&o, r1cs, wtns, &e) == 0, "%s", e.msg);
     CHECK(c->setup(r1cs, cpu, NULL, &e) == 0, "%s CPU setup: %s", c->name, e.msg);
     CHECK(c->setup(r1cs, gpu, &accel, &e) == 0, "%s GPU setup: %s", c->name, e.msg);
-    CHECK(same_file(cpu, gpu), "%s: the key set up on the GPU differs from the CPU's", c->name);
+    CHECK(czk_test_same_file(cpu, gpu), "%s: the key set up on the GPU differs from the CPU's", c->name);
     fprintf(stderr, "%s: setup of %u constraints, the GPU's key equals the CPU's\n", c->name, o.n_constraints);
     unlink(r1cs);
     unlink(wtns);

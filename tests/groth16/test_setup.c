@@ -30,6 +30,7 @@
 #include "common/groth16/groth16.h"
 #include "common/groth16/setup.h"
 #include "common/groth16/verify.h"
+#include "tests/setup_ref.h"
 
 static mpz_t *lag;       /* L_i(tau), size-n domain */
 static mpz_t *at, *bt, *ct;
@@ -357,62 +358,8 @@ static int cpu_gen_mul(void *arg, czk_curve_id curve, int g2, const void *base, 
         l->bad_base++;
     if (l->fail)
         return -EIO;
-    for (size_t i = 0; i < n; i++) {
-        czk_fr s;
-
-        czk_fr_from_mont(&s, (const czk_fr *)k + i);
-        if (g2) {
-            czk_g2_aff *r = (czk_g2_aff *)out + i;
-            czk_g2 p;
-
-            if (czk_fr_is_zero(&s)) {
-                memset(r, 0, sizeof(*r));
-                continue;
-            }
-            czk_g2_mul_aff(&p, base, &s);
-            czk_g2_to_aff(r, &p);
-        } else {
-            czk_g1_aff *r = (czk_g1_aff *)out + i;
-            czk_g1 p;
-
-            if (czk_fr_is_zero(&s)) {
-                memset(r, 0, sizeof(*r));
-                continue;
-            }
-            czk_g1_mul_aff(&p, base, &s);
-            czk_g1_to_aff(r, &p);
-        }
-    }
+    czk_test_gen_mul_ref(curve == CZK_CURVE_BN254, g2, base, k, n, out);
     return 0;
-}
-
-static unsigned char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf = NULL;
-    long sz;
-
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (sz = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (buf = malloc((size_t)sz)) && fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
-        free(buf);
-        buf = NULL;
-    }
-    *len = buf ? (size_t)sz : 0;
-    fclose(f);
-    return buf;
-}
-
-static bool same_file(const char *a, const char *b)
-{
-    size_t la, lb;
-    unsigned char *x = read_file(a, &la), *y = read_file(b, &lb);
-    bool same = x && y && la == lb && !memcmp(x, y, la);
-
-    free(x);
-    free(y);
-    return same;
 }
 
 static void check_accel(const char *dir)
@@ -439,7 +386,7 @@ static void check_accel(const char *dir)
     CHECK(log.calls == 5 && log.g2_calls == 1 && log.n_total == want_n && !log.bad_base,
           "accelerator: %d calls (%d G2), %zu multiplications (want 5, 1, %zu), %d with another base", log.calls,
           log.g2_calls, log.n_total, want_n, log.bad_base);
-    CHECK(same_file(ref_path, acc_path), "the accelerated key differs from the CPU's");
+    CHECK(czk_test_same_file(ref_path, acc_path), "the accelerated key differs from the CPU's");
 
     /* a failing accelerator: the CPU takes over with fallback */
     unlink(acc_path);
@@ -447,7 +394,7 @@ static void check_accel(const char *dir)
     accel.fallback = 1;
     CHECK(czk_setup_with_secrets(r1cs_path, acc_path, &sec, 2, &accel, &e) == 0, "fallback: %s", e.msg);
     CHECK(log.calls == 5, "fallback: %d accelerator calls, want 5", log.calls);
-    CHECK(same_file(ref_path, acc_path), "the key after the fallback differs from the CPU's");
+    CHECK(czk_test_same_file(ref_path, acc_path), "the key after the fallback differs from the CPU's");
 
     /* ... and without fallback the setup fails, naming it, and writes nothing */
     unlink(acc_path);
