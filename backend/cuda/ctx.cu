@@ -156,10 +156,7 @@ extern "C" void czk_cuda_ctx_free(czk_cuda_ctx *ctx)
         if (ctx->buf_ready[i])
             cudaEventDestroy(ctx->buf_ready[i]);
     }
-    cudaFree(ctx->tw);
-    cudaFree(ctx->ninv);
-    cudaFree(ctx->bn_tw);
-    cudaFree(ctx->bn_ninv);
+    czk_cuda_ntt_free_(ctx);
     cudaFree(ctx->ntt_tmp);
     cudaFree(ctx->test_buf);
     for (int i = 0; i < CZK_CUDA_NSTREAMS; i++) {

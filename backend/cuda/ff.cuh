@@ -21,7 +21,9 @@
  * mont_mul_cios behind -DCZK_CUDA_FF_CIOS=1); squaring computes the
  * off-diagonal products once (mont_sqr_eo).  For Fp2 products there is also
  * a lazily reduced Karatsuba (fp2_mul_lazy: three plain 2N-word products,
- * mul_wide_eo, and two reductions, mont_redc_eo).  Every modulus here is
+ * mul_wide_eo, and two reductions, mont_redc_eo).  Products by a fixed
+ * multiplier with a precomputed quotient (mul_shoup_n: the NTT's twiddles)
+ * take three half products instead of two whole ones.  Every modulus here is
  * below 2^(32N-1) (BLS12-381: 381 < 383 and 255 < 255 + 1 bits; BN254: 254
  * < 255 bits), so one conditional subtraction finishes.  The carry primitives
  * are volatile asm so the front end keeps the chains in order; on the host
@@ -700,6 +702,158 @@ FF_UNROLL
     for (int k = H + N + 1; k < 2 * N - 1; k++)
         W[k] = ff_addc_cc(W[k], 0u);
     W[2 * N - 1] = ff_addc(W[2 * N - 1], 0u);
+}
+
+/* ---- products by a fixed multiplier with a precomputed quotient (Shoup) ----
+ * For a multiplier w < p known in advance (an NTT twiddle), wq = floor(w
+ * 2^(32N) / p) turns a w mod p into two truncated products and one more:
+ *     qh = floor(a wq / 2^(32N)) (approximately),  r = a w - qh p,
+ * each only half of a schoolbook product, against the two whole products of a
+ * Montgomery multiplication.  No Montgomery factor is involved: with a in
+ * Montgomery form and w in standard form, the result is a w in Montgomery
+ * form. */
+
+/* L = a b mod 2^(32N): the products landing below word N, split like
+ * mul_wide_eo into P (pairs at even words) and Q (pairs at odd words); a
+ * chain's carry out of word N-1 is dropped (mod 2^(32N)) */
+template <int N>
+FF_HD void mul_lo_eo(uint32_t *L, const uint32_t *a, const uint32_t *b)
+{
+    static_assert(N % 2 == 0, "mul_lo_eo: even N");
+    uint32_t P[N], Q[N];
+    /* row 0: plain products (the pairs of a chain do not overlap) */
+FF_UNROLL
+    for (int j = 0; j < N; j += 2) {
+        P[j] = a[j] * b[0];
+        P[j + 1] = __umulhi_hd(a[j], b[0]);
+    }
+    Q[0] = 0;
+FF_UNROLL
+    for (int j = 1; j < N - 1; j += 2) {
+        Q[j] = a[j] * b[0];
+        Q[j + 1] = __umulhi_hd(a[j], b[0]);
+    }
+    Q[N - 1] = a[N - 1] * b[0];
+FF_UNROLL
+    for (int i = 1; i < N; i++) {
+        const uint32_t bi = b[i];
+        /* P: i + j even, pairs (i+j, i+j+1) up to (N-2, N-1) */
+        bool first = true;
+FF_UNROLL
+        for (int j = 0; j < N; j++) {
+            if (((i + j) & 1) || i + j > N - 2)
+                continue;
+            P[i + j] = first ? ff_mad_lo_cc(a[j], bi, P[i + j]) : ff_madc_lo_cc(a[j], bi, P[i + j]);
+            P[i + j + 1] = ff_madc_hi_cc(a[j], bi, P[i + j + 1]);
+            first = false;
+        }
+        /* Q: i + j odd, pairs up to (N-3, N-2), then the low word of i + j = N - 1 */
+        first = true;
+FF_UNROLL
+        for (int j = 0; j < N; j++) {
+            if (!((i + j) & 1) || i + j > N - 1)
+                continue;
+            if (i + j == N - 1) {
+                Q[N - 1] = first ? ff_mad_lo_cc(a[j], bi, Q[N - 1]) : ff_madc_lo_cc(a[j], bi, Q[N - 1]);
+            } else {
+                Q[i + j] = first ? ff_mad_lo_cc(a[j], bi, Q[i + j]) : ff_madc_lo_cc(a[j], bi, Q[i + j]);
+                Q[i + j + 1] = ff_madc_hi_cc(a[j], bi, Q[i + j + 1]);
+            }
+            first = false;
+        }
+    }
+    L[0] = P[0];
+    L[1] = ff_add_cc(P[1], Q[1]);
+FF_UNROLL
+    for (int k = 2; k < N - 1; k++)
+        L[k] = ff_addc_cc(P[k], Q[k]);
+    L[N - 1] = ff_addc(P[N - 1], Q[N - 1]);
+}
+
+/* H = the words N .. 2N-1 of a b, less 0 or 1: the products landing at word
+ * N-1 and above only (the high word of the products of i + j = N - 2, all of
+ * i + j >= N - 1).  What is left out lands below word N-1 and sums to less
+ * than 2N 2^(32(N-1)), so it can carry at most 1 into word N.  A chain's
+ * carry goes to the word after its end, as in mul_wide_eo. */
+template <int N>
+FF_HD void mul_hi_approx_eo(uint32_t *H, const uint32_t *a, const uint32_t *b)
+{
+    static_assert(N % 2 == 0, "mul_hi_approx_eo: even N");
+    /* P, Q index words N-1 .. 2N-1 as [0 .. N] */
+    uint32_t P[N + 1], Q[N + 1];
+FF_UNROLL
+    for (int k = 0; k <= N; k++) {
+        P[k] = 0;
+        Q[k] = 0;
+    }
+FF_UNROLL
+    for (int i = 0; i < N; i++) {
+        const uint32_t bi = b[i];
+        /* P: i + j even and >= N - 2 (N - 2: the high word only, at N - 1) */
+        bool first = true;
+        int last = 0;
+FF_UNROLL
+        for (int j = 0; j < N; j++) {
+            if (((i + j) & 1) || i + j < N - 2)
+                continue;
+            const int w = i + j - (N - 1);
+            if (w < 0) {
+                P[0] = ff_mad_hi_cc(a[j], bi, P[0]);
+            } else {
+                P[w] = first ? ff_mad_lo_cc(a[j], bi, P[w]) : ff_madc_lo_cc(a[j], bi, P[w]);
+                P[w + 1] = ff_madc_hi_cc(a[j], bi, P[w + 1]);
+            }
+            first = false;
+            last = i + j + 2 - (N - 1);
+        }
+        if (last <= N)
+            P[last] = ff_addc(P[last], 0u);
+        /* Q: i + j odd and >= N - 1 */
+        first = true;
+FF_UNROLL
+        for (int j = 0; j < N; j++) {
+            if (!((i + j) & 1) || i + j < N - 1)
+                continue;
+            const int w = i + j - (N - 1);
+            Q[w] = first ? ff_mad_lo_cc(a[j], bi, Q[w]) : ff_madc_lo_cc(a[j], bi, Q[w]);
+            Q[w + 1] = ff_madc_hi_cc(a[j], bi, Q[w + 1]);
+            first = false;
+            last = i + j + 2 - (N - 1);
+        }
+        if (last <= N)
+            Q[last] = ff_addc(Q[last], 0u);
+    }
+    /* word N-1 only for its carry */
+    (void)ff_add_cc(P[0], Q[0]);
+FF_UNROLL
+    for (int k = 1; k < N; k++)
+        H[k - 1] = ff_addc_cc(P[k], Q[k]);
+    H[N - 1] = ff_addc(P[N], Q[N]);
+}
+
+/* r = a w mod p, fully reduced, for a < 2^(32N-1), w < p < 2^(32N-1) and
+ * wq = floor(w 2^(32N) / p) (every field here).  With X = a wq and
+ * d = w 2^(32N) / p - wq in [0, 1): a w / p = X / 2^(32N) + a d / 2^(32N), and
+ * qh = floor(X / 2^(32N)) - e with e = 1 only when the part mul_hi_approx_eo
+ * leaves out carried, i.e. when X mod 2^(32N) < 2N 2^(32(N-1)).  So
+ *   r' = a w - qh p = p (frac(X / 2^(32N)) + a d / 2^(32N) + e)
+ * is below p (1 + 1/2) for e = 0 and below p (2^-28 + 1/2 + 1) for e = 1:
+ * r' < 2p < 2^(32N), computed mod 2^(32N), and one conditional subtraction
+ * finishes.  No Montgomery factor: a in Montgomery form and w in standard
+ * form give a w in Montgomery form.  r may alias a. */
+template <int N>
+FF_HD void mul_shoup_n(uint32_t *r, const uint32_t *a, const uint32_t *w, const uint32_t *wq, const uint32_t *mod)
+{
+    uint32_t qh[N], L[N], M[N], t[N];
+    mul_hi_approx_eo<N>(qh, a, wq);
+    mul_lo_eo<N>(L, a, w);
+    mul_lo_eo<N>(M, qh, mod);
+    t[0] = ff_sub_cc(L[0], M[0]);
+FF_UNROLL
+    for (int k = 1; k < N - 1; k++)
+        t[k] = ff_subc_cc(L[k], M[k]);
+    t[N - 1] = ff_subc(L[N - 1], M[N - 1]);
+    cond_sub_p<N>(r, t, mod);
 }
 
 /* Montgomery product a b 2^(-32N) mod p (a, b < p) as a Karatsuba wide

@@ -77,8 +77,11 @@ struct czk_cuda_ctx {
     cudaEvent_t done[CZK_CUDA_NSTREAMS];
     fr_t *buf[4];
     size_t buf_len[4];
-    fr_t *tw;       /* BLS12-381: tw[h + j] = w_{2h}^j, h = 1, 2, ..., 2^max_log_n (NULL without the curve) */
-    fr_t *ninv;     /* ninv[k] = 2^-k (Montgomery), k = 0..32, then w[k] at 33 + k */
+    fr_t *tw;       /* BLS12-381: entry h + j = w_{2h}^j, h = 1, 2, ..., 2^max_log_n (NULL without the curve);
+                     * an entry is a Shoup pair tw[2k], tw[2k + 1] when tw_shoup, else tw[k] (ntt.cu) */
+    int tw_shoup;
+    fr_t *ninv;     /* ninv[k] = 2^-k (Montgomery), k = 0..32, then w[k] at 33 + k; tw and ninv (and
+                     * bn_tw, bn_ninv) are shared with the device's other contexts (ntt.cu tw_get) */
     /* BN254 (only with CZK_CUDA_CURVE_BN254): the same tables over its Fr,
      * levels h up to 2^bn_tw_log, bn_tw_log = min(max_log_n, 27) (w_{2h} must
      * exist: 2-adicity 28) */
@@ -106,8 +109,10 @@ struct czk_cuda_bases {
     unsigned tab_rows, tab_c, tab_cls;
 };
 
-/* ntt.cu */
+/* ntt.cu: the context's twiddle tables (shared with the other contexts of
+ * its device), taken and given back */
 int czk_cuda_ntt_init_(czk_cuda_ctx *ctx);
+void czk_cuda_ntt_free_(czk_cuda_ctx *ctx);
 /* msm.cu */
 int czk_cuda_msm_init_(czk_cuda_ctx *ctx);
 void czk_cuda_msm_free_(czk_cuda_ctx *ctx);

@@ -2,7 +2,9 @@
  * test_cuda_ntt.c — device NTT, inverse NTT, odd-coset step and the whole h
  * computation against the CPU (common/crypto/ntt.h, czk_groth16_compute_h)
  * on random inputs, plus a naive O(n^2) DFT with snarkjs's root at 2^10 as
- * an independent oracle (tests/cuda/ntt_check.h).
+ * an independent oracle (tests/cuda/ntt_check.h); again on a second context
+ * after the first, whose twiddle tables it shares, is freed.  The butterflies
+ * use Shoup products, or Montgomery products with CZK_CUDA_NTT_SHOUP=0.
  * Sizes 2^1..2^CZK_CUDA_TEST_MAX_LOG (default 20; scripts/gpu-run.sh raises it to 24).
  * Exit 77 without a GPU.
  */
@@ -34,8 +36,14 @@ int main(void)
     czk_fr *a = malloc(1024 * sizeof *a), *g = malloc(1024 * sizeof *g);
     CHECK(a && g, "oom");
     bls_naive(ctx, a, g, 10);
-    free(a), free(g);
     bls_sizes(ctx, max_log);
+    /* the contexts of a device share their twiddle tables: a second context
+     * of the same size takes the first one's, which must outlive the first */
+    czk_cuda_ctx *ctx2 = tu_ctx(max_log, 1024, 0);
     czk_cuda_ctx_free(ctx);
+    bls_naive(ctx2, a, g, 10);
+    bls_sizes(ctx2, max_log < 16 ? max_log : 16);
+    czk_cuda_ctx_free(ctx2);
+    free(a), free(g);
     return 0;
 }
