@@ -78,10 +78,10 @@ typedef struct czk_cuda_cfg {
 #define CZK_CUDA_TABLE_DENSE_PM 500u
 
 /* A context holds NTT twiddles only for the curves in cfg.curves (BN254's
- * up to 2^min(max_log_n, 27), its Fr having 2-adicity 28): 2 * 2^max_log_n
- * entries of 64 bytes per curve (a twiddle and its Shoup quotient), one
- * table per device, curve and size shared by all the contexts that use it;
- * the MSM workspace is shared, sized for the largest point of the curves served.
+ * up to 2^min(max_log_n, 27), its Fr having 2-adicity 28), 2 * 2^max_log_n
+ * elements per curve: one table per device, curve and size, shared by all
+ * the contexts that use it; the MSM workspace is shared, sized for the
+ * largest point of the curves served.
  * Calls for a curve the context does not serve fail with -EINVAL. */
 #define CZK_CUDA_CURVE_BLS12_381 1u
 #define CZK_CUDA_CURVE_BN254 2u

@@ -77,9 +77,7 @@ struct czk_cuda_ctx {
     cudaEvent_t done[CZK_CUDA_NSTREAMS];
     fr_t *buf[4];
     size_t buf_len[4];
-    fr_t *tw;       /* BLS12-381: entry h + j = w_{2h}^j, h = 1, 2, ..., 2^max_log_n (NULL without the curve);
-                     * an entry is a Shoup pair tw[2k], tw[2k + 1] when tw_shoup, else tw[k] (ntt.cu) */
-    int tw_shoup;
+    fr_t *tw;       /* BLS12-381: tw[h + j] = w_{2h}^j, h = 1, 2, ..., 2^max_log_n (NULL without the curve) */
     fr_t *ninv;     /* ninv[k] = 2^-k (Montgomery), k = 0..32, then w[k] at 33 + k; tw and ninv (and
                      * bn_tw, bn_ninv) are shared with the device's other contexts (ntt.cu tw_get) */
     /* BN254 (only with CZK_CUDA_CURVE_BN254): the same tables over its Fr,

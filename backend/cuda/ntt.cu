@@ -20,17 +20,12 @@
  * writes a second buffer (ctx->ntt_tmp); the last pass writes back.  Without
  * that buffer (CZK_CUDA_NTT_FUSE=0, or its allocation failed) a separate tiled
  * bit-reversal pass runs first and the passes work in place.
- * Twiddles: one table per curve, entry h + j = w_{2h}^j for every power of
- * two h up to 2^max_log_n (BN254: up to 2^min(max_log_n, 27), its Fr having
- * no root of order 2^29), 2 * 2^max_log_n entries, independent of the
- * transform size; inverse twiddles are w_{2h}^-j = -w_{2h}^(2h-j) (j > 0), so
- * one table serves both.  An entry is the pair (w, floor(w 2^256 / r)) with w
- * in standard form, for the Shoup products of ff.cuh (mul_shoup_n: three
- * half products per butterfly instead of a Montgomery product's two whole
- * ones; the quotient of -w is the complement of w's), 64 bytes; with
- * CZK_CUDA_NTT_SHOUP=0 (comparisons) the entry is w in Montgomery form alone,
- * 32 bytes, and the butterflies multiply by Montgomery products.  The
- * contexts of one device share their tables (tw_get / tw_put).
+ * Twiddles: one table per curve, tw[h + j] = w_{2h}^j for every power of two
+ * h up to 2^max_log_n (BN254: up to 2^min(max_log_n, 27), its Fr having no
+ * root of order 2^29), 2 * 2^max_log_n elements, independent of the transform
+ * size; inverse twiddles are w_{2h}^-j = -tw[2h - j] (j > 0), so one table
+ * serves both.  The contexts of one device share their tables (tw_get /
+ * tw_put).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -108,52 +103,9 @@ template <class F> __global__ void k_tw_one(F *tw)
     tw[0] = z;
 }
 
-/* Shoup pairs from Montgomery twiddles: out[2k] = w (standard form), out[2k + 1]
- * = floor(w 2^256 / r) by long division (r < 2^255, so twice a remainder fits) */
-template <class F> __global__ void k_tw_shoup(F *out, const F *mont, size_t count)
-{
-    size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (k >= count)
-        return;
-    const uint32_t *p = ff_traits<F>::mod();
-    F w, rem, q;
-    from_mont(w, mont[k]);
-    rem = w;
-    set_zero(q);
-    for (int bit = 255; bit >= 0; bit--) {
-        uint32_t t[8], d[8];
-        for (int l = 7; l > 0; l--)
-            t[l] = (rem.v[l] << 1) | (rem.v[l - 1] >> 31);
-        t[0] = rem.v[0] << 1;
-        d[0] = ff_sub_cc(t[0], p[0]);
-        for (int l = 1; l < 8; l++)
-            d[l] = ff_subc_cc(t[l], p[l]);
-        const uint32_t borrow = ff_borrow_mask();
-        for (int l = 0; l < 8; l++)
-            rem.v[l] = borrow ? t[l] : d[l];
-        if (!borrow)
-            q.v[bit >> 5] |= 1u << (bit & 31);
-    }
-    out[2 * k] = w;
-    out[2 * k + 1] = q;
-}
-
-/* CZK_CUDA_NTT_SHOUP=0: Montgomery twiddles and products (comparisons) */
-static bool ntt_shoup_env()
-{
-    static int v = -1;
-    if (v < 0) {
-        const char *e = getenv("CZK_CUDA_NTT_SHOUP");
-        v = (e && *e == '0') ? 0 : 1;
-    }
-    return v;
-}
-
-/* the constants and the twiddle table of one curve, levels h up to 2^log;
- * with shoup the table holds Shoup pairs (2 F per entry).  On failure
- * whatever was allocated is in *consts / *tw (NULL otherwise) for the caller
- * to free. */
-template <class F> static int tw_build(F **consts, F **tw, unsigned log, bool shoup, cudaStream_t s)
+/* the constants and the twiddle table of one curve, levels h up to 2^log; on
+ * failure whatever was allocated is in *consts / *tw for the caller to free */
+template <class F> static int tw_init(F **consts, F **tw, unsigned log, cudaStream_t s)
 {
     size_t n = (size_t)1 << log;
     CZK_CU(cudaMalloc((void **)consts, 66 * sizeof(F)));
@@ -168,34 +120,16 @@ template <class F> static int tw_build(F **consts, F **tw, unsigned log, bool sh
         k_tw_level<F><<<blocks, 256, 0, s>>>(*tw, *consts, h, lg + 2);
         CZK_CU_LAUNCH("k_tw_level");
     }
-    if (shoup) {
-        F *mont = *tw;
-        CZK_CU(cudaStreamSynchronize(s));
-        *tw = NULL;
-        cudaError_t e = cudaMalloc((void **)tw, 4 * n * sizeof(F));
-        if (e == cudaSuccess) {
-            k_tw_shoup<F><<<(unsigned)((2 * n + 255) / 256), 256, 0, s>>>(*tw, mont, 2 * n);
-            e = cudaGetLastError();
-            if (e == cudaSuccess)
-                e = cudaStreamSynchronize(s);
-        } else {
-            *tw = NULL;
-        }
-        cudaFree(mont);
-        if (e != cudaSuccess)
-            return czk_cuda_fail_("k_tw_shoup", __FILE__, __LINE__, e);
-    }
     CZK_CU(cudaStreamSynchronize(s));
     return 0;
 }
 
 /* The tables are read-only after they are built, so the contexts of one
- * device share one per curve, size and form (gpud runs two contexts per GPU),
+ * device share one per curve and size (gpud runs two contexts per GPU),
  * counted by references under a lock. */
 struct tw_shared {
     int device;
     unsigned curve, log;
-    bool shoup;
     void *consts, *tw;
     unsigned refs;
 };
@@ -203,9 +137,9 @@ struct tw_shared {
 static pthread_mutex_t tw_mu = PTHREAD_MUTEX_INITIALIZER;
 static tw_shared tw_reg[TW_SHARED_MAX];
 
-/* a reference to the tables of (device, curve, log, shoup), built on first use */
+/* a reference to the tables of (device, curve, log), built on first use */
 template <class F>
-static int tw_get(int device, unsigned curve, unsigned log, bool shoup, F **consts, F **tw, cudaStream_t s)
+static int tw_get(int device, unsigned curve, unsigned log, F **consts, F **tw, cudaStream_t s)
 {
     int rc = 0, free_slot = -1;
     pthread_mutex_lock(&tw_mu);
@@ -216,7 +150,7 @@ static int tw_get(int device, unsigned curve, unsigned log, bool shoup, F **cons
                 free_slot = i;
             continue;
         }
-        if (e->device == device && e->curve == curve && e->log == log && e->shoup == shoup) {
+        if (e->device == device && e->curve == curve && e->log == log) {
             e->refs++;
             *consts = (F *)e->consts;
             *tw = (F *)e->tw;
@@ -229,12 +163,12 @@ static int tw_get(int device, unsigned curve, unsigned log, bool shoup, F **cons
         return czk_cuda_errf_(-ENOMEM, "ntt: more than %d twiddle tables in one process", TW_SHARED_MAX);
     }
     F *c = NULL, *t = NULL;
-    rc = tw_build<F>(&c, &t, log, shoup, s);
+    rc = tw_init<F>(&c, &t, log, s);
     if (rc) {
         cudaFree(c);
         cudaFree(t);
     } else {
-        tw_reg[free_slot] = {device, curve, log, shoup, c, t, 1};
+        tw_reg[free_slot] = {device, curve, log, c, t, 1};
         *consts = c;
         *tw = t;
     }
@@ -265,16 +199,15 @@ static void tw_put(void *tw)
 int czk_cuda_ntt_init_(czk_cuda_ctx *ctx)
 {
     int rc;
-    ctx->tw_shoup = ntt_shoup_env();
     if ((ctx->curves & CZK_CUDA_CURVE_BLS12_381) &&
-        (rc = tw_get<fr_t>(ctx->device, CZK_CUDA_CURVE_BLS12_381, ctx->max_log_n, ctx->tw_shoup, &ctx->ninv,
-                           &ctx->tw, ctx->st[0])))
+        (rc = tw_get<fr_t>(ctx->device, CZK_CUDA_CURVE_BLS12_381, ctx->max_log_n, &ctx->ninv, &ctx->tw,
+                           ctx->st[0])))
         return rc;
     if (ctx->curves & CZK_CUDA_CURVE_BN254) {
         /* the top level holds w_{2^(log+1)}: BN254's Fr has 2^28-th roots at most */
         ctx->bn_tw_log = ctx->max_log_n < 27 ? ctx->max_log_n : 27;
-        if ((rc = tw_get<bn_fr_t>(ctx->device, CZK_CUDA_CURVE_BN254, ctx->bn_tw_log, ctx->tw_shoup, &ctx->bn_ninv,
-                                  &ctx->bn_tw, ctx->st[0])))
+        if ((rc = tw_get<bn_fr_t>(ctx->device, CZK_CUDA_CURVE_BN254, ctx->bn_tw_log, &ctx->bn_ninv, &ctx->bn_tw,
+                                  ctx->st[0])))
             return rc;
     }
     return 0;
@@ -293,14 +226,13 @@ void czk_cuda_ntt_free_(czk_cuda_ctx *ctx)
 template <class F> struct ntt_tab {
     const F *tw, *consts;
     unsigned max_log, coset_log;
-    bool shoup; /* tw holds Shoup pairs */
 };
 
 static int ntt_tables(czk_cuda_ctx *ctx, ntt_tab<fr_t> *t)
 {
     if (!ctx->tw)
         return czk_cuda_errf_(-EINVAL, "ntt: context created without BLS12-381");
-    *t = {ctx->tw, ctx->ninv, ctx->max_log_n, ctx->max_log_n, ctx->tw_shoup != 0};
+    *t = {ctx->tw, ctx->ninv, ctx->max_log_n, ctx->max_log_n};
     return 0;
 }
 
@@ -308,7 +240,7 @@ static int ntt_tables(czk_cuda_ctx *ctx, ntt_tab<bn_fr_t> *t)
 {
     if (!ctx->bn_tw)
         return czk_cuda_errf_(-EINVAL, "ntt: context created without BN254");
-    *t = {ctx->bn_tw, ctx->bn_ninv, ctx->max_log_n, ctx->bn_tw_log, ctx->tw_shoup != 0};
+    *t = {ctx->bn_tw, ctx->bn_ninv, ctx->max_log_n, ctx->bn_tw_log};
     return 0;
 }
 
@@ -328,41 +260,14 @@ template <class F> FF_DEV void sh_store(uint32_t *sh, unsigned S, unsigned i, co
         sh[l * S + i] = x.v[l];
 }
 
-/* a twiddle as the butterflies take it: w (Montgomery form) or, SHOUP, w
- * (standard form) and its quotient q */
-template <class F> struct twv {
-    F w, q;
-};
-
 /* w_{2h}^j or its inverse, from the table */
-template <bool SHOUP, bool INV, class F> FF_DEV twv<F> twiddle(const F *tw, size_t h, size_t j)
+template <bool INV, class F> FF_DEV F twiddle(const F *tw, size_t h, size_t j)
 {
-    twv<F> t;
-    const size_t k = (!INV || j == 0) ? h + j : 2 * h - j;
-    if (!SHOUP) {
-        t.w = ld_global(tw + k);
-        if (INV && j)
-            neg(t.w, t.w);
-        return t;
-    }
-    t.w = ld_global(tw + 2 * k);
-    t.q = ld_global(tw + 2 * k + 1);
-    if (INV && j) { /* -w = r - w (w != 0), its quotient 2^256 - 1 - q */
-        neg(t.w, t.w);
-#pragma unroll
-        for (int l = 0; l < 8; l++)
-            t.q.v[l] = ~t.q.v[l];
-    }
-    return t;
-}
-
-/* x = x w */
-template <bool SHOUP, class F> FF_DEV void tw_mul(F &x, const twv<F> &t)
-{
-    if (SHOUP)
-        mul_shoup_n<8>(x.v, x.v, t.w.v, t.q.v, ff_traits<F>::mod());
-    else
-        mul(x, x, t.w);
+    if (!INV || j == 0)
+        return ld_global(tw + h + j);
+    F w = ld_global(tw + 2 * h - j), r;
+    neg(r, w);
+    return r;
 }
 
 /* One pass of k radix-2 stages over the index bits [lo, lo + k).  Each
@@ -375,7 +280,7 @@ template <bool SHOUP, class F> FF_DEV void tw_mul(F &x, const twv<F> &t)
  * pass.  Block b handles positions c 2^k + i with c = brev(b) on log_n - k
  * bits, whose sources are brev_k(i) 2^(log_n - k) + b: the blocks that run at
  * the same time read neighbouring elements of each stride-2^(log_n - k) row. */
-template <class F, bool DIT, bool INV, int BPT, bool GATHER, bool SHOUP>
+template <class F, bool DIT, bool INV, int BPT, bool GATHER>
 __global__ void __launch_bounds__(512)
     k_ntt_pass(const F *src, F *dst, const F *tw, unsigned lo, unsigned k, unsigned log_n)
 {
@@ -427,15 +332,15 @@ __global__ void __launch_bounds__(512)
             i0[q] = ((t >> m) << (m + 1)) | (t & (hl - 1));
             F x0 = sh_load<F>(sh, S, i0[q]), x1 = sh_load<F>(sh, S, i0[q] + hl);
             const size_t jj = ((size_t)(t & (hl - 1)) << lo) | (b & lowmask);
-            const twv<F> w = twiddle<SHOUP, INV>(tw, h, jj);
+            F w = twiddle<INV>(tw, h, jj);
             if (DIT) {
-                tw_mul<SHOUP>(x1, w);
+                mul(x1, x1, w);
                 add(y0[q], x0, x1);
                 sub(y1[q], x0, x1);
             } else {
                 add(y0[q], x0, x1);
                 sub(y1[q], x0, x1);
-                tw_mul<SHOUP>(y1[q], w);
+                mul(y1[q], y1[q], w);
             }
         }
 #pragma unroll
@@ -485,33 +390,22 @@ static int ntt_split(unsigned log_n, unsigned ks[8])
     return p;
 }
 
-template <bool DIT, bool INV, bool GATHER, bool SHOUP, class F>
-static void ntt_launch_t(const F *src, F *dst, const F *tw, unsigned lo, unsigned k, unsigned log_n, cudaStream_t s)
+template <bool DIT, bool INV, bool GATHER, class F>
+static int ntt_launch(const F *src, F *dst, const F *tw, unsigned lo, unsigned k, unsigned log_n, cudaStream_t s)
 {
     unsigned threads = 1u << (k - 1);
     size_t blocks = ((size_t)1 << log_n) >> k;
     size_t shm = ((size_t)8 << k) * sizeof(uint32_t);
     if (ntt_bpt(k) == 2)
-        k_ntt_pass<F, DIT, INV, 2, GATHER, SHOUP>
-            <<<(unsigned)blocks, threads / 2, shm, s>>>(src, dst, tw, lo, k, log_n);
+        k_ntt_pass<F, DIT, INV, 2, GATHER><<<(unsigned)blocks, threads / 2, shm, s>>>(src, dst, tw, lo, k, log_n);
     else
-        k_ntt_pass<F, DIT, INV, 1, GATHER, SHOUP><<<(unsigned)blocks, threads, shm, s>>>(src, dst, tw, lo, k, log_n);
-}
-
-template <bool DIT, bool INV, bool GATHER, class F>
-static int ntt_launch(const ntt_tab<F> &t, const F *src, F *dst, unsigned lo, unsigned k, unsigned log_n,
-                      cudaStream_t s)
-{
-    if (t.shoup)
-        ntt_launch_t<DIT, INV, GATHER, true>(src, dst, t.tw, lo, k, log_n, s);
-    else
-        ntt_launch_t<DIT, INV, GATHER, false>(src, dst, t.tw, lo, k, log_n, s);
+        k_ntt_pass<F, DIT, INV, 1, GATHER><<<(unsigned)blocks, threads, shm, s>>>(src, dst, tw, lo, k, log_n);
     CZK_CU_LAUNCH("k_ntt_pass");
     return 0;
 }
 
 /* in-place passes over a: DIT from the low bits up, DIF from the high bits down */
-template <bool DIT, bool INV, class F> static int ntt_passes(F *a, const ntt_tab<F> &t, unsigned log_n, cudaStream_t s)
+template <bool DIT, bool INV, class F> static int ntt_passes(F *a, const F *tw, unsigned log_n, cudaStream_t s)
 {
     unsigned ks[8];
     int p = ntt_split(log_n, ks);
@@ -522,7 +416,7 @@ template <bool DIT, bool INV, class F> static int ntt_passes(F *a, const ntt_tab
     }
     for (int q = 0; q < p; q++) {
         int i = DIT ? q : p - 1 - q;
-        int rc = ntt_launch<DIT, INV, false>(t, a, a, los[i], ks[i], log_n, s);
+        int rc = ntt_launch<DIT, INV, false>(a, a, tw, los[i], ks[i], log_n, s);
         if (rc)
             return rc;
     }
@@ -533,7 +427,7 @@ template <bool DIT, bool INV, class F> static int ntt_passes(F *a, const ntt_tab
  * reversal folded into the first pass: a -> tmp (gathering), tmp in place,
  * tmp -> a (the last pass); one pass is a -> a (a single block) */
 template <bool INV, class F>
-static int ntt_dit_gather(F *a, F *tmp, const ntt_tab<F> &t, unsigned log_n, cudaStream_t s)
+static int ntt_dit_gather(F *a, F *tmp, const F *tw, unsigned log_n, cudaStream_t s)
 {
     unsigned ks[8];
     int p = ntt_split(log_n, ks);
@@ -541,8 +435,8 @@ static int ntt_dit_gather(F *a, F *tmp, const ntt_tab<F> &t, unsigned log_n, cud
     for (int q = 0; q < p; q++) {
         const F *src = q == 0 ? a : tmp;
         F *dst = q == p - 1 ? a : tmp;
-        int rc = q == 0 ? ntt_launch<true, INV, true>(t, src, dst, lo, ks[q], log_n, s)
-                        : ntt_launch<true, INV, false>(t, src, dst, lo, ks[q], log_n, s);
+        int rc = q == 0 ? ntt_launch<true, INV, true>(src, dst, tw, lo, ks[q], log_n, s)
+                        : ntt_launch<true, INV, false>(src, dst, tw, lo, ks[q], log_n, s);
         if (rc)
             return rc;
         lo += ks[q];
@@ -598,15 +492,15 @@ template <class F> __global__ void k_scale(F *a, const F *consts, unsigned log_n
 }
 
 /* bit-reversed coefficients (times n) -> times ninv * w_{2n}^brev(pos) */
-template <class F, bool SHOUP> __global__ void k_coset_scale(F *a, const F *tw, const F *consts, unsigned log_n, size_t n)
+template <class F> __global__ void k_coset_scale(F *a, const F *tw, const F *consts, unsigned log_n, size_t n)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n)
         return;
     size_t e = log_n ? (__brev((unsigned)i) >> (32 - log_n)) : 0;
-    F x = ld_global(a + i), c = consts[log_n];
-    tw_mul<SHOUP>(x, twiddle<SHOUP, false>(tw, n, e));
-    mul(x, x, c);
+    F x = ld_global(a + i), w = ld_global(tw + n + e), c = consts[log_n];
+    mul(w, w, c);
+    mul(x, x, w);
     st_global(a + i, x);
 }
 
@@ -704,15 +598,12 @@ template <class F> static int ntt_prep(czk_cuda_ctx *ctx, ntt_tab<F> *t, unsigne
 template <class F> static int odd_coset(const ntt_tab<F> &t, F *a, unsigned log_n, cudaStream_t s)
 {
     size_t n = (size_t)1 << log_n;
-    int rc = ntt_passes<false, true>(a, t, log_n, s);
+    int rc = ntt_passes<false, true>(a, t.tw, log_n, s);
     if (rc)
         return rc;
-    if (t.shoup)
-        k_coset_scale<F, true><<<grid_for(n, 256), 256, 0, s>>>(a, t.tw, t.consts, log_n, n);
-    else
-        k_coset_scale<F, false><<<grid_for(n, 256), 256, 0, s>>>(a, t.tw, t.consts, log_n, n);
+    k_coset_scale<F><<<grid_for(n, 256), 256, 0, s>>>(a, t.tw, t.consts, log_n, n);
     CZK_CU_LAUNCH("k_coset_scale");
-    return ntt_passes<true, false>(a, t, log_n, s);
+    return ntt_passes<true, false>(a, t.tw, log_n, s);
 }
 
 template <class F> static int ntt_dev(czk_cuda_ctx *ctx, unsigned log_n, int inverse)
@@ -730,14 +621,14 @@ template <class F> static int ntt_dev(czk_cuda_ctx *ctx, unsigned log_n, int inv
     if (!tmp && (rc = bitrev((fr_t *)a, log_n, s)))
         return rc;
     if (inverse) {
-        rc = tmp ? ntt_dit_gather<true>(a, tmp, t, log_n, s) : ntt_passes<true, true>(a, t, log_n, s);
+        rc = tmp ? ntt_dit_gather<true>(a, tmp, t.tw, log_n, s) : ntt_passes<true, true>(a, t.tw, log_n, s);
         if (rc)
             return rc;
         k_scale<F><<<grid_for(n, 256), 256, 0, s>>>(a, t.consts, log_n, n);
         CZK_CU_LAUNCH("k_scale");
         return 0;
     }
-    return tmp ? ntt_dit_gather<false>(a, tmp, t, log_n, s) : ntt_passes<true, false>(a, t, log_n, s);
+    return tmp ? ntt_dit_gather<false>(a, tmp, t.tw, log_n, s) : ntt_passes<true, false>(a, t.tw, log_n, s);
 }
 
 template <class F> static int odd_coset_dev(czk_cuda_ctx *ctx, unsigned log_n)

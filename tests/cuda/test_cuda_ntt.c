@@ -3,8 +3,7 @@
  * computation against the CPU (common/crypto/ntt.h, czk_groth16_compute_h)
  * on random inputs, plus a naive O(n^2) DFT with snarkjs's root at 2^10 as
  * an independent oracle (tests/cuda/ntt_check.h); again on a second context
- * after the first, whose twiddle tables it shares, is freed.  The butterflies
- * use Shoup products, or Montgomery products with CZK_CUDA_NTT_SHOUP=0.
+ * after the first, whose twiddle tables it shares, is freed.
  * Sizes 2^1..2^CZK_CUDA_TEST_MAX_LOG (default 20; scripts/gpu-run.sh raises it to 24).
  * Exit 77 without a GPU.
  */
