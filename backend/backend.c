@@ -63,21 +63,20 @@ int czk_backend_open(const char *name, int fallback, const czk_backend_config *c
 
 int czk_backend_setup_accel(const char *name, czk_setup_accel *accel, czk_error *e)
 {
-    const int is_auto = !strcmp(name, "auto");
+    const czk_backend_ops *o = czk_backend_find(name, e);
 
     memset(accel, 0, sizeof(*accel));
-    if (!strcmp(name, "cpu"))
+    if (!o)
+        return e ? e->code : -ENOTSUP;
+    if (o == &czk_backend_cpu_ops) /* "cpu", or "auto" in a czk without the cuda backend */
         return 0;
-    if (!is_auto && strcmp(name, "cuda"))
-        return czk_errorf(e, -EINVAL, "setup backend \"%s\": expected cpu, cuda or auto", name);
 #ifdef CZK_HAVE_CUDA_BACKEND
+    const int is_auto = !strcmp(name, "auto");
     czk_error none = { 0 };
     int r = czk_backend_cuda_setup_accel_(accel, is_auto, is_auto ? &none : e);
 
     return r == -ENODEV && is_auto ? 0 : r;
 #else
-    if (is_auto)
-        return 0;
-    return czk_errorf(e, -ENODEV, "this czk was built without the CUDA backend");
+    return 0;
 #endif
 }

@@ -204,8 +204,8 @@ extern const czk_backend_ops czk_backend_cpu_ops;
  * (device 0 of CUDA_VISIBLE_DEVICES) in a czk built with the cuda backend,
  * fills *accel (falling back to the CPU for "auto") and returns 1; returns 0
  * with *accel zeroed when the setup runs on the CPU ("cpu", or "auto"
- * without a GPU); -ENODEV with e set for "cuda" without one, -EINVAL for
- * another name.
+ * without a GPU); -ENODEV with e set for "cuda" without one, and
+ * czk_backend_find's error for a name not built into this czk.
  */
 int czk_backend_setup_accel(const char *name, czk_setup_accel *accel, czk_error *e);
 
