@@ -75,6 +75,14 @@ static void on_cancel(gpud *g, czk_conn *c, uint64_t job_id)
     if (j->uid != uid)
         czk_info("job %llu (uid %u): cancelled by uid %u (root or admin_group)", (unsigned long long)job_id, j->uid,
                  uid);
+    if (j->state == J_ACTIVE && gpud_job_done_pending(j)) {
+        /* the DONEs written before this CANCEL take effect first, as they
+         * will in a replay; their callbacks may finish (and free) the job */
+        gpud_journal_settle(g);
+        j = gpud_job_find(g, job_id);
+        if (!j)
+            return gpud_reply_error(g, c, -EALREADY, "job %llu is already finished", (unsigned long long)job_id);
+    }
     if (j->state != J_ACTIVE)
         return gpud_reply_error(g, c, -EALREADY, "job %llu is already %s", (unsigned long long)job_id,
                                 j->state == J_CANCELLED ? "cancelled" : "finished");

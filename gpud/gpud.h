@@ -72,6 +72,7 @@
 #include "common/runtime/trace.h"
 #include "backend/backend.h"
 #include "gpud/circuits.h"
+#include "ipc/commit.h"
 #include "ipc/journal.h"
 #include "ipc/loop.h"
 #include "ipc/pool.h"
@@ -115,6 +116,7 @@ typedef struct gpud_part {
     uint8_t discard;    /* cancelled while a worker had it */
     uint8_t sent;       /* P_FINALIZE: RESULT queued to the current finalizer */
     uint8_t resynth;    /* times its slot failed the checksum before the copy (worker.c) */
+    uint8_t done_pending; /* P_FINALIZE: the finalizer's DONE is journaled, its sync not yet settled */
     int32_t status;
     uint32_t sends;     /* P_FINALIZE: RESULTs sent for it (more than one: re-sends) */
     uint64_t t_sent;    /* P_FINALIZE: when the last RESULT was queued (io clock) */
@@ -124,6 +126,8 @@ typedef struct gpud_part {
     uint64_t queue_ns, synth_ns, gpu_ns;           /* accumulated per stage */
     czk_groth16_any_msm_out *res;                      /* while P_FINALIZE */
     czk_fr *pub;                                   /* n_public, while P_FINALIZE */
+    uint8_t *done_bytes; /* done_pending: the DONE's proof, then its public signals, for the event */
+    uint32_t done_proof_len, done_pub_len;
 } gpud_part;
 
 struct gpud_job {
@@ -361,6 +365,7 @@ struct gpud {
     int sched_posted;           /* sched_task is posted to the loop */
     czk_loop_task sched_task;   /* runs gpud_sched_run once per loop turn (sched.c sets fn) */
     czk_journal *journal;
+    czk_commit *commit;         /* every record goes through it (table.c): group commit, syncs off the loop */
     czk_idmark *idmark;         /* state_dir/next_job_id: job ids are never handed out twice (ipc/journal.h) */
     uint64_t replay_max_job;    /* highest job id in any journal record, forgotten jobs included */
     /* journal append failures (table.c): while journal_down, new submits are
@@ -369,6 +374,7 @@ struct gpud {
     int journal_err;            /* the errno of the failure that started the episode */
     int journal_recovered;      /* an episode ended: RESULTs awaiting DONE go out again (main.c's tick) */
     uint64_t journal_failures_total;
+    uint64_t journal_sync_failures; /* syncs that failed (table.c: tells a failed sync from a failed write) */
     czk_metric *m_journal_failures;
     int exit_status;            /* main's exit status when not 0: 2 = the operator must act (bad state) */
     int admin_gid_set;          /* [gpud] admin_group resolved: its members may cancel any job */
@@ -425,6 +431,7 @@ struct gpud {
     czk_metric *m_parts[P_STATE_COUNT];  /* czk_gpud_partitions{stage}: P_QUEUED..P_FINALIZE (main.c's tick) */
     czk_metric *m_rejects[GPUD_REJ_COUNT]; /* czk_gpud_rejections_total{reason} (gpud_count_reject) */
     czk_metric *m_busy_ratio, *m_max_gap, *m_busy_seconds, *m_journal_sync, *m_synths, *m_finalizer;
+    czk_metric *m_journal_syncs, *m_journal_records;
     int stopping;
 };
 
@@ -491,11 +498,24 @@ gpud_job *gpud_job_find(gpud *g, uint64_t id);
 gpud_job *gpud_job_find_req(gpud *g, uint32_t uid, const char *req);
 void gpud_job_insert(gpud *g, gpud_job *j);
 void gpud_jobs_trim(gpud *g); /* forget the oldest finished jobs beyond GPUD_HISTORY */
-/* appends one record (sync).  A failure starts (or continues) a journal
+/* appends one record and syncs it before returning (ACCEPT, CANCEL, PROBE,
+ * a partition's failure).  A failure starts (or continues) a journal
  * episode: g->journal_down, czk_journal_append_failures_total, one log line
  * per episode; a poisoned journal (czk_journal_failed) stops the loop with
  * exit status 1 so that systemd restarts gpud. */
 int gpud_rec_write(gpud *g, uint16_t type, const gpud_rec *r);
+/* appends one record durable with the next group sync (a partition's DONE,
+ * COMPLETE): fn(g, ctx, seq, rc) runs from the loop once that sync is
+ * settled (ipc/commit.h); fn may be NULL.  A write failure returns -errno
+ * (an episode as above) and fn is not called. */
+int gpud_rec_defer(gpud *g, uint16_t type, const gpud_rec *r, czk_commit_fn fn, void *ctx);
+/* every record durable and every settled callback run: only where no job or
+ * partition pointer is held across it */
+void gpud_journal_settle(gpud *g);
+/* the committer over g->journal (after replay and compaction), and its end
+ * (after the loop's last run: pending records synced, callbacks run) */
+int gpud_journal_commit_open(gpud *g, czk_error *e);
+void gpud_journal_commit_close(gpud *g);
 /* while journal_down: appends a probe record; 0 when appends work again
  * (the episode is over), else -errno */
 int gpud_journal_probe(gpud *g);

@@ -181,7 +181,7 @@ int gpud_jobs_open(gpud *g, czk_error *e)
     if (info->records > 0 && (r = czk_journal_compact(g->journal, keep_cb, g, e)) < 0)
         czk_warn("journal compaction failed (continuing with the full journal): %s", e->msg);
     spool_sweep(g);
-    return 0;
+    return gpud_journal_commit_open(g, e);
 }
 
 void gpud_jobs_requeue_all(gpud *g)
@@ -220,7 +220,11 @@ void gpud_jobs_requeue_all(gpud *g)
 
 void gpud_jobs_free(gpud *g)
 {
-    gpud_job *j = g->jobs_head;
+    gpud_job *j;
+
+    if (g->commit) /* records awaiting a sync are synced and their callbacks run */
+        gpud_journal_commit_close(g);
+    j = g->jobs_head;
     while (j) {
         gpud_job *n = j->next;
         gpud_job_free_parts(g, j);
@@ -247,7 +251,7 @@ void gpud_jobs_free(gpud *g)
 
 int gpud_job_id_next(gpud *g, uint64_t *id, czk_error *e)
 {
-    return czk_idmark_next(g->idmark, czk_journal_next_seq(g->journal) - 1, id, e);
+    return czk_idmark_next(g->idmark, czk_journal_durable_seq(g->journal), id, e);
 }
 
 /* ------------------------------------------------------------- submit --- */

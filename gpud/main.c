@@ -207,8 +207,13 @@ static int open_metrics(gpud *g)
                                             NULL, "journal records that could not be written (state_dir full, "
                                             "I/O error): what they stood for was not done");
     czk_metric_inc(g->m_journal_failures, (int64_t)g->journal_failures_total);
-    g->m_journal_sync = czk_metrics_add(g->metrics, CZK_METRIC_HISTOGRAM, "czk_gpud_journal_append_seconds", NULL,
-                                        "time to append one journal record and fdatasync it (on the loop thread)");
+    g->m_journal_sync = czk_metrics_add(g->metrics, CZK_METRIC_HISTOGRAM, "czk_gpud_journal_sync_seconds", NULL,
+                                        "time of one journal fdatasync (a group of records; off the loop thread "
+                                        "but for ACCEPT, CANCEL and failures)");
+    g->m_journal_syncs = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_gpud_journal_syncs_total", NULL,
+                                         "journal fdatasyncs that succeeded");
+    g->m_journal_records = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_gpud_journal_records_total", NULL,
+                                           "journal records made durable (divided by the syncs: the group size)");
     g->m_jobs = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_active_jobs", NULL,
                                 "jobs accepted and not finished");
     czk_metric_set(g->m_jobs, g->n_active);
@@ -410,6 +415,7 @@ int main(int argc, char **argv)
     gpud_intake_stop(g);
     gpud_keys_stop(g);
     gpud_workers_stop(g);
+    gpud_journal_commit_close(g); /* before the loop goes: its callbacks may queue events */
     czk_loop_destroy(g->loop);
     g->loop = NULL;
     if (g->bops)

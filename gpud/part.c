@@ -159,7 +159,8 @@ static void slot_drop(gpud *g, gpud_part *p)
 static int job_parts_busy(const gpud_job *j)
 {
     for (uint32_t i = 0; i < j->nparts; i++)
-        if (j->parts[i].holds_slot || j->parts[i].discard || j->parts[i].state == P_GPU)
+        if (j->parts[i].holds_slot || j->parts[i].discard || j->parts[i].state == P_GPU ||
+            j->parts[i].done_pending)
             return 1;
     return 0;
 }
@@ -172,9 +173,18 @@ void gpud_job_free_parts(gpud *g, gpud_job *j)
         g->part_count[j->parts[i].state]--;
         free(j->parts[i].res);
         free(j->parts[i].pub);
+        free(j->parts[i].done_bytes);
     }
     free(j->parts);
     j->parts = NULL;
+}
+
+int gpud_job_done_pending(const gpud_job *j)
+{
+    for (uint32_t i = 0; j->parts && i < j->nparts; i++)
+        if (j->parts[i].done_pending)
+            return 1;
+    return 0;
 }
 
 void gpud_job_maybe_release(gpud *g, gpud_job *j)
@@ -421,31 +431,13 @@ int gpud_part_requeue(gpud *g, gpud_part *p, int slot_action)
     return 0;
 }
 
-int gpud_part_finish(gpud *g, gpud_part *p, int status, const char *reason, const czk_bytes *proof,
-                     const czk_bytes *pub)
+/* the partition is final: memory, counters, events, and the job's end */
+static void finish_apply(gpud *g, gpud_part *p, int status, const char *reason, const czk_bytes *proof,
+                         const czk_bytes *pub)
 {
     gpud_job *j = p->job;
-    gpud_rec r = {.job = j->id, .part = p->index, .status = status};
-    int rc;
+    gpud_rec r = {.job = j->id};
 
-    if ((rc = check(p, status ? P_FAILED : P_DONE)) < 0)
-        return rc;
-    if (!g->replaying) {
-        czk_fault("gpud.before_done_journal");
-        if ((rc = gpud_rec_write(g, REC_DONE, &r)) < 0 && p->state == P_FINALIZE) {
-            /* not journaled, so not done: the partition keeps awaiting its
-             * DONE with its result; the RESULT is sent again when appends
-             * work again (gpud_results_resend) or after [gpud] result_resend_s,
-             * and the finalizer answers from the files it wrote */
-            czk_debug("job %llu partition %u: DONE not journaled (%s): still awaiting DONE",
-                      (unsigned long long)j->id, p->index, strerror(-rc));
-            return rc;
-        }
-        /* a failure found here (spool, synth, copy-in, compute) is final in
-         * memory even when its record could not be written: after a restart
-         * the partition is simply tried again, which marks nothing done */
-        czk_fault("gpud.after_done_journal");
-    }
     gpud_unlink(g, p);
     set_state(g, p, status ? P_FAILED : P_DONE);
     p->status = status;
@@ -471,10 +463,9 @@ int gpud_part_finish(gpud *g, gpud_part *p, int status, const char *reason, cons
     }
     if (j->nfinished == j->nparts && j->state == J_ACTIVE) {
         if (!g->replaying) {
-            r.part = 0;
-            /* a COMPLETE that cannot be written loses nothing: replay
-             * finishes the job with its last DONE, which is journaled */
-            gpud_rec_write(g, REC_COMPLETE, &r);
+            /* durable with the next sync; one that is lost loses nothing:
+             * replay finishes the job with its last DONE, which is durable */
+            gpud_rec_defer(g, REC_COMPLETE, &r, NULL, NULL);
             czk_info("job %llu complete: %u partitions, %u failed", (unsigned long long)j->id, j->nparts,
                      j->nfailed);
             gpud_event(g, j, CZK_PARTITION_ALL, j->nfailed ? CZK_STAGE_FAILED : CZK_STAGE_DONE,
@@ -483,5 +474,96 @@ int gpud_part_finish(gpud *g, gpud_part *p, int status, const char *reason, cons
         gpud_job_finished(g, j, j->nfailed ? J_FAILED : J_COMPLETE);
     }
     gpud_sched_dirty(g);
+}
+
+static void done_bytes_free(gpud_part *p)
+{
+    free(p->done_bytes);
+    p->done_bytes = NULL;
+    p->done_proof_len = p->done_pub_len = 0;
+}
+
+/* a partition's DONE record is settled (ipc/commit.h): durable, so the
+ * partition is done; or cut off by a failed sync, so it still awaits its
+ * DONE and the RESULT goes out again (gpud_results_resend once appends
+ * work, or after [gpud] result_resend_s) */
+static void done_settled(void *owner, void *ctx, uint64_t seq, int rc)
+{
+    gpud *g = owner;
+    gpud_part *p = ctx;
+    uint8_t *bytes = p->done_bytes; /* p may be freed by finish_apply */
+    czk_bytes proof = {bytes, p->done_proof_len};
+    czk_bytes pub = {bytes ? bytes + p->done_proof_len : NULL, p->done_pub_len};
+    int pending = p->done_pending;
+
+    (void)seq;
+    p->done_pending = 0;
+    p->done_bytes = NULL;
+    if (!pending || p->state != P_FINALIZE) {
+        /* cancelled meanwhile: its partitions were kept for this callback */
+        free(bytes);
+        gpud_job_maybe_release(g, p->job);
+        return;
+    }
+    if (rc < 0) {
+        czk_debug("job %llu partition %u: DONE not journaled (%s): still awaiting DONE",
+                  (unsigned long long)p->job->id, p->index, strerror(-rc));
+        free(bytes);
+        return;
+    }
+    czk_fault("gpud.after_done_journal");
+    finish_apply(g, p, 0, NULL, &proof, &pub);
+    free(bytes);
+}
+
+int gpud_part_finish(gpud *g, gpud_part *p, int status, const char *reason, const czk_bytes *proof,
+                     const czk_bytes *pub)
+{
+    gpud_job *j = p->job;
+    gpud_rec r = {.job = j->id, .part = p->index, .status = status};
+    int rc;
+
+    if ((rc = check(p, status ? P_FAILED : P_DONE)) < 0)
+        return rc;
+    if (g->replaying) {
+        finish_apply(g, p, status, reason, proof, pub);
+        return 0;
+    }
+    czk_fault("gpud.before_done_journal");
+    if (!status && p->state == P_FINALIZE) {
+        /* the finalizer's DONE: the partition is done once the record is
+         * durable (done_settled); the loop goes on meanwhile */
+        size_t np = proof ? proof->len : 0, nu = pub ? pub->len : 0;
+        if (p->done_pending)
+            return 0; /* a second DONE for a re-sent RESULT */
+        if (np + nu && !(p->done_bytes = malloc(np + nu)))
+            return -ENOMEM; /* not done: the RESULT goes out again after result_resend_s */
+        if (np)
+            memcpy(p->done_bytes, proof->ptr, np);
+        if (nu)
+            memcpy(p->done_bytes + np, pub->ptr, nu);
+        p->done_proof_len = (uint32_t)np;
+        p->done_pub_len = (uint32_t)nu;
+        p->done_pending = 1;
+        if ((rc = gpud_rec_defer(g, REC_DONE, &r, done_settled, p)) < 0) {
+            p->done_pending = 0;
+            done_bytes_free(p);
+            czk_debug("job %llu partition %u: DONE not journaled (%s): still awaiting DONE",
+                      (unsigned long long)j->id, p->index, strerror(-rc));
+            return rc;
+        }
+        return 0;
+    }
+    if ((rc = gpud_rec_write(g, REC_DONE, &r)) < 0 && p->state == P_FINALIZE) {
+        /* not journaled, so not done: as above */
+        czk_debug("job %llu partition %u: DONE not journaled (%s): still awaiting DONE", (unsigned long long)j->id,
+                  p->index, strerror(-rc));
+        return rc;
+    }
+    /* a failure found here (spool, synth, copy-in, compute) is final in
+     * memory even when its record could not be written: after a restart
+     * the partition is simply tried again, which marks nothing done */
+    czk_fault("gpud.after_done_journal");
+    finish_apply(g, p, status, reason, proof, pub);
     return 0;
 }

@@ -28,8 +28,16 @@
  * Journaled transitions (records in table.c): a job's acceptance (ACCEPT,
  * before the client hears ACCEPTED), a partition's DONE/FAILED (DONE), the
  * job's last partition (COMPLETE), a job's cancellation (CANCEL, before its
- * resources go).  Journal replay calls the same functions with g->replaying
- * set, which only suppresses journal writes, EVENTs, counters and logs.
+ * resources go).  The finalizer's DONE goes through the group commit
+ * (ipc/commit.h): the record is written, the partition stays FINALIZE with
+ * done_pending set, and it becomes DONE (event, counters, the job's end) in
+ * the callback once a sync has made the record durable; the loop does not
+ * wait for the disk.  Records settle in seq order, and a CANCEL first
+ * settles the job's pending DONEs (clients.c), so memory always follows the
+ * journal's order, as a replay does.  Every other record is synced before
+ * its function goes on.  Journal replay calls the same functions with
+ * g->replaying set, which only suppresses journal writes, EVENTs, counters
+ * and logs.
  *
  * Slot accounting is kept here and nowhere else: a slot's partition and
  * synth, the synth's inflight count and the pool's in_use (and its gauge).
@@ -51,6 +59,7 @@ int gpud_job_accept(gpud *g, const gpud_rec *r, gpud_job **out);
 void gpud_job_finished(gpud *g, gpud_job *j, int state);
 int gpud_job_cancel(gpud *g, gpud_job *j, czk_conn *by);
 void gpud_job_maybe_release(gpud *g, gpud_job *j); /* free a final job's partitions when unreferenced */
+int gpud_job_done_pending(const gpud_job *j);      /* 1 while a partition's DONE awaits its sync */
 void gpud_job_free_parts(gpud *g, gpud_job *j);    /* shutdown */
 
 /* partition transitions; each returns 0 or -EINVAL (illegal, logged) */

@@ -86,7 +86,7 @@ void gpud_results_flush(gpud *g)
             continue;
         for (uint32_t i = 0; i < j->nparts; i++) {
             gpud_part *p = &j->parts[i];
-            if (p->state != P_FINALIZE || p->sent)
+            if (p->state != P_FINALIZE || p->sent || p->done_pending)
                 continue;
             if (gpud_conn_queued(g, g->finalizer) >= RESULT_QUEUE_LIMIT)
                 return;
@@ -114,7 +114,7 @@ void gpud_results_check(gpud *g)
             continue;
         for (uint32_t i = 0; i < j->nparts; i++) {
             gpud_part *p = &j->parts[i];
-            if (p->state == P_FINALIZE && p->sent && now - p->t_sent >= lim) {
+            if (p->state == P_FINALIZE && p->sent && !p->done_pending && now - p->t_sent >= lim) {
                 p->sent = 0;
                 n++;
             }
@@ -188,8 +188,9 @@ void gpud_finalizer_done(gpud *g, const czk_msg_done *d)
     gpud_part *p;
 
     if (!j || j->state != J_ACTIVE || !j->parts || d->partition >= j->nparts ||
-        j->parts[d->partition].state != P_FINALIZE) {
-        /* a second DONE for a re-sent RESULT, or one for a cancelled job */
+        j->parts[d->partition].state != P_FINALIZE || j->parts[d->partition].done_pending) {
+        /* a second DONE for a re-sent RESULT (perhaps while the first one's
+         * record awaits its sync), or one for a cancelled job */
         czk_debug("DONE for job %llu partition %u, which is not awaiting one: ignored", (unsigned long long)d->job_id,
                   d->partition);
         return;

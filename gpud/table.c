@@ -4,24 +4,28 @@
  * msgpack map encoded and decoded by the schemas in ipc/msg.c (czk_jrec_schema;
  * the bytes are those older builds wrote, so their journals replay), each
  * CZK_JOURNAL_SYNC = fdatasync before the promise it backs is made (part.c
- * decides when each is written):
+ * decides when each is written; "group": durable with the next sync of the
+ * group commit, ipc/commit.h, which runs off the loop thread):
  *   ACCEPT   {job, req, circ, lane, nparts, uid, tsub, wsha}  sync, before ACCEPTED
- *   DONE     {job, part, status}                        sync, after the finalizer's DONE
- *   COMPLETE {job}                                      sync, when every partition is final
- *   CANCEL   {job}                                      sync, before the job's resources go
- *   PROBE    {probe}                                    sync, while appends fail: do they work again?
+ *   DONE     {job, part, status}            group, the partition DONE once durable (status 0,
+ *                                           the finalizer's DONE); sync for a failure
+ *   COMPLETE {job}                          group, nothing waits for it
+ *   CANCEL   {job}                          sync, before the job's resources go
+ *   PROBE    {probe}                        sync, while appends fail: do they work again?
  * wsha (bin, nparts * 32 bytes): the SHA-256 of each spooled witness, which
  * binds the request id to the witnesses; ACCEPT records written before it
  * existed have none and still replay (the job then dedupes by circuit and
  * partition count only).
  *
- * Append failures: the record is not in the journal (journal.h); the first
- * failure starts an episode (journal_down, one log line), every failure counts
- * in czk_journal_append_failures_total, and a successful append (a probe, or
- * any record) ends it with one more line, but only once state_dir has
- * GPUD_JOURNAL_HEADROOM bytes free again: a small record may still fit in
- * the last page of a full disk, and an episode that ended on it would start
- * again with the next ACCEPT.  Loop thread only.
+ * Append failures (a write, or a sync, which cuts off every record after
+ * the durable mark): the records are not in the journal (journal.h); the
+ * first failure starts an episode (journal_down, one log line), every record
+ * lost counts in czk_journal_append_failures_total, and a successful sync (a
+ * probe's, or any group's) ends it with one more line, but only once
+ * state_dir has GPUD_JOURNAL_HEADROOM bytes free again: a small record may
+ * still fit in the last page of a full disk, and an episode that ended on it
+ * would start again with the next ACCEPT.  Loop thread only (the committer's
+ * sync thread runs only the sync itself).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -33,6 +37,7 @@
 
 #include "common/base/digest.h"
 #include "common/base/log.h"
+#include "common/runtime/fault.h"
 #include "gpud/gpud.h"
 
 /* ------------------------------------------------------------ records --- */
@@ -59,48 +64,118 @@ static int headroom(const gpud *g)
     return (uint64_t)sv.f_bavail * sv.f_frsize >= GPUD_JOURNAL_HEADROOM;
 }
 
-/* one append and the episode bookkeeping around it */
-static int append(gpud *g, uint16_t type, uint64_t job, const void *data, size_t len)
+/* records that could not be written, or were cut off again after a failed
+ * sync: what they stood for is not done.  Starts (or continues) an episode. */
+static void journal_failed(gpud *g, const char *what, uint64_t records, int rc, const char *msg)
 {
-    czk_error e = {0};
-    int rc;
-
-    if (len > CZK_JOURNAL_MAX_PAYLOAD)
-        rc = czk_errorf(&e, -EMSGSIZE, "record of %zu bytes exceeds %u", len, CZK_JOURNAL_MAX_PAYLOAD);
-    else {
-        uint64_t t0 = gpud_now(g);
-        rc = czk_journal_append(g->journal, type, data, (uint32_t)len, CZK_JOURNAL_SYNC, NULL, &e);
-        czk_metric_observe(g->m_journal_sync, (double)(gpud_now(g) - t0) * 1e-9);
-    }
-    if (rc == 0) {
-        if (g->journal_down && (g->journal_err == -EIO || headroom(g))) {
-            czk_info("journal: appends work again (%s record written): accepting jobs again", rec_name(type));
-            g->journal_down = 0;
-            g->journal_recovered = 1;
-        }
-        return 0;
-    }
-    g->journal_failures_total++;
-    czk_metric_inc(g->m_journal_failures, 1);
+    g->journal_failures_total += records;
+    czk_metric_inc(g->m_journal_failures, (int64_t)records);
     if (czk_journal_failed(g->journal)) {
-        /* the failed record could not be cut off: only a new open (which
-         * trims it as a torn tail) recovers; systemd restarts gpud */
-        czk_err("journal: could not append %s record for job %llu and could not cut it off again: %s; stopping "
-                "(a restart re-validates the journal)", rec_name(type), (unsigned long long)job, e.msg);
+        /* what failed could not be cut off: only a new open (which trims it
+         * as a torn tail) recovers; systemd restarts gpud */
+        czk_err("journal: could not %s and could not cut it off again: %s; stopping (a restart re-validates the "
+                "journal)", what, msg);
         g->exit_status = 1;
         g->journal_down = 1;
         g->journal_err = rc;
         if (g->loop)
             czk_loop_stop(g->loop);
-        return rc;
+        return;
     }
     if (!g->journal_down) {
-        czk_err("journal: could not append %s record for job %llu: %s; refusing new jobs until appends work "
-                "again (free space in state_dir)", rec_name(type), (unsigned long long)job, e.msg);
+        czk_err("journal: could not %s: %s; refusing new jobs until appends work again (free space in state_dir)",
+                what, msg);
         g->journal_down = 1;
         g->journal_err = rc;
     }
+}
+
+/* after every sync (ipc/commit.h's observer), before its callbacks run */
+static void journal_observed(void *ctx, int rc, const char *msg, uint64_t ns, uint64_t records)
+{
+    gpud *g = ctx;
+    char what[64];
+
+    czk_metric_observe(g->m_journal_sync, (double)ns * 1e-9);
+    if (rc < 0) {
+        g->journal_sync_failures++;
+        snprintf(what, sizeof(what), "sync %llu records", (unsigned long long)records);
+        journal_failed(g, what, records, rc, msg);
+        return;
+    }
+    czk_metric_inc(g->m_journal_syncs, 1);
+    czk_metric_inc(g->m_journal_records, (int64_t)records);
+    if (records && g->journal_down && (g->journal_err == -EIO || headroom(g))) {
+        czk_info("journal: appends work again (%llu records synced): accepting jobs again",
+                 (unsigned long long)records);
+        g->journal_down = 0;
+        g->journal_recovered = 1;
+    }
+}
+
+#ifdef CZK_FAULT_INJECTION
+/* the crash and slow-disk tests: "gpud.journal_sync:sleep=MS" makes every
+ * sync that long, "...:fail" fails it */
+static int journal_sync_fault(int fd, void *ctx)
+{
+    (void)ctx;
+    if (czk_fault("gpud.journal_sync") < 0)
+        return -EIO;
+    return fdatasync(fd) < 0 ? -errno : 0;
+}
+#endif
+
+int gpud_journal_commit_open(gpud *g, czk_error *e)
+{
+    int r = czk_commit_create(&g->commit, g->journal, g->loop, g, e);
+    if (r < 0)
+        return r;
+    czk_commit_set_observer(g->commit, journal_observed, g);
+#ifdef CZK_FAULT_INJECTION
+    czk_commit_set_sync_fn(g->commit, journal_sync_fault, NULL);
+#endif
+    return 0;
+}
+
+void gpud_journal_settle(gpud *g)
+{
+    czk_error e = {0};
+    if (g->commit)
+        czk_commit_flush(g->commit, &e); /* a failure went to journal_observed */
+}
+
+void gpud_journal_commit_close(gpud *g)
+{
+    gpud_journal_settle(g);
+    czk_commit_destroy(g->commit);
+    g->commit = NULL;
+}
+
+/* a record that could not be written at all (the append itself failed) */
+static int append_failed(gpud *g, uint16_t type, uint64_t job, int rc, const char *msg)
+{
+    char what[96];
+    snprintf(what, sizeof(what), "append %s record for job %llu", rec_name(type), (unsigned long long)job);
+    journal_failed(g, what, 1, rc, msg);
     return rc;
+}
+
+static int append(gpud *g, uint16_t type, uint64_t job, const void *data, size_t len, czk_commit_fn fn, void *ctx,
+                  int sync)
+{
+    uint64_t sync_failures = g->journal_sync_failures;
+    czk_error e = {0};
+    int rc;
+
+    if (len > CZK_JOURNAL_MAX_PAYLOAD)
+        rc = czk_errorf(&e, -EMSGSIZE, "record of %zu bytes exceeds %u", len, CZK_JOURNAL_MAX_PAYLOAD);
+    else if (sync)
+        rc = czk_commit_append_sync(g->commit, type, data, (uint32_t)len, NULL, &e);
+    else
+        rc = czk_commit_append(g->commit, type, data, (uint32_t)len, fn, ctx, NULL, &e);
+    if (rc == 0 || g->journal_sync_failures != sync_failures)
+        return rc; /* a failed sync went through journal_observed, which counted this record */
+    return append_failed(g, type, job, rc, e.msg);
 }
 
 /* encodes r as a record of the given type (ipc/msg.c's journal schemas) */
@@ -144,12 +219,12 @@ int gpud_journal_probe(gpud *g)
         czk_err("journal: could not encode a PROBE record: %s", e.msg);
         return n;
     }
-    if (append(g, REC_PROBE, 0, probe, (size_t)n) < 0)
+    if (append(g, REC_PROBE, 0, probe, (size_t)n, NULL, NULL, 1) < 0)
         return g->journal_err;
     return g->journal_down ? g->journal_err : 0;
 }
 
-int gpud_rec_write(gpud *g, uint16_t type, const gpud_rec *r)
+static int rec_append(gpud *g, uint16_t type, const gpud_rec *r, czk_commit_fn fn, void *ctx, int sync)
 {
     /* an ACCEPT is the largest record: keys, numbers and two strings (< 512 bytes) and its digests */
     size_t cap = 512 + (type == REC_ACCEPT ? (size_t)r->nparts * CZK_SHA256_LEN : 0);
@@ -168,9 +243,16 @@ int gpud_rec_write(gpud *g, uint16_t type, const gpud_rec *r)
         free(buf);
         return n;
     }
-    n = append(g, type, r->job, buf, (size_t)n);
+    n = append(g, type, r->job, buf, (size_t)n, fn, ctx, sync);
     free(buf);
     return n;
+}
+
+int gpud_rec_write(gpud *g, uint16_t type, const gpud_rec *r) { return rec_append(g, type, r, NULL, NULL, 1); }
+
+int gpud_rec_defer(gpud *g, uint16_t type, const gpud_rec *r, czk_commit_fn fn, void *ctx)
+{
+    return rec_append(g, type, r, fn, ctx, 0);
 }
 
 int gpud_rec_parse(const czk_journal_rec *rec, gpud_rec *r)

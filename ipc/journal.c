@@ -34,6 +34,8 @@ struct czk_journal {
     char path[PATH_MAX];
     uint64_t end;      /* append offset */
     uint64_t next_seq;
+    czk_journal_mark durable; /* the last record known durable and the offset just past it */
+    uint64_t cuts;            /* cut_back calls that succeeded (czk_journal_mark.cuts) */
     czk_journal_info info;
 };
 
@@ -178,6 +180,40 @@ static int header_state(const uint8_t *buf, size_t len, czk_journal_file_header 
 
 typedef int (*good_fn)(const czk_journal_rec *rec, void *ctx);
 
+/* the highest seq known durable when the record was written (journal.h, "lag") */
+static uint64_t rec_durable_then(const czk_journal_rec_header *h)
+{
+    uint64_t lag = h->flags >> CZK_JOURNAL_LAG_SHIFT;
+    return h->seq - (lag ? lag : 1);
+}
+
+/*
+ * 1 when every record from q to the end that is whole and crc-valid is in
+ * sequence after `last` and was written while no record after `last` was
+ * known durable: damage just after `last` is then in records no completed
+ * sync covered (a torn group), not in records a promise was made on.
+ */
+static int unsynced_after(const uint8_t *buf, size_t len, uint64_t q, uint64_t last)
+{
+    uint64_t prev = last;
+    while (q < len) {
+        czk_journal_rec_header h;
+        const char *why;
+        int k = rec_check(buf, len, q, prev, &h, &why);
+        if (k == REC_BAD_VALID)
+            return 0;
+        if (k != REC_GOOD) {
+            q += 8;
+            continue;
+        }
+        if (rec_durable_then(&h) > last)
+            return 0;
+        prev = h.seq;
+        q = pad8(q + RHDR + h.len);
+    }
+    return 1;
+}
+
 typedef struct scan_res {
     czk_journal_file_header fh;
     int hdr;               /* HDR_* */
@@ -263,7 +299,14 @@ static int scan(const uint8_t *buf, size_t len, int prefix_only, good_fn good, v
         if (q > len)
             q = len;
         p.length = q - pos;
-        if (found || k == REC_BAD_VALID) {
+        if (found && k != REC_BAD_VALID && unsynced_after(buf, len, pos + 8, last)) {
+            /* a crash while a group of records awaited its sync: the pages
+             * may have reached the disk in any order */
+            p.kind = CZK_JOURNAL_TORN_TAIL;
+            p.length = len - pos;
+            q = len;
+            snprintf(p.what, sizeof(p.what), "%s, in records no completed sync covered", why);
+        } else if (found || k == REC_BAD_VALID) {
             p.kind = CZK_JOURNAL_CORRUPT;
             if (found && k != REC_BAD_VALID)
                 snprintf(p.what, sizeof(p.what), "%s, and good records follow", why);
@@ -561,6 +604,13 @@ int czk_journal_open_ex(czk_journal **out, const char *path, unsigned flags, uin
         j->end = pad8(j->end);
     }
     j->next_seq = j->info.high_seq + 1;
+    /* records a killed writer left in the page cache are acted on by replay:
+     * make them durable before anything depends on them */
+    if (fdatasync(j->fd) < 0) {
+        r = czk_errorf(err, -errno, "could not fdatasync journal \"%s\": %s", path, strerror(errno));
+        goto fail;
+    }
+    j->durable = (czk_journal_mark){j->info.high_seq, j->end, 0};
     *out = j;
     return 0;
 fail:
@@ -575,46 +625,81 @@ int czk_journal_open(czk_journal **out, const char *path, czk_journal_replay_fn 
     return czk_journal_open_ex(out, path, CZK_JOURNAL_CREATE, 0, fn, ctx, err);
 }
 
-/* cuts a failed append off again; poisons the handle when that fails too */
-static void cut_back(czk_journal *j)
+/* cuts the file back to `to` (a record that could not be written, or
+ * everything not yet durable); poisons the handle when that fails too */
+static void cut_back(czk_journal *j, czk_journal_mark to)
 {
-    if (ftruncate(j->fd, (off_t)j->end) == 0 && fdatasync(j->fd) == 0)
+    if (ftruncate(j->fd, (off_t)to.end) == 0 && fdatasync(j->fd) == 0) {
+        j->end = to.end;
+        j->next_seq = to.seq + 1;
+        j->cuts++;
         return;
+    }
     j->failed = 1;
-    czk_err("journal \"%s\": could not cut a failed append off at offset %" PRIu64
-            " (%s): refusing further appends; restart gpud (open re-validates the journal)",
-            j->path, j->end, strerror(errno));
+    czk_err("journal \"%s\": could not cut it back to offset %" PRIu64 " after a failed write or sync (%s): "
+            "refusing further appends; restart gpud (open re-validates the journal)",
+            j->path, to.end, strerror(errno));
+}
+
+static int poisoned(const czk_journal *j, czk_error *err)
+{
+    return czk_errorf(err, -EIO, "journal \"%s\" is in an unknown state after a failed append; restart gpud",
+                      j->path);
+}
+
+/* a sync of everything up to `upto` failed with rc (-errno): nothing after
+ * the durable mark can be trusted to be on the disk, so it goes */
+static int sync_failed(czk_journal *j, czk_journal_mark upto, int rc, czk_error *err)
+{
+    if (upto.seq <= j->durable.seq && upto.cuts == j->cuts) {
+        /* a sync that started later succeeded first: its success says
+         * nothing about the pages this one lost */
+        j->failed = 1;
+        czk_err("journal \"%s\": a sync up to seq %" PRIu64 " failed (%s) after a later one succeeded: refusing "
+                "further appends; restart gpud (open re-validates the journal)",
+                j->path, upto.seq, strerror(-rc));
+        return poisoned(j, err);
+    }
+    cut_back(j, j->durable);
+    return czk_errorf(err, rc, "could not fdatasync journal \"%s\" up to seq %" PRIu64 ": %s; records after seq %" PRIu64
+                      " dropped", j->path, upto.seq, strerror(-rc), j->durable.seq);
 }
 
 int czk_journal_append(czk_journal *j, uint16_t type, const void *data, uint32_t len, unsigned flags,
                        uint64_t *seq_out, czk_error *err)
 {
     czk_journal_rec_header h;
+    czk_journal_mark before = czk_journal_tail(j);
+    uint64_t lag;
     int r;
 
     if (j->failed)
-        return czk_errorf(err, -EIO, "journal \"%s\" is in an unknown state after a failed append; restart gpud",
-                          j->path);
+        return poisoned(j, err);
     if (type == 0 || len > CZK_JOURNAL_MAX_PAYLOAD || (len && !data))
         return czk_errorf(err, -EINVAL, "journal record type %u with %u bytes is not valid", type, len);
+    lag = j->next_seq - j->durable.seq;
+    if (lag > CZK_JOURNAL_LAG_MAX)
+        lag = CZK_JOURNAL_LAG_MAX; /* claims more was durable: open only gets stricter */
     memset(&h, 0, sizeof(h));
     h.magic = CZK_JOURNAL_REC_MAGIC;
     h.type = type;
     h.len = len;
     h.seq = j->next_seq;
-    h.flags = flags & CZK_JOURNAL_SYNC;
+    h.flags = (flags & CZK_JOURNAL_SYNC) | (uint32_t)(lag << CZK_JOURNAL_LAG_SHIFT);
     h.crc = rec_crc(&h, data);
-    r = write_rec(j->fd, j->end, &h, data, j->path, err);
-    if (r == 0 && (flags & CZK_JOURNAL_SYNC) && fdatasync(j->fd) < 0)
-        r = czk_errorf(err, -errno, "could not fdatasync journal \"%s\" at seq %" PRIu64 ": %s", j->path, h.seq,
-                       strerror(errno));
-    if (r < 0) {
+    if ((r = write_rec(j->fd, j->end, &h, data, j->path, err)) < 0) {
         /* leave no part of the record behind: the caller treats it as not written */
-        cut_back(j);
+        cut_back(j, before);
         return r;
     }
     j->end += pad8(RHDR + len);
     j->next_seq++;
+    if (flags & CZK_JOURNAL_SYNC) {
+        czk_journal_mark upto = czk_journal_tail(j);
+        if (fdatasync(j->fd) < 0)
+            return sync_failed(j, upto, -errno, err);
+        j->durable = upto;
+    }
     if (seq_out)
         *seq_out = h.seq;
     return 0;
@@ -622,8 +707,34 @@ int czk_journal_append(czk_journal *j, uint16_t type, const void *data, uint32_t
 
 int czk_journal_sync(czk_journal *j, czk_error *err)
 {
+    czk_journal_mark upto = czk_journal_tail(j);
+
+    if (j->failed)
+        return poisoned(j, err);
     if (fdatasync(j->fd) < 0)
-        return czk_errorf(err, -errno, "could not fdatasync journal \"%s\": %s", j->path, strerror(errno));
+        return sync_failed(j, upto, -errno, err);
+    if (upto.seq > j->durable.seq)
+        j->durable = upto;
+    return 0;
+}
+
+czk_journal_mark czk_journal_tail(const czk_journal *j)
+{
+    return (czk_journal_mark){j->next_seq - 1, j->end, j->cuts};
+}
+
+uint64_t czk_journal_durable_seq(const czk_journal *j) { return j->durable.seq; }
+
+int czk_journal_sync_fd(const czk_journal *j) { return j->fd; }
+
+int czk_journal_synced(czk_journal *j, czk_journal_mark upto, int rc, czk_error *err)
+{
+    if (j->failed)
+        return poisoned(j, err);
+    if (rc < 0)
+        return sync_failed(j, upto, rc, err);
+    if (upto.seq > j->durable.seq && upto.cuts == j->cuts)
+        j->durable = upto;
     return 0;
 }
 
@@ -654,7 +765,8 @@ static int compact_one(const czk_journal_rec *rec, void *arg)
     h.type = rec->type;
     h.len = rec->len;
     h.seq = rec->seq;
-    h.flags = rec->flags;
+    /* the new file is synced whole before it takes the journal's name */
+    h.flags = CZK_JOURNAL_SYNC | (1u << CZK_JOURNAL_LAG_SHIFT);
     h.crc = rec_crc(&h, rec->data);
     if (write_rec(c->fd, c->off, &h, rec->data, c->tmp, c->err) < 0)
         return c->err ? c->err->code : -EIO;
@@ -714,6 +826,7 @@ int czk_journal_compact(czk_journal *j, czk_journal_keep_fn keep, void *ctx, czk
     close(j->fd);
     j->fd = fd;
     j->end = c.off;
+    j->durable = czk_journal_tail(j);
     /* the rename happened: continue on the new file even if the directory fsync fails */
     if ((r = czk_fsync_parent(j->path, err)) < 0)
         return r;

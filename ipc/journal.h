@@ -28,12 +28,23 @@
  *       czk journal salvage FILE OUT    (keeps every provably good record)
  *   then moves OUT over FILE once the dropped records are accounted for.
  *
- * So damage anywhere but in the last record is always an error, and damage in
- * the last record is handled like a torn write (the record is dropped; it was
- * never fsynced, or its fsync failed, unless the disk itself lost it).  gpud
- * appends every record with CZK_JOURNAL_SYNC; records appended without it can
- * still be lost together with later ones in a crash, which open then reports
- * as corruption because it cannot tell that from damage.
+ * So damage anywhere but in the last record is an error, and damage in the
+ * last record is handled like a torn write (the record is dropped; it was
+ * never fsynced, or its fsync failed, unless the disk itself lost it).
+ *
+ * Group commit.  Records may be appended without a sync (flags 0) and made
+ * durable together by one later fdatasync: czk_journal_sync, or a sync of
+ * czk_journal_sync_fd on another thread reported with czk_journal_synced.
+ * A crash while such a group awaits its sync can leave any subset of its
+ * pages on the disk, so damage with good records after it is possible.  Each
+ * record therefore carries its lag (layout.h): seq minus the highest seq
+ * known durable when it was written.  One more case of a TORN TAIL: B's
+ * damage is followed by good records, and every one of them (and every
+ * crc-valid record after O) was written while nothing after the last good
+ * seq before B was known durable (seq - lag <= that seq).  Then no sync
+ * covering B had completed before any of them was written, so nothing
+ * after O was promised, and open drops everything from O on.  Records of
+ * older builds have lag 0, read as 1 (each was synced on its own).
  *
  * The file header: a file shorter than the header, or whose header is all
  * zero and nothing follows, is a TORN CREATION; open accepts it (rewrites the
@@ -64,19 +75,25 @@
  *   czk_idmark_set_floor(m, czk_journal_next_seq(j) - 1, &err);  at shutdown
  *   czk_journal_close(j); czk_idmark_close(m);
  *
- * Append failures (ENOSPC, EDQUOT, EIO, a failed fdatasync): the record is
- * cut off again (ftruncate back to the previous end, fdatasync) and the error
- * returned: the record is NOT in the journal and the caller must treat the
- * operation as not done (answer the submit with an error, stop accepting new
- * work until an append succeeds again).  If the cut itself fails the handle
- * is poisoned: every later append returns -EIO without writing, and only a
- * new open (which re-validates the file; a half-written record is then a torn
- * tail) recovers.  czk_journal_failed() says whether that happened.
+ * Append failures (ENOSPC, EDQUOT, EIO): the record is cut off again
+ * (ftruncate back to the previous end, fdatasync) and the error returned:
+ * the record is NOT in the journal and the caller must treat the operation
+ * as not done (answer the submit with an error, stop accepting new work until
+ * an append succeeds again).  A failed fdatasync (of an append with
+ * CZK_JOURNAL_SYNC, czk_journal_sync or a reported one) says nothing about
+ * which pages reached the disk: the file is cut back to the durable mark,
+ * every record after it is gone (czk_journal_next_seq() tells from where),
+ * and the error is returned.  If a cut fails the handle is poisoned: every
+ * later append returns -EIO without writing, and only a new open (which
+ * re-validates the file; a half-written record is then a torn tail)
+ * recovers.  czk_journal_failed() says whether that happened.
  *
  * The payload format is the caller's (gpud uses msgpack).  One journal is
- * used by one thread of one process; nothing here is shared between
- * processes except the file, which only gpud writes (flock enforces one
- * writer).
+ * used by one thread of one process, except that another thread may
+ * fdatasync czk_journal_sync_fd() while that thread appends; nothing here is
+ * shared between processes except the file, which only gpud writes (flock
+ * enforces one writer).  Open fdatasyncs the file, so whatever it replays
+ * is durable.
  */
 #ifndef CZK_IPC_JOURNAL_H
 #define CZK_IPC_JOURNAL_H
@@ -166,13 +183,38 @@ int czk_journal_check(const char *path, czk_journal_problem_fn fn, void *ctx, cz
 int czk_journal_salvage(const char *in_path, const char *out_path, czk_journal_problem_fn fn, void *ctx,
                         uint64_t *kept, czk_error *err);
 
-/* Appends one record; type != 0, len <= CZK_JOURNAL_MAX_PAYLOAD.  Failure
- * leaves no part of the record in the file (see above). */
+/* Appends one record; type != 0, len <= CZK_JOURNAL_MAX_PAYLOAD.  flags
+ * CZK_JOURNAL_SYNC: fdatasync before returning, so the record and every one
+ * before it are durable; 0: durable with the next sync.  A write failure
+ * leaves no part of the record in the file; a sync failure cuts the file
+ * back to the durable mark (see above). */
 int czk_journal_append(czk_journal *j, uint16_t type, const void *data, uint32_t len, unsigned flags,
                        uint64_t *seq_out, czk_error *err);
 
-/* fdatasync of everything appended so far. */
+/* fdatasync of everything appended so far; failure: as an append's. */
 int czk_journal_sync(czk_journal *j, czk_error *err);
+
+/* A point in the journal: the seq of its last record (0: none), the offset
+ * just past it, and how many cuts the handle had made then (a mark from
+ * before a cut names records that are gone). */
+typedef struct czk_journal_mark {
+    uint64_t seq;
+    uint64_t end;
+    uint64_t cuts;
+} czk_journal_mark;
+
+/* the journal's tail now: what a sync started now makes durable */
+czk_journal_mark czk_journal_tail(const czk_journal *j);
+/* the highest seq known durable (what open replayed, then what syncs covered) */
+uint64_t czk_journal_durable_seq(const czk_journal *j);
+/* the descriptor another thread may fdatasync (and nothing else) while the
+ * owner appends: a sync started when the tail was `upto`, whose result the
+ * owner then reports with czk_journal_synced (0 or -errno).  rc 0 makes
+ * everything up to `upto` durable (unless a cut came after `upto` was taken:
+ * then nothing moves); rc < 0 cuts back as above and returns it.
+ * One such sync at a time, and none across czk_journal_compact/close. */
+int czk_journal_sync_fd(const czk_journal *j);
+int czk_journal_synced(czk_journal *j, czk_journal_mark upto, int rc, czk_error *err);
 
 int czk_journal_compact(czk_journal *j, czk_journal_keep_fn keep, void *ctx, czk_error *err);
 

@@ -219,12 +219,18 @@ _Static_assert(sizeof(czk_journal_file_header) == 40, "journal header size");
  * a record whose header or payload is cut short or does not match its crc is
  * the torn tail: replay stops there and an appender truncates it away.
  */
+#define CZK_JOURNAL_LAG_SHIFT 8
+#define CZK_JOURNAL_LAG_MAX 0xffffffu
+
 typedef struct czk_journal_rec_header {
     uint16_t magic;    /* CZK_JOURNAL_REC_MAGIC */
     uint16_t type;     /* application record type, != 0 */
     uint32_t len;      /* payload bytes, <= CZK_JOURNAL_MAX_PAYLOAD */
     uint64_t seq;      /* previous seq + 1 */
-    uint32_t flags;    /* CZK_JOURNAL_SYNC when it was fsynced on append */
+    uint32_t flags;    /* bit 0: CZK_JOURNAL_SYNC when it was fsynced on append; bits 8-31: the lag
+                          (CZK_JOURNAL_LAG_SHIFT), seq minus the highest seq known durable when it was
+                          written, at most CZK_JOURNAL_LAG_MAX; 0 in records of older builds, which
+                          synced every record (read as 1) */
     uint32_t crc;
 } czk_journal_rec_header;
 
