@@ -407,8 +407,8 @@ void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, int *fds, int nf
     if ((j = gpud_job_find_req(g, uid, s->request_id)))
         return submit_repeat(g, c, s, fds, nfds, j, uid);
     if (pending_find(g, uid, s->request_id))
-        return reject(g, c, s->request_id, -EAGAIN, "a submission with request id \"%s\" is still being spooled",
-                      s->request_id);
+        return reject(g, c, s->request_id, -EAGAIN,
+                      "a submission with request id \"%s\" is still being spooled or journaled", s->request_id);
     if (g->journal_down && gpud_journal_probe(g) < 0)
         return reject_journal_down(g, c, s->request_id);
     for (unsigned i = 0; i < g->n_circuits; i++)
@@ -510,71 +510,71 @@ static void repeat_finish(gpud *g, gpud_submit_req *q)
     accepted_dup(g, q->conn, q->req, j, q->flags);
 }
 
-void gpud_submit_finish(gpud *g, gpud_submit_req *q)
+static void pending_unlink(gpud *g, gpud_submit_req *q)
 {
-    gpud_submit_req **pp;
-    gpud_job *j;
-    gpud_rec r;
-    czk_msg m;
-    int rc;
-
-    for (pp = &g->pending; *pp; pp = &(*pp)->next)
+    for (gpud_submit_req **pp = &g->pending; *pp; pp = &(*pp)->next)
         if (*pp == q) {
             *pp = q->next;
             break;
         }
-    if (q->check_only) {
-        repeat_finish(g, q);
-        goto out;
+    if (!q->check_only) {
+        g->pending_jobs--;
+        g->pending_parts -= q->nparts;
     }
-    g->pending_jobs--;
-    g->pending_parts -= q->nparts;
-    if (!q->conn || g->stopping) {
-        /* the client went away before ACCEPTED: nothing is journaled, nothing kept */
-        czk_info("submit \"%s\": the client went away while its witnesses were spooled: dropped", q->req);
-        gpud_spool_remove(g, q->job);
-        goto out;
-    }
-    if (q->rc < 0) {
-        gpud_spool_remove(g, q->job);
-        reject(g, q->conn, q->req, q->rc, "%s", q->why);
-        goto out;
-    }
-    if (g->journal_down && gpud_journal_probe(g) < 0) { /* went down while this one was spooled */
-        gpud_spool_remove(g, q->job);
-        reject_journal_down(g, q->conn, q->req);
-        goto out;
-    }
-    memset(&r, 0, sizeof(r));
-    r.job = q->job;
-    snprintf(r.req, sizeof(r.req), "%s", q->req);
-    snprintf(r.circ, sizeof(r.circ), "%s", g->circuits[q->circuit].name);
-    r.lane = q->lane;
-    r.nparts = q->nparts;
-    r.uid = q->uid;
-    r.tsub = q->tsub;
-    r.wsha = q->wsha;
-    if ((rc = gpud_job_accept(g, &r, &j)) < 0) {
+}
+
+static void accept_rec(const gpud *g, const gpud_submit_req *q, gpud_rec *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->job = q->job;
+    snprintf(r->req, sizeof(r->req), "%s", q->req);
+    snprintf(r->circ, sizeof(r->circ), "%s", g->circuits[q->circuit].name);
+    r->lane = q->lane;
+    r->nparts = q->nparts;
+    r->uid = q->uid;
+    r->tsub = q->tsub;
+    r->wsha = q->wsha;
+}
+
+/* the ACCEPT record is settled (ipc/commit.h): durable, so the job exists,
+ * is queued and the client hears ACCEPTED (if it is still there: the job is
+ * accepted either way); or cut off by a failed sync, so it never was */
+static void accept_settled(void *owner, void *ctx, uint64_t seq, int rc)
+{
+    gpud *g = owner;
+    gpud_submit_req *q = ctx;
+    gpud_job *j;
+    gpud_rec r;
+    czk_msg m;
+
+    (void)seq;
+    pending_unlink(g, q);
+    if (rc < 0) {
         /* not in the journal, so not accepted: nothing of it stays */
-        gpud_spool_remove(g, r.job);
-        if (g->journal_down)
+        gpud_spool_remove(g, q->job);
+        if (q->conn && g->journal_down)
             reject_journal_down(g, q->conn, q->req);
-        else
+        else if (q->conn)
             reject(g, q->conn, q->req, rc, "could not journal the job: %s", strerror(-rc));
-        goto out;
+        req_free(q);
+        return;
     }
-    /* journaled: without memory for it now, the job runs after a restart */
-    memset(&m, 0, sizeof(m));
-    m.type = CZK_MSG_ACCEPTED;
-    snprintf(m.u.accepted.request_id, sizeof(m.u.accepted.request_id), "%s", q->req);
-    m.u.accepted.job_id = r.job;
-    gpud_send(g, q->conn, &m, NULL, 0);
-    czk_fault("gpud.after_accepted_sent");
+    czk_fault("gpud.after_accept_journal");
+    accept_rec(g, q, &r);
+    gpud_job_accept(g, &r, &j); /* journaled: without memory for it now, the job runs after a restart */
+    if (q->conn) {
+        memset(&m, 0, sizeof(m));
+        m.type = CZK_MSG_ACCEPTED;
+        snprintf(m.u.accepted.request_id, sizeof(m.u.accepted.request_id), "%s", q->req);
+        m.u.accepted.job_id = r.job;
+        gpud_send(g, q->conn, &m, NULL, 0);
+        czk_fault("gpud.after_accepted_sent");
+    }
     czk_info("job %llu accepted: circuit %s, %u partitions, lane %u, uid %u, request \"%s\"",
              (unsigned long long)r.job, r.circ, r.nparts, r.lane, r.uid, r.req);
     czk_metric_set(g->m_jobs, g->n_active);
     if (j) {
-        if (q->flags & CZK_SUBMIT_F_WAIT)
+        if ((q->flags & CZK_SUBMIT_F_WAIT) && q->conn)
             gpud_watch_add(g, j, q->conn);
         for (uint32_t i = 0; i < j->nparts; i++) {
             j->parts[i].t_enq = gpud_now(g);
@@ -583,6 +583,54 @@ void gpud_submit_finish(gpud *g, gpud_submit_req *q)
         gpud_event(g, j, CZK_PARTITION_ALL, CZK_STAGE_QUEUED, 0, NULL, NULL, NULL);
         gpud_sched_dirty(g);
     }
+    req_free(q);
+}
+
+/* the intake thread is done with q: its ACCEPT is written and goes with the
+ * next group sync; q stays in g->pending (a repeat of its request id waits)
+ * until accept_settled */
+void gpud_submit_finish(gpud *g, gpud_submit_req *q)
+{
+    gpud_rec r;
+    int rc;
+
+    if (q->check_only) {
+        pending_unlink(g, q);
+        repeat_finish(g, q);
+        goto out;
+    }
+    if (!q->conn || g->stopping) {
+        /* the client went away before ACCEPTED: nothing is journaled, nothing kept */
+        pending_unlink(g, q);
+        czk_info("submit \"%s\": the client went away while its witnesses were spooled: dropped", q->req);
+        gpud_spool_remove(g, q->job);
+        goto out;
+    }
+    if (q->rc < 0) {
+        pending_unlink(g, q);
+        gpud_spool_remove(g, q->job);
+        reject(g, q->conn, q->req, q->rc, "%s", q->why);
+        goto out;
+    }
+    if (g->journal_down && gpud_journal_probe(g) < 0) { /* went down while this one was spooled */
+        pending_unlink(g, q);
+        gpud_spool_remove(g, q->job);
+        reject_journal_down(g, q->conn, q->req);
+        goto out;
+    }
+    accept_rec(g, q, &r);
+    czk_fault("gpud.before_accept_journal");
+    if ((rc = gpud_rec_defer(g, REC_ACCEPT, &r, accept_settled, q)) < 0) {
+        /* not in the journal, so not accepted: nothing of it stays */
+        pending_unlink(g, q);
+        gpud_spool_remove(g, r.job);
+        if (g->journal_down)
+            reject_journal_down(g, q->conn, q->req);
+        else
+            reject(g, q->conn, q->req, rc, "could not journal the job: %s", strerror(-rc));
+        goto out;
+    }
+    return; /* q is accept_settled's now (without a loop it has run already) */
 out:
     req_free(q);
 }

@@ -196,15 +196,8 @@ void gpud_job_maybe_release(gpud *g, gpud_job *j)
 int gpud_job_accept(gpud *g, const gpud_rec *r, gpud_job **out)
 {
     gpud_job *j;
-    int rc;
 
     *out = NULL;
-    if (!g->replaying) {
-        czk_fault("gpud.before_accept_journal");
-        if ((rc = gpud_rec_write(g, REC_ACCEPT, r)) < 0)
-            return rc;
-        czk_fault("gpud.after_accept_journal");
-    }
     if (!(j = calloc(1, sizeof(*j))) || !(j->parts = calloc(r->nparts ? r->nparts : 1, sizeof(gpud_part)))) {
         free(j);
         czk_err("job %llu: out of memory%s", (unsigned long long)r->job,

@@ -51,8 +51,8 @@
 const char *gpud_part_state_name(int state);
 int gpud_part_may_move(int from, int to); /* 1 when the table above allows it */
 
-/* jobs: creation (journals ACCEPT unless replaying; returns -errno, *out NULL
- * when the record was journaled but memory ran out), the end of a job, its
+/* jobs: creation in memory once its ACCEPT is durable (jobs.c journals it;
+ * replay; returns 0 with *out NULL when memory ran out), the end of a job, its
  * cancellation (journals CANCEL; `by`, when not NULL, is added as a watcher
  * before the CANCELLED event) */
 int gpud_job_accept(gpud *g, const gpud_rec *r, gpud_job **out);

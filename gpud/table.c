@@ -83,8 +83,8 @@ static void journal_failed(gpud *g, const char *what, uint64_t records, int rc, 
         return;
     }
     if (!g->journal_down) {
-        czk_err("journal: could not %s: %s; refusing new jobs until appends work again (free space in state_dir)",
-                what, msg);
+        czk_err("journal: could not %s: %s; refusing new jobs until appends work again (%s)", what, msg,
+                rc == -ENOSPC || rc == -EDQUOT ? "free space in state_dir" : "check the disk under state_dir");
         g->journal_down = 1;
         g->journal_err = rc;
     }
@@ -127,9 +127,15 @@ static int journal_sync_fault(int fd, void *ctx)
 
 int gpud_journal_commit_open(gpud *g, czk_error *e)
 {
-    int r = czk_commit_create(&g->commit, g->journal, g->loop, g, e);
+    /* CZK_GPUD_JOURNAL_INLINE=1 (benchmarks only: the baseline of
+     * bench/pipeline/bench_journal.sh): every record synced on the loop
+     * thread before gpud goes on, as before the group commit */
+    const char *inl = getenv("CZK_GPUD_JOURNAL_INLINE");
+    int r = czk_commit_create(&g->commit, g->journal, inl && !strcmp(inl, "1") ? NULL : g->loop, g, e);
     if (r < 0)
         return r;
+    if (inl && !strcmp(inl, "1") && g->loop)
+        czk_warn("CZK_GPUD_JOURNAL_INLINE=1: journal records are synced on the loop thread (benchmark baseline)");
     czk_commit_set_observer(g->commit, journal_observed, g);
 #ifdef CZK_FAULT_INJECTION
     czk_commit_set_sync_fn(g->commit, journal_sync_fault, NULL);

@@ -26,6 +26,8 @@
  *   czk_commit_flush(c, &err);
  *       everything durable now, and every decided callback run before it
  *       returns: call it only where no pointer a callback may free is held.
+ *       Its return is its own sync's; an earlier sync's failure reached the
+ *       observer and the callbacks.
  *
  * Without a loop (loop NULL: unit tests that drive gpud by hand) every
  * append is synced inline and its callback runs before czk_commit_append

@@ -40,7 +40,7 @@ finalizer.full) ROUNDS="$ALL finalizer.before_rename:kill@3 finalizer.after_done
 synth.quick) ROUNDS="synth.mid_fill:kill synth.after_publish:kill timed:0.3" ;;
 synth.full) ROUNDS="$ALL synth.mid_fill:kill@2 synth.after_publish:kill@3 timed:0.1 timed:0.3 timed:0.7 timed:1.2" ;;
 gpud.quick) ROUNDS="gpud.after_accept_journal:kill gpud.mid_compute:kill gpud.after_result_sent:kill
-                    gpud.after_done_journal:kill timed:0.6" ;;
+                    gpud.after_done_journal:kill gpud.journal_sync:kill@2 timed:0.6" ;;
 gpud.full) ROUNDS="$ALL gpud.after_result_sent:kill@4 timed:0.2 timed:0.5 timed:1.0 timed:1.8" ;;
 gpud.start) ROUNDS=$(echo "$ALL" | tr ' ' '\n' | grep '^gpud\.start\.' | tr '\n' ' ') ;;
 *) echo "usage: crash.sh ... finalizer|synth|gpud quick|full|start" >&2; exit 2 ;;
