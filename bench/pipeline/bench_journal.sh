@@ -14,18 +14,19 @@
 #     --jobs J           jobs submitted at once (default 8)
 #     --partitions P     partitions per job (default 8)
 #     --delays "D..."    fdatasync delays in ms (default "0 5 20")
+#     --reps R           runs per cell, modes interleaved; the median is shown (default 3)
 #     --work DIR         scratch directory (default <repo>/build-bench/journal)
 #
 # Each (mode, delay) runs the daemons afresh (cpu backend), submits J jobs of
 # P partitions at once with `czk submit --wait` and takes the wall time from
-# the first submit to the last job done.  Every proof is checked with
+# the first submit to the last job done; each cell is the median of R runs.  Every proof is checked with
 # `czk verify`.  Prints a markdown table: proofs per second per mode and the
 # ratio group / inline (copy it into docs/bench-pipeline.md with the date, the
 # machine and the command).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=$repo/build CIRCUIT=linear JOBS=8 PARTS=8 DELAYS="0 5 20" WORK=$repo/build-bench/journal
+BUILD=$repo/build CIRCUIT=linear JOBS=8 PARTS=8 DELAYS="0 5 20" REPS=3 WORK=$repo/build-bench/journal
 while [ $# -gt 0 ]; do
     case "$1" in
     --build) BUILD=$2; shift 2 ;;
@@ -33,8 +34,9 @@ while [ $# -gt 0 ]; do
     --jobs) JOBS=$2; shift 2 ;;
     --partitions) PARTS=$2; shift 2 ;;
     --delays) DELAYS=$2; shift 2 ;;
+    --reps) REPS=$2; shift 2 ;;
     --work) WORK=$2; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "bench_journal.sh: unknown option $1 (--help)" >&2; exit 2 ;;
     esac
 done
@@ -108,11 +110,16 @@ CONF
 }
 
 declare -A WALL
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 for d in $DELAYS; do
-    for m in inline group; do
-        log "$m, fdatasync $d ms: $JOBS jobs x $PARTS partitions"
-        WALL[$m.$d]=$(run "$m" "$d")
+    declare -A T=([inline]="" [group]="")
+    for r in $(seq 1 "$REPS"); do
+        for m in inline group; do
+            log "$m, fdatasync $d ms, run $r of $REPS: $JOBS jobs x $PARTS partitions"
+            T[$m]="${T[$m]} $(run "$m" "$d")"
+        done
     done
+    for m in inline group; do WALL[$m.$d]=$(echo "${T[$m]}" | median); done
 done
 
 cpus=$(nproc)
@@ -121,9 +128,9 @@ echo
 echo "## czk journal benchmark — $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo
 echo "machine: $model, $cpus CPUs; circuit $CIRCUIT, cpu backend, $N proofs per run"
-echo "command: bench/pipeline/bench_journal.sh --circuit $CIRCUIT --jobs $JOBS --partitions $PARTS --delays \"$DELAYS\""
+echo "command: bench/pipeline/bench_journal.sh --circuit $CIRCUIT --jobs $JOBS --partitions $PARTS --delays \"$DELAYS\" --reps $REPS"
 echo
-echo "| fdatasync delay | inline: wall s | proofs/s | group commit: wall s | proofs/s | group / inline |"
+echo "| fdatasync delay | inline: wall s (median) | proofs/s | group commit: wall s (median) | proofs/s | group / inline |"
 echo "|---|---|---|---|---|---|"
 for d in $DELAYS; do
     a=${WALL[inline.$d]} b=${WALL[group.$d]}
