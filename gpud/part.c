@@ -476,6 +476,16 @@ static void done_bytes_free(gpud_part *p)
     p->done_proof_len = p->done_pub_len = 0;
 }
 
+/* its DONE record did not make it into the journal, so the partition is not
+ * done: it keeps awaiting DONE with its result, and the RESULT goes out again
+ * (gpud_results_resend once appends work, or after [gpud] result_resend_s);
+ * the finalizer answers from the files it wrote */
+static void done_unjournaled(const gpud_part *p, int rc)
+{
+    czk_debug("job %llu partition %u: DONE not journaled (%s): still awaiting DONE", (unsigned long long)p->job->id,
+              p->index, strerror(-rc));
+}
+
 /* a partition's DONE record is settled (ipc/commit.h): durable, so the
  * partition is done; or cut off by a failed sync, so it still awaits its
  * DONE and the RESULT goes out again (gpud_results_resend once appends
@@ -499,8 +509,7 @@ static void done_settled(void *owner, void *ctx, uint64_t seq, int rc)
         return;
     }
     if (rc < 0) {
-        czk_debug("job %llu partition %u: DONE not journaled (%s): still awaiting DONE",
-                  (unsigned long long)p->job->id, p->index, strerror(-rc));
+        done_unjournaled(p, rc);
         free(bytes);
         return;
     }
@@ -541,16 +550,13 @@ int gpud_part_finish(gpud *g, gpud_part *p, int status, const char *reason, cons
         if ((rc = gpud_rec_defer(g, REC_DONE, &r, done_settled, p)) < 0) {
             p->done_pending = 0;
             done_bytes_free(p);
-            czk_debug("job %llu partition %u: DONE not journaled (%s): still awaiting DONE",
-                      (unsigned long long)j->id, p->index, strerror(-rc));
+            done_unjournaled(p, rc);
             return rc;
         }
         return 0;
     }
     if ((rc = gpud_rec_write(g, REC_DONE, &r)) < 0 && p->state == P_FINALIZE) {
-        /* not journaled, so not done: as above */
-        czk_debug("job %llu partition %u: DONE not journaled (%s): still awaiting DONE", (unsigned long long)j->id,
-                  p->index, strerror(-rc));
+        done_unjournaled(p, rc);
         return rc;
     }
     /* a failure found here (spool, synth, copy-in, compute) is final in

@@ -66,6 +66,15 @@ static int default_sync(int fd, void *ctx)
     return fdatasync(fd) < 0 ? -errno : 0;
 }
 
+/* posts the task unless it is posted and not yet begun; under mu */
+static void post_locked(czk_commit *c)
+{
+    if (!c->posted) {
+        c->posted = 1;
+        czk_loop_post(c->loop, &c->task);
+    }
+}
+
 static void *sync_main(void *arg)
 {
     czk_commit *c = arg;
@@ -86,10 +95,7 @@ static void *sync_main(void *arg)
         c->res_ns = ns;
         c->ready = 1;
         pthread_cond_broadcast(&c->cv_done);
-        if (!c->posted) {
-            c->posted = 1;
-            czk_loop_post(c->loop, &c->task);
-        }
+        post_locked(c);
     }
     pthread_mutex_unlock(&c->mu);
     return NULL;
@@ -118,15 +124,10 @@ static int push(czk_commit *c, uint64_t seq, czk_commit_fn fn, void *ctx)
 /* the task that runs the decided callbacks and takes the thread's result */
 static void post_task(czk_commit *c)
 {
-    int post;
-
     if (!c->loop)
         return;
     pthread_mutex_lock(&c->mu);
-    post = !c->posted;
-    c->posted = 1;
-    if (post)
-        czk_loop_post(c->loop, &c->task);
+    post_locked(c);
     pthread_mutex_unlock(&c->mu);
 }
 
