@@ -80,7 +80,6 @@
 #define GPUD_LANES 3
 #define GPUD_MAX_WATCHERS 16
 #define GPUD_HASH 4096
-#define GPUD_HISTORY 10000 /* finished jobs remembered (request-id dedup, STATUS) */
 #define GPUD_RATE_WINDOW 256
 /* a RESULT not answered by DONE within this many seconds is sent again (the
  * finalizer's writes are idempotent); proposed [gpud] result_resend_s */
@@ -376,6 +375,13 @@ struct gpud {
     uint64_t journal_failures_total;
     uint64_t journal_sync_failures; /* syncs that failed (table.c: tells a failed sync from a failed write) */
     czk_metric *m_journal_failures;
+    /* compaction while running (jobs.c): posted by table.c once the file has
+     * reached compact_at bytes */
+    uint64_t compact_at;
+    uint64_t compact_kept, compact_dropped; /* records, by keep_cb during one compaction */
+    int compact_posted;
+    czk_loop_task compact_task;
+    czk_metric *m_journal_bytes, *m_journal_compactions;
     int exit_status;            /* main's exit status when not 0: 2 = the operator must act (bad state) */
     int admin_gid_set;          /* [gpud] admin_group resolved: its members may cancel any job */
     uint32_t admin_gid;
@@ -497,7 +503,7 @@ typedef struct gpud_rec {
 gpud_job *gpud_job_find(gpud *g, uint64_t id);
 gpud_job *gpud_job_find_req(gpud *g, uint32_t uid, const char *req);
 void gpud_job_insert(gpud *g, gpud_job *j);
-void gpud_jobs_trim(gpud *g); /* forget the oldest finished jobs beyond GPUD_HISTORY */
+void gpud_jobs_trim(gpud *g); /* forget the oldest finished jobs beyond [gpud] history_jobs */
 /* appends one record and syncs it before returning (ACCEPT, CANCEL, PROBE,
  * a partition's failure).  A failure starts (or continues) a journal
  * episode: g->journal_down, czk_journal_append_failures_total, one log line
@@ -528,6 +534,10 @@ void gpud_spool_remove(gpud *g, uint64_t job);
 
 /* jobs.c */
 int gpud_jobs_open(gpud *g, czk_error *e);          /* journal replay + compaction */
+/* the journal rewritten to the records of the jobs still remembered (at a
+ * safe point: it settles the group commit first, see czk_commit_compact);
+ * sets the size at which table.c posts the next one */
+int gpud_jobs_compact(gpud *g, czk_error *e);
 void gpud_jobs_requeue_all(gpud *g);               /* after pools: queue every pending partition */
 void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, int *fds, int nfds); /* takes the fds */
 void gpud_submit_finish(gpud *g, gpud_submit_req *r); /* loop thread: the spool is written (or failed) */

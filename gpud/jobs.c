@@ -9,8 +9,11 @@
  * (part.c) with g->replaying set: ACCEPT creates the job, DONE finishes a
  * partition (and the job with its last one), CANCEL cancels the job.  Jobs
  * accepted and neither complete nor cancelled have their partitions without
- * DONE queued again.  At start the journal is compacted to the records of
- * the jobs still remembered (GPUD_HISTORY).
+ * DONE queued again.  The journal is compacted to the records of the jobs
+ * still remembered ([gpud] history_jobs) at start, and while running once it
+ * has grown past journal_compact_kb and twice its size after the last
+ * compaction (a loop task that table.c posts; czk_commit_compact settles
+ * the group commit first, so the job table keep_cb reads is the journal's).
  *
  * Job ids come from the id mark state_dir/next_job_id (ipc/journal.h), which
  * outlives the journal: after replay it is raised past every id the journal,
@@ -34,6 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/base/clock.h"
 #include "common/base/digest.h"
 #include "common/runtime/daemon.h"
 #include "common/runtime/fault.h"
@@ -90,7 +94,59 @@ static int keep_cb(const czk_journal_rec *rec, void *ctx)
 
     /* every record of a remembered job stays (DONE included, so the journal
      * keeps showing each partition's DONE exactly once); forgotten jobs go */
-    return gpud_rec_parse(rec, &r) == 0 && gpud_job_find(g, r.job) != NULL;
+    int keep = gpud_rec_parse(rec, &r) == 0 && gpud_job_find(g, r.job) != NULL;
+
+    g->compact_kept += (unsigned)keep;
+    g->compact_dropped += (unsigned)!keep;
+    return keep;
+}
+
+/* where the next compaction is due: journal_compact_kb, or twice what the
+ * last one left if that is more (so a journal of many remembered jobs is not
+ * rewritten over and over for little) */
+static void compact_due(gpud *g)
+{
+    uint64_t floor = (uint64_t)g->cfg.journal_compact_kb * 1024, twice = 2 * czk_journal_tail(g->journal).end;
+
+    g->compact_at = twice > floor ? twice : floor;
+}
+
+int gpud_jobs_compact(gpud *g, czk_error *e)
+{
+    uint64_t before = czk_journal_tail(g->journal).end, t0 = czk_mono_ns();
+    int r;
+
+    gpud_jobs_trim(g);
+    g->compact_kept = g->compact_dropped = 0;
+    if (g->commit)
+        r = czk_commit_compact(g->commit, keep_cb, g, e);
+    else
+        r = czk_journal_compact(g->journal, keep_cb, g, e);
+    compact_due(g);
+    if (r < 0)
+        return r;
+    czk_metric_inc(g->m_journal_compactions, 1);
+    czk_metric_set(g->m_journal_bytes, (int64_t)czk_journal_tail(g->journal).end);
+    czk_info("journal compacted: %llu of %llu records kept (the %u jobs remembered), %llu bytes to %llu, in %.1f ms; "
+             "next at %llu bytes", (unsigned long long)g->compact_kept,
+             (unsigned long long)(g->compact_kept + g->compact_dropped), g->n_active + g->n_history,
+             (unsigned long long)before, (unsigned long long)czk_journal_tail(g->journal).end,
+             (double)(czk_mono_ns() - t0) * 1e-6, (unsigned long long)g->compact_at);
+    return 0;
+}
+
+static void on_compact_task(czk_loop_task *t, void *ctx)
+{
+    gpud *g = ctx;
+    czk_error e = {0};
+
+    (void)t;
+    g->compact_posted = 0;
+    if (g->journal_down || czk_journal_failed(g->journal))
+        return; /* the episode's probes come first; the next append posts it again */
+    if (gpud_jobs_compact(g, &e) < 0)
+        czk_warn("journal compaction failed (continuing with the full journal; next try at %llu bytes): %s",
+                 (unsigned long long)g->compact_at, e.msg);
 }
 
 /* removes spool directories of jobs that are not active (crash before ACCEPT) */
@@ -173,12 +229,15 @@ int gpud_jobs_open(gpud *g, czk_error *e)
         max = m;
     if ((r = czk_idmark_raise(g->idmark, max + 1, e)) < 0)
         return r;
+    gpud_jobs_trim(g); /* replay trims once, here */
     info = czk_journal_get_info(g->journal);
     czk_info("journal \"%s\": %llu records replayed%s, %u active jobs, %u finished remembered, next job id %llu",
              path, (unsigned long long)info->records, info->torn_bytes ? " (torn tail trimmed)" : "", g->n_active,
              g->n_history, (unsigned long long)czk_idmark_peek(g->idmark));
-    gpud_jobs_trim(g);
-    if (info->records > 0 && (r = czk_journal_compact(g->journal, keep_cb, g, e)) < 0)
+    g->compact_task.fn = on_compact_task;
+    g->compact_task.ctx = g;
+    compact_due(g);
+    if (info->records > 0 && (r = gpud_jobs_compact(g, e)) < 0)
         czk_warn("journal compaction failed (continuing with the full journal): %s", e->msg);
     spool_sweep(g);
     return gpud_journal_commit_open(g, e);

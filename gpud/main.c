@@ -214,6 +214,11 @@ static int open_metrics(gpud *g)
                                          "journal fdatasyncs that succeeded");
     g->m_journal_records = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_gpud_journal_records_total", NULL,
                                            "journal records made durable (divided by the syncs: the group size)");
+    g->m_journal_bytes = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_journal_bytes", NULL,
+                                         "size of the journal file (compacted at start and past journal_compact_kb)");
+    czk_metric_set(g->m_journal_bytes, (int64_t)czk_journal_tail(g->journal).end);
+    g->m_journal_compactions = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_gpud_journal_compactions_total",
+                                               NULL, "journal compactions while running");
     g->m_jobs = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_active_jobs", NULL,
                                 "jobs accepted and not finished");
     czk_metric_set(g->m_jobs, g->n_active);

@@ -157,6 +157,19 @@ void gpud_journal_commit_close(gpud *g)
     g->commit = NULL;
 }
 
+/* posts the compaction (jobs.c) once the file has reached compact_at: it
+ * runs from the loop, where no pointer is held across it */
+static void journal_grew(gpud *g)
+{
+    uint64_t end = czk_journal_tail(g->journal).end;
+
+    czk_metric_set(g->m_journal_bytes, (int64_t)end);
+    if (!g->loop || g->compact_posted || !g->cfg.journal_compact_kb || end < g->compact_at)
+        return;
+    g->compact_posted = 1;
+    czk_loop_post(g->loop, &g->compact_task);
+}
+
 /* a record that could not be written at all (the append itself failed) */
 static int append_failed(gpud *g, uint16_t type, uint64_t job, int rc, const char *msg)
 {
@@ -179,7 +192,11 @@ static int append(gpud *g, uint16_t type, uint64_t job, const void *data, size_t
         rc = czk_commit_append_sync(g->commit, type, data, (uint32_t)len, NULL, &e);
     else
         rc = czk_commit_append(g->commit, type, data, (uint32_t)len, fn, ctx, NULL, &e);
-    if (rc == 0 || g->journal_sync_failures != sync_failures)
+    if (rc == 0) {
+        journal_grew(g);
+        return 0;
+    }
+    if (g->journal_sync_failures != sync_failures)
         return rc; /* a failed sync went through journal_observed, which counted this record */
     return append_failed(g, type, job, rc, e.msg);
 }
@@ -321,11 +338,11 @@ void gpud_job_insert(gpud *g, gpud_job *j)
     g->jobs_tail = j;
 }
 
-/* forget the oldest finished jobs beyond GPUD_HISTORY */
+/* forget the oldest finished jobs beyond [gpud] history_jobs */
 void gpud_jobs_trim(gpud *g)
 {
     gpud_job **pp = &g->jobs_head, *prev = NULL;
-    while (g->n_history > GPUD_HISTORY && *pp) {
+    while (g->n_history > (unsigned)g->cfg.history_jobs && *pp) {
         gpud_job *j = *pp;
         if (j->state == J_ACTIVE || j->parts) {
             prev = j;

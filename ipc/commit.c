@@ -350,6 +350,22 @@ int czk_commit_flush(czk_commit *c, czk_error *err)
     return r;
 }
 
+int czk_commit_compact(czk_commit *c, czk_journal_keep_fn keep, void *ctx, czk_error *err)
+{
+    int r;
+
+    c->hold++; /* no thread sync starts, so none can run on the file being replaced */
+    do {
+        r = sync_inline(c, err);
+        run_decided(c); /* they may append: round again */
+    } while (r == 0 && czk_journal_tail(c->j).seq > czk_journal_durable_seq(c->j));
+    if (r == 0)
+        r = czk_journal_compact(c->j, keep, ctx, err);
+    c->hold--;
+    kick(c);
+    return r;
+}
+
 void czk_commit_get_stats(const czk_commit *c, czk_commit_stats *s) { *s = c->st; }
 
 void czk_commit_destroy(czk_commit *c)

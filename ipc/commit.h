@@ -29,6 +29,14 @@
  *       Its return is its own sync's; an earlier sync's failure reached the
  *       observer and the callbacks.
  *
+ *   czk_commit_compact(c, keep, ctx, &err);
+ *       czk_journal_compact while the owner runs: first every record synced
+ *       and every callback run (again while callbacks append), so the
+ *       owner's memory, which keep consults, reflects the whole journal;
+ *       then the journal rewritten with no sync in flight.  On the calling
+ *       thread, which it holds for one sync and the rewrite (a read of the
+ *       whole file): call it only at a safe point, as czk_commit_flush.
+ *
  * Without a loop (loop NULL: unit tests that drive gpud by hand) every
  * append is synced inline and its callback runs before czk_commit_append
  * returns.
@@ -84,6 +92,7 @@ int czk_commit_append(czk_commit *c, uint16_t type, const void *data, uint32_t l
 int czk_commit_append_sync(czk_commit *c, uint16_t type, const void *data, uint32_t len, uint64_t *seq,
                            czk_error *err);
 int czk_commit_flush(czk_commit *c, czk_error *err);
+int czk_commit_compact(czk_commit *c, czk_journal_keep_fn keep, void *ctx, czk_error *err);
 
 void czk_commit_get_stats(const czk_commit *c, czk_commit_stats *s);
 

@@ -746,7 +746,26 @@ typedef struct compact_ctx {
     uint64_t kept, dropped;
     const char *tmp;
     czk_error *err;
+    uint8_t *out;    /* kept records not yet written, from file offset out_off */
+    size_t out_len;
+    uint64_t out_off;
 } compact_ctx;
+
+#define COMPACT_BUF (1u << 20)
+
+/* kept records go out in writes of up to COMPACT_BUF, not one per record */
+static int compact_flush(compact_ctx *c)
+{
+    struct iovec iov = {c->out, c->out_len};
+    int r;
+
+    if (!c->out_len)
+        return 0;
+    r = write_full(c->fd, &iov, 1, c->out_off, c->tmp, c->err);
+    c->out_off += c->out_len;
+    c->out_len = 0;
+    return r;
+}
 
 static int compact_one(const czk_journal_rec *rec, void *arg)
 {
@@ -768,9 +787,20 @@ static int compact_one(const czk_journal_rec *rec, void *arg)
     /* the new file is synced whole before it takes the journal's name */
     h.flags = CZK_JOURNAL_SYNC | (1u << CZK_JOURNAL_LAG_SHIFT);
     h.crc = rec_crc(&h, rec->data);
-    if (write_rec(c->fd, c->off, &h, rec->data, c->tmp, c->err) < 0)
+    size_t need = pad8(RHDR + rec->len);
+    if (c->out_len + need > COMPACT_BUF && compact_flush(c) < 0)
         return c->err ? c->err->code : -EIO;
-    c->off += pad8(RHDR + rec->len);
+    if (need > COMPACT_BUF) {
+        if (write_rec(c->fd, c->off, &h, rec->data, c->tmp, c->err) < 0)
+            return c->err ? c->err->code : -EIO;
+        c->out_off = c->off + need;
+    } else {
+        memcpy(c->out + c->out_len, &h, RHDR);
+        memcpy(c->out + c->out_len + RHDR, rec->data, rec->len);
+        memset(c->out + c->out_len + RHDR + rec->len, 0, need - RHDR - rec->len);
+        c->out_len += need;
+    }
+    c->off += need;
     c->kept++;
     return 0;
 }
@@ -808,11 +838,20 @@ int czk_journal_compact(czk_journal *j, czk_journal_keep_fn keep, void *ctx, czk
     c.off = HDR;
     c.tmp = tmp;
     c.err = err;
+    c.out_off = HDR;
+    if (!(c.out = malloc(COMPACT_BUF))) {
+        free(buf);
+        r = czk_errorf(err, -ENOMEM, "no memory to compact journal \"%s\"", j->path);
+        goto fail;
+    }
     /* the file was validated at open and only appended to since */
     r = scan(buf, len < j->end ? len : (size_t)j->end, 1, compact_one, &c, NULL, NULL, &s);
     free(buf);
     if (r == 0 && s.refused)
         r = refuse(j->path, &s, err);
+    if (r == 0)
+        r = compact_flush(&c);
+    free(c.out);
     if (r < 0)
         goto fail;
     if (fsync(fd) < 0) {
@@ -830,7 +869,7 @@ int czk_journal_compact(czk_journal *j, czk_journal_keep_fn keep, void *ctx, czk
     /* the rename happened: continue on the new file even if the directory fsync fails */
     if ((r = czk_fsync_parent(j->path, err)) < 0)
         return r;
-    czk_info("compacted journal \"%s\": kept %" PRIu64 " records, dropped %" PRIu64, j->path, c.kept, c.dropped);
+    czk_debug("compacted journal \"%s\": kept %" PRIu64 " records, dropped %" PRIu64, j->path, c.kept, c.dropped);
     return 0;
 fail:
     close(fd);

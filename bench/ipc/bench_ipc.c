@@ -15,7 +15,16 @@
  *    reserved through /proc/sys/vm/nr_hugepages when running as root and the
  *    old value is restored.
  *
- * usage: bench_ipc [--rtt N] [--window W] [--msgs N] [--slot-mib M] [--passes P]
+ * 3. Compaction of czk-gpud's journal (ipc/journal.h czk_journal_compact, what
+ *    gpud runs at start and past [gpud] journal_compact_kb while it runs, on
+ *    its loop thread): a journal of M MiB of gpud-shaped records (per job an
+ *    ACCEPT with 8 witness digests, 8 DONE, a COMPLETE; random payloads)
+ *    written and synced in DIR, then compacted keeping 10% / 50% / 100% of
+ *    its records; beside it, in the same run, a plain read of the file and
+ *    one fdatasync of it (what any rewrite must at least do).
+ *
+ * usage: bench_ipc [--part all|msgs|slots|journal] [--rtt N] [--window W] [--msgs N] [--slot-mib M]
+ *                  [--passes P] [--journal-mib M] [--dir DIR]
  */
 #include <errno.h>
 #include <stdint.h>
@@ -31,11 +40,13 @@
 #include <unistd.h>
 
 #include "common/base/log.h"
+#include "ipc/journal.h"
 #include "ipc/loop.h"
 #include "ipc/peer.h"
 #include "ipc/pool.h"
 
-static int n_rtt = 20000, window = 64, n_msgs = 200000, slot_mib = 256, passes = 5;
+static int n_rtt = 20000, window = 64, n_msgs = 200000, slot_mib = 256, passes = 5, journal_mib = 64;
+static const char *part = "all", *jdir = "/var/tmp";
 
 static double now_s(void)
 {
@@ -300,6 +311,115 @@ static int bench_fill(int huge, double *create_s, double *gbps, double *scatter_
     return 0;
 }
 
+/* ---- 3. journal compaction ---- */
+
+typedef struct jresult {
+    double mib, compact_ms, read_ms, sync_ms;
+    uint64_t records, kept;
+} jresult;
+
+static int keep_share(const czk_journal_rec *r, void *ctx)
+{
+    int share = *(const int *)ctx;
+    return (int)(r->seq % 100) < share;
+}
+
+/* writes a journal of about journal_mib MiB, then compacts it keeping share% */
+static int bench_compact(int share, jresult *out)
+{
+    char path[512], tmp[600];
+    uint8_t payload[8 * 32 + 128];
+    uint64_t target = (uint64_t)journal_mib << 20, seq;
+    czk_journal *j;
+    czk_error e;
+    double t0;
+    size_t got = 0;
+    char *buf;
+    int fd;
+
+    snprintf(path, sizeof(path), "%s/bench_ipc_journal.%d", jdir, (int)getpid());
+    snprintf(tmp, sizeof(tmp), "%s.compact", path);
+    unlink(path);
+    unlink(tmp);
+    for (size_t i = 0; i < sizeof(payload); i++)
+        payload[i] = (uint8_t)rand();
+    if (czk_journal_open(&j, path, NULL, NULL, &e) < 0) {
+        fprintf(stderr, "bench_ipc: %s\n", e.msg);
+        return -1;
+    }
+    out->records = 0;
+    while (czk_journal_tail(j).end < target) {
+        if (czk_journal_append(j, 1, payload, sizeof(payload), 0, &seq, &e) < 0)
+            goto fail;
+        for (int k = 0; k < 8; k++)
+            if (czk_journal_append(j, 2, payload, 30, 0, &seq, &e) < 0)
+                goto fail;
+        if (czk_journal_append(j, 3, payload, 12, 0, &seq, &e) < 0)
+            goto fail;
+        out->records += 10;
+    }
+    if (czk_journal_sync(j, &e) < 0)
+        goto fail;
+    out->mib = (double)czk_journal_tail(j).end / (1 << 20);
+    /* the floor beside it: read the whole file, one fdatasync */
+    buf = malloc(czk_journal_tail(j).end);
+    fd = open(path, O_RDONLY);
+    t0 = now_s();
+    if (buf && fd >= 0) {
+        ssize_t n;
+        while ((n = read(fd, buf + got, czk_journal_tail(j).end - got)) > 0)
+            got += (size_t)n;
+    }
+    out->read_ms = (now_s() - t0) * 1e3;
+    t0 = now_s();
+    if (fd >= 0)
+        fdatasync(fd);
+    out->sync_ms = (now_s() - t0) * 1e3;
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    t0 = now_s();
+    if (czk_journal_compact(j, keep_share, &share, &e) < 0)
+        goto fail;
+    out->compact_ms = (now_s() - t0) * 1e3;
+    out->kept = czk_journal_get_info(j)->records; /* replayed at open: 0 */
+    {
+        czk_journal_info info;
+        out->kept = 0;
+        if (czk_journal_replay_file(path, NULL, NULL, &info, &e) == 0)
+            out->kept = info.records;
+    }
+    czk_journal_close(j);
+    unlink(path);
+    return 0;
+fail:
+    fprintf(stderr, "bench_ipc: journal: %s\n", e.msg);
+    czk_journal_close(j);
+    unlink(path);
+    return -1;
+}
+
+static void bench_journal(void)
+{
+    static const int shares[] = {10, 50, 100};
+    printf("| journal (MiB, records) in %s | kept | compaction (ms) | ms per MiB | read of the file (ms) | "
+           "one fdatasync (ms) | compaction / (read + sync) |\n|---|---|---|---|---|---|---|\n", jdir);
+    for (unsigned i = 0; i < sizeof(shares) / sizeof(shares[0]); i++) {
+        jresult best = {0};
+        for (int p = 0; p < passes; p++) {
+            jresult r;
+            if (bench_compact(shares[i], &r) < 0)
+                return;
+            if (p == 0 || r.compact_ms < best.compact_ms)
+                best = r;
+        }
+        printf("| %.1f, %llu | %d%% (%llu) | %.1f | %.2f | %.1f | %.1f | %.2f |\n", best.mib,
+               (unsigned long long)best.records, shares[i], (unsigned long long)best.kept, best.compact_ms,
+               best.compact_ms / best.mib, best.read_ms, best.sync_ms,
+               best.compact_ms / (best.read_ms + best.sync_ms));
+    }
+}
+
 int main(int argc, char **argv)
 {
     result lr, br;
@@ -319,11 +439,21 @@ int main(int argc, char **argv)
             slot_mib = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--passes"))
             passes = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--journal-mib"))
+            journal_mib = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--dir"))
+            jdir = argv[i + 1];
+        else if (!strcmp(argv[i], "--part"))
+            part = argv[i + 1];
     }
     czk_log_init("bench_ipc", CZK_LOG_WARN);
     signal(SIGPIPE, SIG_IGN);
     uname(&u);
     printf("bench_ipc: %s %s, %ld cpus online\n", u.sysname, u.release, sysconf(_SC_NPROCESSORS_ONLN));
+    if (!strcmp(part, "journal")) {
+        bench_journal();
+        return 0;
+    }
     printf("records: HEARTBEAT, %d round trips for latency, %d echoes with %d in flight for throughput\n\n", n_rtt,
            n_msgs, window);
 
@@ -350,5 +480,9 @@ int main(int argc, char **argv)
     else
         printf("| 2 MiB hugepages | not available | - | - |\n");
     printf("| 4 KiB pages | %.3f | %.2f | %.1f |\n", c_small, g_small, s_small);
+    if (!strcmp(part, "all")) {
+        printf("\n");
+        bench_journal();
+    }
     return 0;
 }

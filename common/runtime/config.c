@@ -42,6 +42,8 @@ void czk_config_defaults(czk_config *c)
     c->max_partitions_per_job = CZK_CONFIG_MAX_PARTITIONS_PER_JOB;
     c->result_resend_s = 120;
     c->max_jobs = 1024;
+    c->history_jobs = 10000;
+    c->journal_compact_kb = 65536;
     snprintf(c->metrics_addr, sizeof(c->metrics_addr), "127.0.0.1");
     c->metrics_port = 9464;
     /* max_clients + max_daemon_conns must stay below gpud's RLIMIT_NOFILE
@@ -174,6 +176,8 @@ static int config_apply(czk_config *c, const char *section, const char *key, con
     INT("gpud", "max_partitions_per_job", max_partitions_per_job, 1, CZK_CONFIG_MAX_PARTITIONS_PER_JOB);
     INT("gpud", "result_resend_s", result_resend_s, 1, 86400);
     INT("gpud", "max_jobs", max_jobs, 1, 1 << 20);
+    INT("gpud", "history_jobs", history_jobs, 1, 1 << 20);
+    INT("gpud", "journal_compact_kb", journal_compact_kb, 0, 1 << 30);
     STR("gpud", "metrics_addr", metrics_addr);
     INT("gpud", "metrics_port", metrics_port, 0, 65535);
     INT("gpud", "watchdog_ms", watchdog_ms, 0, 3600000);

@@ -206,6 +206,7 @@ static inline gpud *t_gpud_open(const char *state_dir, const char *output_dir, i
     g->cfg.max_queued_partitions = 100000;
     g->cfg.max_partitions_per_job = 64;
     g->cfg.result_resend_s = 120;
+    g->cfg.history_jobs = 10000;
     g->n_circuits = 1;
     g->circuits = calloc(1, sizeof(gpud_circuit));
     snprintf(g->circuits[0].name, sizeof(g->circuits[0].name), "tiny");

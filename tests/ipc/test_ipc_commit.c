@@ -29,7 +29,13 @@
  *      czk_commit_append with rc 0 and the record is durable; with the hook,
  *      a failed inline sync reaches the callback and cuts the record;
  *   6. a record that cannot be written (len > CZK_JOURNAL_MAX_PAYLOAD, type
- *      0) fails the append and its callback never runs.
+ *      0) fails the append and its callback never runs;
+ *   7. czk_commit_compact while a thread sync is held and records await
+ *      one: it waits for that sync, syncs the rest, runs every callback
+ *      (one of which appends a record, synced in a second round) before keep
+ *      sees the first record; the file then holds exactly the kept records
+ *      with their seqs, durable == tail; the next group's sync runs on the
+ *      new file (the hook's descriptor is the path's inode) and lands there.
  * Every callback and observer call is checked to run on the main thread, in
  * order, exactly once; a final replay checks types and payloads of every
  * record that must be in the file.
@@ -70,6 +76,7 @@ static struct {
     int results[16];
     unsigned rhead, rtail;
     int calls, calls_main; /* under mu */
+    uint64_t last_ino;     /* of the descriptor the last call synced */
 } hk = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* waits on s; a cap of 60 s turns a hang into a failure (not a timing check) */
@@ -123,11 +130,13 @@ static int hk_calls(int *on_main)
 
 static int hook(int fd, void *ctx)
 {
+    struct stat st;
     int rc;
 
     CHECK(ctx == &hk);
     pthread_mutex_lock(&hk.mu);
     hk.calls++;
+    hk.last_ino = fstat(fd, &st) == 0 ? (uint64_t)st.st_ino : 0;
     if (pthread_equal(pthread_self(), main_th))
         hk.calls_main++;
     pthread_mutex_unlock(&hk.mu);
@@ -597,6 +606,85 @@ static void with_loop(const char *dir)
     unlink(path);
 }
 
+/* ---- 7. compaction while records and a sync are pending ---- */
+
+static item P1, P2, P3, P4, D1, Q1;
+static int keep_calls, keep_ncb_first;
+
+static int keep_not_d1(const czk_journal_rec *r, void *ctx)
+{
+    CHECK(ctx == &keep_calls);
+    if (keep_calls++ == 0)
+        keep_ncb_first = ncb;
+    return r->seq != D1.seq;
+}
+
+static void compaction(const char *dir)
+{
+    char path[256];
+    struct stat st;
+    czk_journal *j;
+    czk_loop *loop;
+    czk_commit *c;
+    czk_error e;
+    int ncb0 = ncb;
+
+    snprintf(path, sizeof(path), "%s/journal-c", dir);
+    CHECK_RC(czk_journal_open(&j, path, NULL, NULL, &e));
+    CHECK_RC(czk_loop_create(&loop, NULL, &e));
+    CHECK_RC(czk_commit_create(&c, j, loop, &owner_tag, &e));
+    g_c = c;
+    czk_commit_set_sync_fn(c, hook, &hk);
+    mk(&P1, "P1"), mk(&P2, "P2"), mk(&P3, "P3"), mk(&P4, "P4"), mk(&D1, "D1"), mk(&Q1, "Q1");
+    CHECK_RC(append(c, &P1, cb));
+    wait_sem(&hk.entered); /* P1's sync is held on the thread */
+    g_reenter = &P3;
+    CHECK_RC(append(c, &P2, cb_reenter));
+    CHECK_RC(append(c, &D1, NULL));
+    CHECK_RC(append(c, &P4, cb));
+    CHECK(P1.seq == 1 && P2.seq == 2 && D1.seq == 3 && P4.seq == 4);
+    /* three syncs: the thread's (P1), the first round's (P2 .. P4), the
+     * second round's (P3, appended by P2's callback) */
+    hk_release(0), hk_release(0), hk_release(0);
+    CHECK_RC(czk_commit_compact(c, keep_not_d1, &keep_calls, &e));
+    CHECK(P3.seq == 5 && g_reenter == NULL);
+    CHECK(ncb == ncb0 + 3);
+    check_cb(ncb0, &P1, 0, &owner_tag);
+    check_cb(ncb0 + 1, &P2, 0, &owner_tag);
+    check_cb(ncb0 + 2, &P4, 0, &owner_tag);
+    CHECK(keep_calls == 5 && keep_ncb_first == ncb0 + 3); /* every callback ran before keep saw a record */
+    drain(&hk.entered, 2);
+    CHECK(czk_journal_durable_seq(j) == 5 && czk_journal_tail(j).seq == 5);
+    stats(c, 5, 3, 0, 0);
+    {
+        const item *want[] = {&P1, &P2, &P4, &P3};
+        check_file(path, want, 4);
+    }
+    /* the next group goes to the new file */
+    CHECK_RC(append(c, &Q1, cb));
+    CHECK(Q1.seq == 6);
+    wait_sem(&hk.entered);
+    CHECK(stat(path, &st) == 0);
+    pthread_mutex_lock(&hk.mu);
+    CHECK(hk.last_ino == (uint64_t)st.st_ino);
+    pthread_mutex_unlock(&hk.mu);
+    hk_release(0);
+    RUN_UNTIL(loop, ncb >= ncb0 + 4);
+    check_cb(ncb0 + 3, &Q1, 0, &owner_tag);
+    CHECK(czk_journal_durable_seq(j) == 6);
+    {
+        const item *want[] = {&P1, &P2, &P4, &P3, &Q1};
+        check_file(path, want, 5);
+    }
+    drain(&hk.left, 4);
+    CHECK(sem_count(&hk.release) == 0 && sem_count(&hk.entered) == 0);
+    czk_commit_destroy(c);
+    g_c = NULL;
+    czk_loop_destroy(loop);
+    czk_journal_close(j);
+    unlink(path);
+}
+
 /* ---- 5. without a loop ---- */
 
 static item M, N, O, P, Q, R;
@@ -701,6 +789,7 @@ int main(void)
     CHECK(sem_init(&hk.entered, 0, 0) == 0 && sem_init(&hk.release, 0, 0) == 0 && sem_init(&hk.left, 0, 0) == 0);
     jt_tmpdir(dir, sizeof(dir), "commit");
     with_loop(dir);
+    compaction(dir);
     without_loop(dir);
     CHECK(rmdir(dir) == 0);
     fprintf(stderr, "test_ipc_commit: ok\n");
