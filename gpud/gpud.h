@@ -378,9 +378,11 @@ struct gpud {
     /* compaction while running (jobs.c): posted by table.c once the file has
      * reached compact_at bytes */
     uint64_t compact_at;
-    uint64_t compact_kept, compact_dropped; /* records, by keep_cb during one compaction */
     int compact_posted;
     czk_loop_task compact_task;
+    struct compact_job *compact_job; /* the rewrite on compact_th, until its end has run on the loop */
+    pthread_t compact_th;            /* joined at the next compaction or at stop (it frees the job) */
+    int compact_th_live;
     czk_metric *m_journal_bytes, *m_journal_compactions;
     int exit_status;            /* main's exit status when not 0: 2 = the operator must act (bad state) */
     int admin_gid_set;          /* [gpud] admin_group resolved: its members may cancel any job */
@@ -538,6 +540,10 @@ int gpud_jobs_open(gpud *g, czk_error *e);          /* journal replay + compacti
  * safe point: it settles the group commit first, see czk_commit_compact);
  * sets the size at which table.c posts the next one */
 int gpud_jobs_compact(gpud *g, czk_error *e);
+/* while running the rewrite is on a thread of its own (the loop goes on;
+ * its end, back on the loop, waits for the sync in flight and syncs once);
+ * stop joins it and drops its work (after the loop's last run) */
+void gpud_jobs_compact_stop(gpud *g);
 void gpud_jobs_requeue_all(gpud *g);               /* after pools: queue every pending partition */
 void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, int *fds, int nfds); /* takes the fds */
 void gpud_submit_finish(gpud *g, gpud_submit_req *r); /* loop thread: the spool is written (or failed) */

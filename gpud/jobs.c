@@ -30,6 +30,8 @@
  * Runs on the loop thread only.
  */
 #include <dirent.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -87,18 +89,44 @@ static int replay_cb(const czk_journal_rec *rec, void *ctx)
     }
 }
 
+/* What a compaction keeps: every record of a job remembered when it began
+ * (DONE included, so the journal keeps showing each partition's DONE exactly
+ * once); forgotten jobs go.  A sorted copy of the ids, so that the rewrite
+ * can run on its own thread while the loop changes the job table (a job
+ * forgotten meanwhile goes at the next compaction). */
+typedef struct compact_job {
+    gpud *g;
+    czk_journal_compaction *cp;
+    uint64_t *ids;
+    size_t n;
+    uint64_t before, t0, held; /* held: ns the loop spent in begin and finish */
+    int rc;
+    czk_error e;
+    czk_loop_task done;
+    sem_t finished; /* posted by the loop once finish has run (or will not): the thread then frees the job */
+} compact_job;
+
+static int cmp_id(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static int keep_cb(const czk_journal_rec *rec, void *ctx)
 {
-    gpud *g = ctx;
+    const compact_job *cj = ctx;
     gpud_rec r;
 
-    /* every record of a remembered job stays (DONE included, so the journal
-     * keeps showing each partition's DONE exactly once); forgotten jobs go */
-    int keep = gpud_rec_parse(rec, &r) == 0 && gpud_job_find(g, r.job) != NULL;
+    return gpud_rec_parse(rec, &r) == 0 && bsearch(&r.job, cj->ids, cj->n, sizeof(*cj->ids), cmp_id) != NULL;
+}
 
-    g->compact_kept += (unsigned)keep;
-    g->compact_dropped += (unsigned)!keep;
-    return keep;
+static void compact_job_free(compact_job *cj)
+{
+    if (!cj)
+        return;
+    czk_journal_compact_free(cj->cp);
+    free(cj->ids);
+    free(cj);
 }
 
 /* where the next compaction is due: journal_compact_kb, or twice what the
@@ -111,42 +139,157 @@ static void compact_due(gpud *g)
     g->compact_at = twice > floor ? twice : floor;
 }
 
-int gpud_jobs_compact(gpud *g, czk_error *e)
+/* the job table trimmed and its ids copied, then journal.h's begin: through
+ * the committer once there is one (every record synced and its callback
+ * run, so the table reflects the whole journal) */
+static compact_job *compact_begin(gpud *g, czk_error *e)
 {
-    uint64_t before = czk_journal_tail(g->journal).end, t0 = czk_mono_ns();
+    compact_job *cj = calloc(1, sizeof(*cj));
     int r;
 
+    if (!cj) {
+        czk_errorf(e, -ENOMEM, "no memory to compact the journal");
+        return NULL;
+    }
+    cj->g = g;
+    cj->t0 = czk_mono_ns();
+    cj->before = czk_journal_tail(g->journal).end;
+    r = g->commit ? czk_commit_compact_begin(g->commit, &cj->cp, e) : czk_journal_compact_begin(g->journal, &cj->cp, e);
+    cj->held = czk_mono_ns() - cj->t0;
+    if (r < 0) {
+        compact_job_free(cj);
+        return NULL;
+    }
     gpud_jobs_trim(g);
-    g->compact_kept = g->compact_dropped = 0;
-    if (g->commit)
-        r = czk_commit_compact(g->commit, keep_cb, g, e);
-    else
-        r = czk_journal_compact(g->journal, keep_cb, g, e);
+    cj->ids = malloc((g->n_active + g->n_history + 1) * sizeof(*cj->ids));
+    if (!cj->ids) {
+        czk_errorf(e, -ENOMEM, "no memory to compact the journal");
+        compact_job_free(cj);
+        return NULL;
+    }
+    for (gpud_job *j = g->jobs_head; j; j = j->next)
+        if (cj->n < g->n_active + g->n_history + 1)
+            cj->ids[cj->n++] = j->id;
+    qsort(cj->ids, cj->n, sizeof(*cj->ids), cmp_id);
+    return cj;
+}
+
+static int compact_finish(gpud *g, compact_job *cj, czk_error *e)
+{
+    uint64_t kept, dropped, t0 = czk_mono_ns();
+    int r = g->commit ? czk_commit_compact_finish(g->commit, cj->cp, e) : czk_journal_compact_finish(g->journal, cj->cp, e);
+
+    cj->held += czk_mono_ns() - t0;
     compact_due(g);
     if (r < 0)
         return r;
-    czk_metric_inc(g->m_journal_compactions, 1);
+    czk_journal_compact_counts(cj->cp, &kept, &dropped);
     czk_metric_set(g->m_journal_bytes, (int64_t)czk_journal_tail(g->journal).end);
-    czk_info("journal compacted: %llu of %llu records kept (the %u jobs remembered), %llu bytes to %llu, in %.1f ms; "
-             "next at %llu bytes", (unsigned long long)g->compact_kept,
-             (unsigned long long)(g->compact_kept + g->compact_dropped), g->n_active + g->n_history,
-             (unsigned long long)before, (unsigned long long)czk_journal_tail(g->journal).end,
-             (double)(czk_mono_ns() - t0) * 1e-6, (unsigned long long)g->compact_at);
+    czk_info("journal compacted: %llu of %llu records kept (%zu jobs remembered), %llu bytes to %llu, in %.1f ms "
+             "(%.1f ms on the loop thread); next at %llu bytes", (unsigned long long)kept,
+             (unsigned long long)(kept + dropped), cj->n, (unsigned long long)cj->before,
+             (unsigned long long)czk_journal_tail(g->journal).end, (double)(czk_mono_ns() - cj->t0) * 1e-6,
+             (double)cj->held * 1e-6, (unsigned long long)g->compact_at);
     return 0;
 }
 
+int gpud_jobs_compact(gpud *g, czk_error *e)
+{
+    compact_job *cj = compact_begin(g, e);
+    int r;
+
+    if (!cj)
+        return e->code < 0 ? e->code : -EIO;
+    r = czk_journal_compact_run(cj->cp, keep_cb, cj, e);
+    if (r == 0)
+        r = compact_finish(g, cj, e);
+    else
+        compact_due(g);
+    compact_job_free(cj);
+    return r;
+}
+
+static void compact_failed(gpud *g, const char *msg)
+{
+    czk_warn("journal compaction failed (continuing with the full journal; next try at %llu bytes): %s",
+             (unsigned long long)g->compact_at, msg);
+}
+
+/* back on the loop: the rewrite is done, the records written meanwhile are
+ * moved over and the new file takes the journal's place; the thread then
+ * frees the job (closing the old file, whose blocks are freed then) */
+static void on_compacted(czk_loop_task *t, void *ctx)
+{
+    compact_job *cj = ctx;
+    gpud *g = cj->g;
+
+    (void)t;
+    g->compact_job = NULL;
+    if (cj->rc == 0 && compact_finish(g, cj, &cj->e) == 0)
+        czk_metric_inc(g->m_journal_compactions, 1);
+    else {
+        compact_due(g);
+        compact_failed(g, cj->e.msg);
+    }
+    sem_post(&cj->finished); /* cj is the thread's from here */
+}
+
+static void *compact_main(void *arg)
+{
+    compact_job *cj = arg;
+
+    cj->rc = czk_journal_compact_run(cj->cp, keep_cb, cj, &cj->e);
+    czk_loop_post(cj->g->loop, &cj->done);
+    while (sem_wait(&cj->finished) < 0 && errno == EINTR)
+        ;
+    sem_destroy(&cj->finished);
+    compact_job_free(cj);
+    return NULL;
+}
+
+/* posted by table.c once the journal has reached compact_at */
 static void on_compact_task(czk_loop_task *t, void *ctx)
 {
     gpud *g = ctx;
+    compact_job *cj;
     czk_error e = {0};
+    int r;
 
     (void)t;
     g->compact_posted = 0;
-    if (g->journal_down || czk_journal_failed(g->journal))
-        return; /* the episode's probes come first; the next append posts it again */
-    if (gpud_jobs_compact(g, &e) < 0)
-        czk_warn("journal compaction failed (continuing with the full journal; next try at %llu bytes): %s",
-                 (unsigned long long)g->compact_at, e.msg);
+    if (g->compact_job || g->journal_down || czk_journal_failed(g->journal))
+        return; /* one at a time; an episode's probes come first (the next append posts it again) */
+    if (g->compact_th_live) { /* the last one's thread, done or about to be */
+        pthread_join(g->compact_th, NULL);
+        g->compact_th_live = 0;
+    }
+    if (!(cj = compact_begin(g, &e))) {
+        compact_due(g);
+        compact_failed(g, e.msg);
+        return;
+    }
+    cj->done.fn = on_compacted;
+    cj->done.ctx = cj;
+    sem_init(&cj->finished, 0, 0);
+    if ((r = pthread_create(&g->compact_th, NULL, compact_main, cj)) != 0) {
+        compact_due(g);
+        compact_failed(g, strerror(r));
+        sem_destroy(&cj->finished);
+        compact_job_free(cj);
+        return;
+    }
+    g->compact_job = cj;
+    g->compact_th_live = 1;
+}
+
+void gpud_jobs_compact_stop(gpud *g)
+{
+    if (g->compact_job) /* its done task will not run (the loop has stopped): dropped */
+        sem_post(&g->compact_job->finished);
+    g->compact_job = NULL;
+    if (g->compact_th_live)
+        pthread_join(g->compact_th, NULL);
+    g->compact_th_live = 0;
 }
 
 /* removes spool directories of jobs that are not active (crash before ACCEPT) */
@@ -281,6 +424,7 @@ void gpud_jobs_free(gpud *g)
 {
     gpud_job *j;
 
+    gpud_jobs_compact_stop(g);
     if (g->commit) /* records awaiting a sync are synced and their callbacks run */
         gpud_journal_commit_close(g);
     j = g->jobs_head;

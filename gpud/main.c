@@ -420,6 +420,7 @@ int main(int argc, char **argv)
     gpud_intake_stop(g);
     gpud_keys_stop(g);
     gpud_workers_stop(g);
+    gpud_jobs_compact_stop(g);
     gpud_journal_commit_close(g); /* before the loop goes: its callbacks may queue events */
     czk_loop_destroy(g->loop);
     g->loop = NULL;

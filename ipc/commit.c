@@ -350,19 +350,62 @@ int czk_commit_flush(czk_commit *c, czk_error *err)
     return r;
 }
 
-int czk_commit_compact(czk_commit *c, czk_journal_keep_fn keep, void *ctx, czk_error *err)
+int czk_commit_compact_begin(czk_commit *c, czk_journal_compaction **cp, czk_error *err)
 {
     int r;
 
-    c->hold++; /* no thread sync starts, so none can run on the file being replaced */
+    *cp = NULL;
+    c->hold++;
     do {
         r = sync_inline(c, err);
         run_decided(c); /* they may append: round again */
     } while (r == 0 && czk_journal_tail(c->j).seq > czk_journal_durable_seq(c->j));
     if (r == 0)
-        r = czk_journal_compact(c->j, keep, ctx, err);
+        r = czk_journal_compact_begin(c->j, cp, err);
     c->hold--;
     kick(c);
+    return r;
+}
+
+int czk_commit_compact_finish(czk_commit *c, czk_journal_compaction *cp, czk_error *err)
+{
+    uint64_t before, t0;
+    int r;
+
+    c->hold++; /* no thread sync starts on the descriptor finish replaces */
+    if (c->inflight)
+        take_result(c, 1); /* a failure cuts the journal: finish then refuses */
+    before = czk_journal_durable_seq(c->j);
+    t0 = now_ns();
+    r = czk_journal_compact_finish(c->j, cp, err);
+    if (r == 0) {
+        /* finish synced the new file: every record is durable, as after a sync */
+        uint64_t durable = czk_journal_durable_seq(c->j);
+        size_t was = c->decided;
+
+        c->st.syncs++;
+        if (c->obs)
+            c->obs(c->obs_ctx, 0, NULL, now_ns() - t0, durable - before);
+        while (c->decided < c->n && c->q[(c->head + c->decided) % c->cap].seq <= durable)
+            c->q[(c->head + c->decided++) % c->cap].rc = 0;
+        if (c->decided > was)
+            post_task(c);
+    }
+    c->hold--;
+    kick(c);
+    return r;
+}
+
+int czk_commit_compact(czk_commit *c, czk_journal_keep_fn keep, void *ctx, czk_error *err)
+{
+    czk_journal_compaction *cp;
+    int r = czk_commit_compact_begin(c, &cp, err);
+
+    if (r == 0)
+        r = czk_journal_compact_run(cp, keep, ctx, err);
+    if (r == 0)
+        r = czk_commit_compact_finish(c, cp, err);
+    czk_journal_compact_free(cp);
     return r;
 }
 

@@ -29,13 +29,23 @@
  *       Its return is its own sync's; an earlier sync's failure reached the
  *       observer and the callbacks.
  *
+ *   czk_commit_compact_begin(c, &cp, &err);
+ *       compaction while the owner runs (journal.h's three steps): every
+ *       record synced and every callback run (again while callbacks append),
+ *       so that the owner's memory reflects the whole journal when it
+ *       decides what to keep; then czk_journal_compact_begin.  A safe point,
+ *       as czk_commit_flush; it holds the caller for one sync.
+ *       The caller then runs czk_journal_compact_run(cp, ...) on a thread of
+ *       its own (keep must not read what the loop changes: a snapshot), and
+ *       back on the loop, at a safe point:
+ *   czk_commit_compact_finish(c, cp, &err);
+ *       waits for the sync in flight, czk_journal_compact_finish (a copy of
+ *       the records appended meanwhile, one sync, a rename); every record is
+ *       then durable and the callbacks waiting for that run from the loop, as
+ *       after a sync (the observer sees it as one).  Then
+ *       czk_journal_compact_free(cp), whatever the outcome.
  *   czk_commit_compact(c, keep, ctx, &err);
- *       czk_journal_compact while the owner runs: first every record synced
- *       and every callback run (again while callbacks append), so the
- *       owner's memory, which keep consults, reflects the whole journal;
- *       then the journal rewritten with no sync in flight.  On the calling
- *       thread, which it holds for one sync and the rewrite (a read of the
- *       whole file): call it only at a safe point, as czk_commit_flush.
+ *       the three in a row on the calling thread (the rewrite included).
  *
  * Without a loop (loop NULL: unit tests that drive gpud by hand) every
  * append is synced inline and its callback runs before czk_commit_append
@@ -92,6 +102,8 @@ int czk_commit_append(czk_commit *c, uint16_t type, const void *data, uint32_t l
 int czk_commit_append_sync(czk_commit *c, uint16_t type, const void *data, uint32_t len, uint64_t *seq,
                            czk_error *err);
 int czk_commit_flush(czk_commit *c, czk_error *err);
+int czk_commit_compact_begin(czk_commit *c, czk_journal_compaction **cp, czk_error *err);
+int czk_commit_compact_finish(czk_commit *c, czk_journal_compaction *cp, czk_error *err);
 int czk_commit_compact(czk_commit *c, czk_journal_keep_fn keep, void *ctx, czk_error *err);
 
 void czk_commit_get_stats(const czk_commit *c, czk_commit_stats *s);

@@ -805,75 +805,206 @@ static int compact_one(const czk_journal_rec *rec, void *arg)
     return 0;
 }
 
-int czk_journal_compact(czk_journal *j, czk_journal_keep_fn keep, void *ctx, czk_error *err)
-{
-    char tmp[PATH_MAX + 16];
-    compact_ctx c;
-    scan_res s;
-    uint8_t *buf;
-    size_t len;
-    int fd, r;
+struct czk_journal_compaction {
+    char path[PATH_MAX];     /* the journal's */
+    char tmp[PATH_MAX + 16]; /* path.compact, locked, -1 fd once renamed or removed */
+    int fd;
+    int old_fd;         /* after finish: the replaced file's descriptor, closed by free */
+    uint64_t upto;      /* the journal's end at begin: run rewrites [0, upto) */
+    uint64_t base_seq;  /* the new file's header: the journal's next seq at begin */
+    uint64_t out_end;   /* after run: the end of the new file */
+    uint64_t cuts;      /* the journal's cuts at begin: one since then took records run may have kept */
+    uint64_t kept, dropped;
+    int ran;            /* run succeeded */
+};
 
+int czk_journal_compact_begin(czk_journal *j, czk_journal_compaction **out, czk_error *err)
+{
+    czk_journal_compaction *cp;
+
+    *out = NULL;
     if (j->failed)
         return czk_errorf(err, -EIO, "journal \"%s\" is in an unknown state after a failed append; restart gpud",
                           j->path);
-    snprintf(tmp, sizeof(tmp), "%s.compact", j->path);
-    fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return czk_errorf(err, -errno, "could not create \"%s\": %s", tmp, strerror(errno));
-    /* locked before it takes the journal's name */
-    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-        r = czk_errorf(err, -errno, "could not lock \"%s\": %s", tmp, strerror(errno));
-        goto fail;
+    if (!(cp = calloc(1, sizeof(*cp))))
+        return czk_errorf(err, -ENOMEM, "no memory to compact journal \"%s\"", j->path);
+    snprintf(cp->path, sizeof(cp->path), "%s", j->path);
+    snprintf(cp->tmp, sizeof(cp->tmp), "%s.compact", j->path);
+    cp->fd = cp->old_fd = -1;
+    cp->upto = j->end;
+    cp->cuts = j->cuts;
+    cp->base_seq = j->next_seq; /* seqs never go back, even when the last records are dropped */
+    *out = cp;
+    return 0;
+}
+
+/* reads [0, upto) of path through a descriptor of its own */
+static int read_upto(const char *path, uint64_t upto, uint8_t **out, czk_error *err)
+{
+    uint8_t *buf = malloc(upto ? (size_t)upto : 1);
+    size_t got = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0 || !buf) {
+        int e = fd < 0 ? errno : ENOMEM;
+        free(buf);
+        if (fd >= 0)
+            close(fd);
+        return czk_errorf(err, -e, "could not read journal \"%s\" to compact it: %s", path, strerror(e));
     }
-    /* base_seq: seqs never go back, even when the last records are dropped */
-    if ((r = write_file_header(fd, j->next_seq, tmp, err)) < 0)
-        goto fail;
-    if ((r = read_all(j->fd, &buf, &len, j->path, err)) < 0)
-        goto fail;
+    while (got < upto) {
+        ssize_t n = pread(fd, buf + got, (size_t)upto - got, (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int e = n < 0 ? errno : EIO;
+            free(buf);
+            close(fd);
+            return czk_errorf(err, -e, "could not read journal \"%s\" to compact it: %s", path,
+                              n < 0 ? strerror(e) : "it is shorter than it was");
+        }
+        got += (size_t)n;
+    }
+    close(fd);
+    *out = buf;
+    return 0;
+}
+
+int czk_journal_compact_run(czk_journal_compaction *cp, czk_journal_keep_fn keep, void *ctx, czk_error *err)
+{
+    compact_ctx c;
+    scan_res s;
+    uint8_t *buf = NULL;
+    int r;
+
+    cp->fd = open(cp->tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (cp->fd < 0)
+        return czk_errorf(err, -errno, "could not create \"%s\": %s", cp->tmp, strerror(errno));
+    /* locked before it takes the journal's name */
+    if (flock(cp->fd, LOCK_EX | LOCK_NB) < 0)
+        return czk_errorf(err, -errno, "could not lock \"%s\": %s", cp->tmp, strerror(errno));
+    if ((r = write_file_header(cp->fd, cp->base_seq, cp->tmp, err)) < 0)
+        return r;
+    if ((r = read_upto(cp->path, cp->upto, &buf, err)) < 0)
+        return r;
     memset(&c, 0, sizeof(c));
     c.keep = keep;
     c.ctx = ctx;
-    c.fd = fd;
+    c.fd = cp->fd;
     c.off = HDR;
-    c.tmp = tmp;
+    c.tmp = cp->tmp;
     c.err = err;
     c.out_off = HDR;
     if (!(c.out = malloc(COMPACT_BUF))) {
         free(buf);
-        r = czk_errorf(err, -ENOMEM, "no memory to compact journal \"%s\"", j->path);
-        goto fail;
+        return czk_errorf(err, -ENOMEM, "no memory to compact journal \"%s\"", cp->path);
     }
     /* the file was validated at open and only appended to since */
-    r = scan(buf, len < j->end ? len : (size_t)j->end, 1, compact_one, &c, NULL, NULL, &s);
+    r = scan(buf, (size_t)cp->upto, 1, compact_one, &c, NULL, NULL, &s);
     free(buf);
     if (r == 0 && s.refused)
-        r = refuse(j->path, &s, err);
+        r = refuse(cp->path, &s, err);
     if (r == 0)
         r = compact_flush(&c);
     free(c.out);
     if (r < 0)
-        goto fail;
-    if (fsync(fd) < 0) {
-        r = czk_errorf(err, -errno, "could not fsync \"%s\": %s", tmp, strerror(errno));
-        goto fail;
-    }
-    if (rename(tmp, j->path) < 0) {
-        r = czk_errorf(err, -errno, "could not rename \"%s\" over \"%s\": %s", tmp, j->path, strerror(errno));
-        goto fail;
-    }
-    close(j->fd);
-    j->fd = fd;
-    j->end = c.off;
-    j->durable = czk_journal_tail(j);
-    /* the rename happened: continue on the new file even if the directory fsync fails */
-    if ((r = czk_fsync_parent(j->path, err)) < 0)
         return r;
-    czk_debug("compacted journal \"%s\": kept %" PRIu64 " records, dropped %" PRIu64, j->path, c.kept, c.dropped);
+    if (fdatasync(cp->fd) < 0)
+        return czk_errorf(err, -errno, "could not fdatasync \"%s\": %s", cp->tmp, strerror(errno));
+    cp->out_end = c.off;
+    cp->kept = c.kept;
+    cp->dropped = c.dropped;
+    cp->ran = 1;
     return 0;
-fail:
-    close(fd);
-    unlink(tmp);
+}
+
+int czk_journal_compact_finish(czk_journal *j, czk_journal_compaction *cp, czk_error *err)
+{
+    uint64_t tail = j->end - cp->upto;
+    uint8_t *buf = NULL;
+    int r;
+
+    if (!cp->ran || cp->fd < 0)
+        return czk_errorf(err, -EINVAL, "journal \"%s\": compaction finished without a successful run", j->path);
+    if (j->failed)
+        return czk_errorf(err, -EIO, "journal \"%s\" is in an unknown state after a failed append; restart gpud",
+                          j->path);
+    if (j->cuts != cp->cuts || j->end < cp->upto || strcmp(j->path, cp->path))
+        return czk_errorf(err, -ESTALE, "journal \"%s\" was cut back after a failed sync while it was compacted",
+                          j->path);
+    /* the records appended since begin, as they are */
+    if (tail) {
+        struct iovec iov;
+        ssize_t n;
+        size_t got = 0;
+
+        if (!(buf = malloc((size_t)tail)))
+            return czk_errorf(err, -ENOMEM, "no memory to compact journal \"%s\"", j->path);
+        while (got < tail) {
+            n = pread(j->fd, buf + got, (size_t)(tail - got), (off_t)(cp->upto + got));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                r = czk_errorf(err, n < 0 ? -errno : -EIO, "could not read journal \"%s\": %s", j->path,
+                               n < 0 ? strerror(errno) : "short read");
+                free(buf);
+                return r;
+            }
+            got += (size_t)n;
+        }
+        iov.iov_base = buf;
+        iov.iov_len = (size_t)tail;
+        r = write_full(cp->fd, &iov, 1, cp->out_end, cp->tmp, err);
+        free(buf);
+        if (r < 0)
+            return r;
+    }
+    if (fdatasync(cp->fd) < 0)
+        return czk_errorf(err, -errno, "could not fdatasync \"%s\": %s", cp->tmp, strerror(errno));
+    if (rename(cp->tmp, j->path) < 0)
+        return czk_errorf(err, -errno, "could not rename \"%s\" over \"%s\": %s", cp->tmp, j->path, strerror(errno));
+    cp->old_fd = j->fd; /* its close frees the old file's blocks: left to free */
+    j->fd = cp->fd;
+    cp->fd = -1;
+    j->end = cp->out_end + tail;
+    j->durable = czk_journal_tail(j);
+    czk_debug("compacted journal \"%s\": kept %" PRIu64 " records, dropped %" PRIu64 ", %" PRIu64
+              " bytes written meanwhile moved over", j->path, cp->kept, cp->dropped, tail);
+    /* the rename happened: continue on the new file even if the directory fsync fails */
+    return czk_fsync_parent(j->path, err);
+}
+
+void czk_journal_compact_counts(const czk_journal_compaction *cp, uint64_t *kept, uint64_t *dropped)
+{
+    if (kept)
+        *kept = cp->kept;
+    if (dropped)
+        *dropped = cp->dropped;
+}
+
+void czk_journal_compact_free(czk_journal_compaction *cp)
+{
+    if (!cp)
+        return;
+    if (cp->fd >= 0) {
+        close(cp->fd);
+        unlink(cp->tmp);
+    }
+    if (cp->old_fd >= 0)
+        close(cp->old_fd);
+    free(cp);
+}
+
+int czk_journal_compact(czk_journal *j, czk_journal_keep_fn keep, void *ctx, czk_error *err)
+{
+    czk_journal_compaction *cp;
+    int r = czk_journal_compact_begin(j, &cp, err);
+
+    if (r == 0)
+        r = czk_journal_compact_run(cp, keep, ctx, err);
+    if (r == 0)
+        r = czk_journal_compact_finish(j, cp, err);
+    czk_journal_compact_free(cp);
     return r;
 }
 

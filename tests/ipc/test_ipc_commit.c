@@ -35,7 +35,13 @@
  *      (one of which appends a record, synced in a second round) before keep
  *      sees the first record; the file then holds exactly the kept records
  *      with their seqs, durable == tail; the next group's sync runs on the
- *      new file (the hook's descriptor is the path's inode) and lands there.
+ *      new file (the hook's descriptor is the path's inode) and lands there;
+ *   8. the three steps with the rewrite on another thread: records appended
+ *      after begin (one whose thread sync is held when finish is called, one
+ *      no sync covers) are in the new file after the kept ones, finish took
+ *      the held sync first, both callbacks run from the loop with rc 0, and
+ *      the following sync goes to the new file; a finish after a failed sync
+ *      cut the journal back refuses (-ESTALE) and leaves it as it was.
  * Every callback and observer call is checked to run on the main thread, in
  * order, exactly once; a final replay checks types and payloads of every
  * record that must be in the file.
@@ -608,13 +614,28 @@ static void with_loop(const char *dir)
 
 /* ---- 7. compaction while records and a sync are pending ---- */
 
-static item P1, P2, P3, P4, D1, Q1;
+static item P1, P2, P3, P4, D1, Q1, R1, R2, R3, R4;
 static int keep_calls, keep_ncb_first;
+
+typedef struct compact_job {
+    czk_journal_compaction *cp;
+    int rc;
+} compact_job;
+
+static int keep_not_d1(const czk_journal_rec *r, void *ctx);
+
+static void *compact_thread(void *arg)
+{
+    compact_job *cj = arg;
+    czk_error e;
+    cj->rc = czk_journal_compact_run(cj->cp, keep_not_d1, &keep_calls, &e);
+    return NULL;
+}
 
 static int keep_not_d1(const czk_journal_rec *r, void *ctx)
 {
     CHECK(ctx == &keep_calls);
-    if (keep_calls++ == 0)
+    if (keep_calls++ == 0 && pthread_equal(pthread_self(), main_th))
         keep_ncb_first = ncb;
     return r->seq != D1.seq;
 }
@@ -655,7 +676,7 @@ static void compaction(const char *dir)
     CHECK(keep_calls == 5 && keep_ncb_first == ncb0 + 3); /* every callback ran before keep saw a record */
     drain(&hk.entered, 2);
     CHECK(czk_journal_durable_seq(j) == 5 && czk_journal_tail(j).seq == 5);
-    stats(c, 5, 3, 0, 0);
+    stats(c, 5, 4, 0, 0); /* three syncs and the compaction's own */
     {
         const item *want[] = {&P1, &P2, &P4, &P3};
         check_file(path, want, 4);
@@ -678,6 +699,72 @@ static void compaction(const char *dir)
     }
     drain(&hk.left, 4);
     CHECK(sem_count(&hk.release) == 0 && sem_count(&hk.entered) == 0);
+
+    /* 8. the three steps, the rewrite on another thread */
+    {
+        czk_journal_compaction *cp;
+        compact_job cj = {0};
+        pthread_t th;
+        int ncb1 = ncb, calls1 = hk_calls(NULL);
+
+        mk(&R1, "R1"), mk(&R2, "R2"), mk(&R3, "R3");
+        keep_calls = 0;
+        D1.seq = P2.seq; /* this time P2 goes */
+        CHECK_RC(czk_commit_compact_begin(c, &cp, &e));
+        CHECK(cp != NULL && hk_calls(NULL) == calls1); /* nothing awaited a sync */
+        cj.cp = cp;
+        CHECK(pthread_create(&th, NULL, compact_thread, &cj) == 0);
+        CHECK_RC(append(c, &R1, cb));
+        wait_sem(&hk.entered); /* R1's sync is held on the sync thread */
+        CHECK(pthread_join(th, NULL) == 0);
+        CHECK_RC(cj.rc);
+        CHECK(keep_calls == 5);
+        CHECK_RC(append(c, &R2, cb)); /* waits behind R1's sync */
+        CHECK(R1.seq == 7 && R2.seq == 8);
+        hk_release(0);
+        CHECK_RC(czk_commit_compact_finish(c, cp, &e));
+        czk_journal_compact_free(cp);
+        CHECK(czk_journal_durable_seq(j) == 8 && czk_journal_tail(j).seq == 8);
+        RUN_UNTIL(loop, ncb >= ncb1 + 2);
+        check_cb(ncb1, &R1, 0, &owner_tag);
+        check_cb(ncb1 + 1, &R2, 0, &owner_tag);
+        {
+            const item *want[] = {&P1, &P4, &P3, &Q1, &R1, &R2};
+            check_file(path, want, 6);
+        }
+        CHECK_RC(append(c, &R3, cb));
+        wait_sem(&hk.entered);
+        CHECK(stat(path, &st) == 0);
+        pthread_mutex_lock(&hk.mu);
+        CHECK(hk.last_ino == (uint64_t)st.st_ino);
+        pthread_mutex_unlock(&hk.mu);
+        hk_release(0);
+        RUN_UNTIL(loop, ncb >= ncb1 + 3);
+        check_cb(ncb1 + 2, &R3, 0, &owner_tag);
+        drain(&hk.left, 2);
+
+        /* a failed sync between begin and finish: finish refuses */
+        mk(&R4, "R4");
+        CHECK_RC(czk_commit_compact_begin(c, &cp, &e));
+        CHECK_RC(czk_journal_compact_run(cp, NULL, NULL, &e));
+        CHECK_RC(append(c, &R4, cb));
+        wait_sem(&hk.entered);
+        hk_release(-EIO);
+        memset(&e, 0, sizeof(e));
+        CHECK(czk_commit_compact_finish(c, cp, &e) == -ESTALE && strstr(e.msg, "cut back"));
+        czk_journal_compact_free(cp);
+        RUN_UNTIL(loop, ncb >= ncb1 + 4);
+        check_cb(ncb1 + 3, &R4, -EIO, &owner_tag);
+        {
+            const item *want[] = {&P1, &P4, &P3, &Q1, &R1, &R2, &R3};
+            char tmp[300];
+            check_file(path, want, 7);
+            snprintf(tmp, sizeof(tmp), "%s.compact", path);
+            CHECK(access(tmp, F_OK) != 0); /* no temporary left behind */
+        }
+        drain(&hk.left, 1);
+        CHECK(sem_count(&hk.release) == 0 && sem_count(&hk.entered) == 0);
+    }
     czk_commit_destroy(c);
     g_c = NULL;
     czk_loop_destroy(loop);
