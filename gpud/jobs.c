@@ -225,6 +225,7 @@ static void on_compacted(czk_loop_task *t, void *ctx)
 
     (void)t;
     g->compact_job = NULL;
+    czk_fault("gpud.compact_finish");
     if (cj->rc == 0 && compact_finish(g, cj, &cj->e) == 0)
         czk_metric_inc(g->m_journal_compactions, 1);
     else {
@@ -238,10 +239,12 @@ static void *compact_main(void *arg)
 {
     compact_job *cj = arg;
 
+    czk_fault("gpud.compact_run");
     cj->rc = czk_journal_compact_run(cj->cp, keep_cb, cj, &cj->e);
     czk_loop_post(cj->g->loop, &cj->done);
     while (sem_wait(&cj->finished) < 0 && errno == EINTR)
         ;
+    czk_fault("gpud.compact_free");
     sem_destroy(&cj->finished);
     compact_job_free(cj);
     return NULL;

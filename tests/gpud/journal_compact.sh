@@ -10,8 +10,18 @@
 #      ACCEPT and one DONE per partition;
 #   2. a restart replays the compacted journal: exactly the last three jobs
 #      are remembered (`czk status --job` knows the last, not the first), and
-#      the next job's id is above every id handed out before.
-# usage: journal_compact.sh CZK GPUD SYNTH FIN TOOL SRC
+#      the next job's id is above every id handed out before;
+#   3. (fault-injection builds, argument `crash`) gpud killed -9 inside a
+#      compaction: on its thread before the rewrite (gpud.compact_run), on
+#      the loop before the new file takes the journal's place
+#      (gpud.compact_finish), and after, before the old file is closed
+#      (gpud.compact_free), with history_jobs = 1000 so that every job stays
+#      checkable: jobs go on being submitted (--wait, request ids) until gpud
+#      dies; it is restarted, the client in flight reconnects (or, if its job
+#      was not accepted, the job is sent again with its request id), and
+#      every job completes exactly once (proofs verified, one ACCEPT, one DONE
+#      per partition) with no temporary file left behind.
+# usage: journal_compact.sh CZK GPUD SYNTH FIN TOOL SRC [crash]
 . "$6/tests/pipeline/lib.sh"
 require_snarkjs
 
@@ -83,6 +93,67 @@ want=$(tail -n 3 "$T/jobs" | cut -d' ' -f1 | sort -un | tr '\n' ' ')
 submit after multi 1 normal --wait || bad "job after the restart: $(cat "$T/sub.after")"
 job=$(job_of "$T/sub.after")
 [ -n "$job" ] && [ "$job" -gt "$last" ] || bad "the job after the restart got id '$job', not above $last"
+[ "${7:-}" = crash ] || { [ "$fail" = 0 ] && echo "ok"; exit $fail; }
+
+log "gpud killed inside a compaction"
+kill -TERM "$GPUD_PID"; wait_exit "$GPUD_PID" 20 >/dev/null; GPUD_PID=""
+GPUD_EXTRA="history_jobs = 1000
+journal_compact_kb = 1" write_config </dev/null
+: >"$T/jobs3"
+r=0
+for point in gpud.compact_run gpud.compact_finish gpud.compact_free; do
+    r=$((r + 1))
+    start_gpud "$point:kill"
+    wait_up 1 || exit 1
+    k=0 died=0
+    while [ $k -lt 80 ] && [ $died = 0 ]; do
+        # a client outlives gpud (it reconnects): watch both
+        submit "x$r.$k" linear 1 normal --request-id "crash-$r-$k" --wait & sp=$!
+        while kill -0 "$sp" 2>/dev/null && kill -0 "$GPUD_PID" 2>/dev/null; do sleep 0.05; done
+        kill -0 "$GPUD_PID" 2>/dev/null || died=1
+        if [ $died = 0 ]; then
+            wait "$sp" || { bad "job x$r.$k: $(cat "$T/sub.x$r.$k")"; break; }
+            echo "$(job_of "$T/sub.x$r.$k") linear 1" >>"$T/jobs3"
+            k=$((k + 1))
+        fi
+    done
+    wait_exit "$GPUD_PID" 20; rc=$?
+    [ $rc = 137 ] || { bad "gpud did not die at $point (exit $rc)"; kill -9 "$GPUD_PID" 2>/dev/null; }
+    grep -q "fault point $point: SIGKILL" "$T/logs/gpud.log" || bad "gpud was not killed at $point"
+    start_gpud
+    wait_up 1 || exit 1
+    # the job in flight when gpud died: its client finishes it, or it is sent
+    # again with its request id (then gpud's journal says whether it is the
+    # same job)
+    if [ $died = 1 ] && ! wait "$sp"; then
+        submit "x$r.$k" linear 1 normal --request-id "crash-$r-$k" --wait ||
+            bad "job x$r.$k after the restart: $(cat "$T/sub.x$r.$k")"
+    fi
+    [ $died = 1 ] && echo "$(job_of "$T/sub.x$r.$k") linear 1" >>"$T/jobs3"
+    kill -TERM "$GPUD_PID"; wait_exit "$GPUD_PID" 20 >/dev/null; GPUD_PID=""
+done
+start_gpud
+wait_up 1 || exit 1
+snap_journal
+sort -u "$T/journal.all" >"$T/journal.uniq"
+: >"$T/verify.list"
+sort -u "$T/jobs3" | while read -r job circ np; do
+    [ -n "$job" ] || { bad "a job of the crash rounds has no id"; continue; }
+    d=$T/out/$job/0
+    if [ -f "$d/proof.json" ]; then
+        echo "$FIX/$circ/verification_key.json $d/public.json $d/proof.json" >>"$T/verify.list"
+    else
+        bad "job $job: no proof.json"
+    fi
+    n=$(awk -v j="$job" '$2 == "DONE" && $3 == j && $4 == 0' "$T/journal.uniq" | wc -l)
+    [ "$n" = 1 ] || bad "job $job: DONE journaled $n times (must be exactly once)"
+    n=$(awk -v j="$job" '$2 == "ACCEPT" && $3 == j' "$T/journal.uniq" | wc -l)
+    [ "$n" = 1 ] || bad "job $job: ACCEPT journaled $n times"
+    n=$(grep -c "job $job partition 0: proof verified and written" "$T/logs/fin.log")
+    [ "$n" = 1 ] || bad "job $job: written $n times by the finalizer"
+done
+verify_batch
+[ -e "$T/state/journal.compact" ] && bad "a temporary journal.compact is left behind"
 
 [ "$fail" = 0 ] && echo "ok"
 exit $fail
