@@ -7,6 +7,7 @@
 # trace), and checks every proof with `czk verify`.  CURVE=bn254 runs the same
 # on BN254 (snarkjs bn128; default bls12-381); BITS is gen-circuit's --bits
 # (the share of 0/1 witness values, default 0.5; 0: every value full width).
+# GPUD_EXTRA: lines added to the [gpud] section (e.g. "journal_compact_kb = 1").
 # usage: [CURVE=bn254] [BITS=0] gpu_pipeline.sh BINDIR WORKDIR [LOG] [NPART]
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -40,6 +41,7 @@ runtime_dir = $T/run
 state_dir = $T/state
 output_dir = $T/out
 [gpud]
+${GPUD_EXTRA:-}
 backend = cuda
 slots_per_pool = ${SLOTS:-6}
 metrics_port = 0
