@@ -10,6 +10,13 @@
  * never opens a path on a client's behalf: it only
  * reads the fds the client passed (SCM_RIGHTS).
  *
+ * The witnesses of one request are copied by up to [gpud] intake_threads
+ * threads at once (the intake thread and helpers it starts for that request):
+ * a large witness costs its copy into the page cache, the hash, a re-read to
+ * validate it and an fsync, and one thread of that per partition leaves the
+ * GPU waiting for the spool (docs/bench-gpu-pipeline.md, "Intake").  A
+ * failure is reported for the lowest failing partition, as one thread would.
+ *
  * Hand-off: the loop queues a gpud_submit_req under intake_mu; the thread owns
  * the request (its fds, rc, why) until it posts done_task back to the loop.
  * The thread reads only configuration and circuits, which do not change after
@@ -17,6 +24,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,7 +120,7 @@ static int spool_one(gpud *g, const gpud_circuit *circ, uint64_t job, uint32_t p
 {
     char path[CZK_CONFIG_PATH_MAX + 64], tmp[CZK_CONFIG_PATH_MAX + 80];
     uint64_t cap = (uint64_t)circ->zkey.n_vars * 32 + 4096, off = 0;
-    static uint8_t buf[1 << 16];
+    uint8_t buf[1 << 16];
     czk_sha256 *sha;
     struct stat st;
     int out = -1, r = 0;
@@ -185,28 +193,88 @@ static int spool_one(gpud *g, const gpud_circuit *circ, uint64_t job, uint32_t p
     return check_spooled(circ, part, path, why, n);
 }
 
+/* the partitions of one request, shared by the threads that spool them */
+typedef struct spool_work {
+    gpud *g;
+    gpud_submit_req *r;
+    uint32_t next;   /* the next partition to take (atomic) */
+    uint32_t failed; /* the lowest failing partition so far (atomic; nparts: none) */
+    int *rc;         /* per partition */
+    char (*why)[CZK_MSG_STR_LONG];
+} spool_work;
+
+static void *spool_worker(void *arg)
+{
+    spool_work *sw = arg;
+    gpud_submit_req *r = sw->r;
+
+    for (;;) {
+        uint32_t i = __atomic_fetch_add(&sw->next, 1, __ATOMIC_RELAXED);
+        if (i >= r->nparts || i > __atomic_load_n(&sw->failed, __ATOMIC_RELAXED))
+            return NULL; /* done, or past a failure: its report is the lowest one's */
+        sw->rc[i] = spool_one(sw->g, &sw->g->circuits[r->circuit], r->job, i, r->fds[i], r->check_only,
+                              r->wsha + (size_t)i * CZK_SHA256_LEN, sw->why[i], sizeof(sw->why[i]));
+        if (sw->rc[i] < 0) {
+            uint32_t f = __atomic_load_n(&sw->failed, __ATOMIC_RELAXED);
+            while (i < f && !__atomic_compare_exchange_n(&sw->failed, &f, i, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+                ;
+        }
+    }
+}
+
+/* every partition through spool_one on up to intake_threads threads (this
+ * one included); r->rc / r->why: the lowest failing partition's */
+static void spool_parts(gpud *g, gpud_submit_req *r)
+{
+    spool_work sw = {.g = g, .r = r, .next = 0, .failed = r->nparts};
+    unsigned nth = g->cfg.intake_threads > 1 ? (unsigned)g->cfg.intake_threads : 1, started = 0;
+    pthread_t th[64];
+
+    if (nth > r->nparts)
+        nth = r->nparts;
+    if (nth > 64)
+        nth = 64;
+    sw.rc = calloc(r->nparts, sizeof(*sw.rc));
+    sw.why = calloc(r->nparts, sizeof(*sw.why));
+    if (!sw.rc || !sw.why) {
+        free(sw.rc);
+        free(sw.why);
+        r->rc = -ENOMEM;
+        snprintf(r->why, sizeof(r->why), "out of memory");
+        return;
+    }
+    for (unsigned t = 1; t < nth; t++)
+        if (pthread_create(&th[started], NULL, spool_worker, &sw) == 0)
+            started++; /* fewer helpers: the work still gets done, on fewer threads */
+    spool_worker(&sw);
+    for (unsigned t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    r->rc = 0;
+    if (sw.failed < r->nparts) {
+        r->rc = sw.rc[sw.failed];
+        snprintf(r->why, sizeof(r->why), "%s", sw.why[sw.failed]);
+    }
+    free(sw.rc);
+    free(sw.why);
+}
+
 static void spool_job(gpud *g, gpud_submit_req *r)
 {
-    const gpud_circuit *circ = &g->circuits[r->circuit];
     char dir[CZK_CONFIG_PATH_MAX + 40];
     czk_error e = {0};
 
     snprintf(dir, sizeof(dir), "%s/%llu", g->spool_dir, (unsigned long long)r->job);
     if (r->check_only) {
-        for (uint32_t i = 0; i < r->nparts; i++)
-            if ((r->rc = spool_one(g, circ, r->job, i, r->fds[i], 1, r->wsha + (size_t)i * CZK_SHA256_LEN, r->why,
-                                   sizeof(r->why))) < 0)
-                return;
+        spool_parts(g, r);
         return;
     }
     if ((r->rc = czk_daemon_mkdirs(dir, 0750, &e)) < 0) {
         snprintf(r->why, sizeof(r->why), "could not create the spool: %s", e.msg);
         return;
     }
-    for (uint32_t i = 0; i < r->nparts; i++)
-        if ((r->rc = spool_one(g, circ, r->job, i, r->fds[i], 0, r->wsha + (size_t)i * CZK_SHA256_LEN, r->why,
-                               sizeof(r->why))) < 0)
-            return;
+    spool_parts(g, r);
+    if (r->rc < 0)
+        return;
     if ((r->rc = czk_fsync_dir(dir, NULL)) < 0 || (r->rc = czk_fsync_dir(g->spool_dir, NULL)) < 0)
         snprintf(r->why, sizeof(r->why), "could not fsync the spool: %s", strerror(-r->rc));
     if (r->rc == 0 && (r->rc = czk_fault("gpud.spool")) < 0)

@@ -43,6 +43,7 @@ void czk_config_defaults(czk_config *c)
     c->result_resend_s = 120;
     c->max_jobs = 1024;
     c->history_jobs = 10000;
+    c->intake_threads = 4;
     c->journal_compact_kb = 65536;
     snprintf(c->metrics_addr, sizeof(c->metrics_addr), "127.0.0.1");
     c->metrics_port = 9464;
@@ -177,6 +178,7 @@ static int config_apply(czk_config *c, const char *section, const char *key, con
     INT("gpud", "result_resend_s", result_resend_s, 1, 86400);
     INT("gpud", "max_jobs", max_jobs, 1, 1 << 20);
     INT("gpud", "history_jobs", history_jobs, 1, 1 << 20);
+    INT("gpud", "intake_threads", intake_threads, 1, 64);
     INT("gpud", "journal_compact_kb", journal_compact_kb, 0, 1 << 30);
     STR("gpud", "metrics_addr", metrics_addr);
     INT("gpud", "metrics_port", metrics_port, 0, 65535);

@@ -44,6 +44,7 @@ typedef struct czk_config {
     int max_partitions_per_job; /* 1..CZK_CONFIG_MAX_PARTITIONS_PER_JOB */
     int result_resend_s;        /* a RESULT without DONE this long after it was sent is sent again */
     int max_jobs;              /* jobs known at once (queued + running + awaiting DONE) */
+    int intake_threads;        /* threads that spool the witnesses of one submission at once */
     int history_jobs;          /* finished jobs remembered (request-id dedup, STATUS) and kept in the journal */
     int journal_compact_kb;    /* compact the journal while running once it is this big and twice its last
                                   compacted size (0 = only at start) */
