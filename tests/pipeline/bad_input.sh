@@ -88,11 +88,12 @@ rejected "garbage file" "partition 0: not a valid witness" --circuit multi "$T/g
 cat "$W" /dev/zero 2>/dev/null | head -c 200000 >"$T/long.wtns"
 rejected "oversized file" "partition 0: .*bytes" --circuit multi "$T/long.wtns"
 # partitions are spooled by several threads at once ([gpud] intake_threads):
-# the lowest failing one is named, though partition 4 (refused by its size,
-# before any copy) fails sooner than partition 2 (copied, then validated)
-rejected "two bad partitions" "partition 2: not a valid witness" --circuit multi \
-    "$W" "$W" "$T/garbage.wtns" "$W" "$T/long.wtns" "$W"
-grep -q "partition 4" "$T/bad.out" && bad "two bad partitions: partition 4 named: $(cat "$T/bad.out")"
+# the lowest failing one is named, though partition 3 (refused by its size,
+# before any copy) fails sooner than partition 1 (copied, fsynced, then
+# validated), both started at once
+rejected "two bad partitions" "partition 1: not a valid witness" --circuit multi \
+    "$W" "$T/garbage.wtns" "$W" "$T/long.wtns" "$W" "$W"
+grep -q "partition 3" "$T/bad.out" && bad "two bad partitions: partition 3 named: $(cat "$T/bad.out")"
 rejected "too many partitions" "max_partitions_per_job" --circuit linear \
     "$W" "$W" "$W" "$W" "$W" "$W" "$W" "$W" "$W"
 good_job "gpud rejections"
