@@ -164,8 +164,8 @@ static void journal_grew(gpud *g)
     uint64_t end = czk_journal_tail(g->journal).end;
 
     czk_metric_set(g->m_journal_bytes, (int64_t)end);
-    if (!g->loop || g->compact_posted || !g->cfg.journal_compact_kb || end < g->compact_at)
-        return;
+    if (!g->loop || g->compact_posted || g->compact_job || !g->cfg.journal_compact_kb || end < g->compact_at)
+        return; /* a compaction running sets the next threshold when it ends */
     g->compact_posted = 1;
     czk_loop_post(g->loop, &g->compact_task);
 }
