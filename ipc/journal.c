@@ -55,32 +55,41 @@ static uint32_t file_header_crc(const czk_journal_file_header *h)
 
 static uint64_t pad8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
 
+/* reads len bytes at off, or up to the end of the file: the bytes read, or -errno */
+static ssize_t pread_upto(int fd, uint8_t *buf, size_t len, uint64_t off)
+{
+    size_t got = 0;
+
+    while (got < len) {
+        ssize_t n = pread(fd, buf + got, len - got, (off_t)(off + got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -errno;
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    return (ssize_t)got;
+}
+
 static int read_all(int fd, uint8_t **out, size_t *len, const char *path, czk_error *err)
 {
     struct stat st;
     uint8_t *buf;
-    size_t got = 0;
+    ssize_t got;
 
     if (fstat(fd, &st) < 0)
         return czk_errorf(err, -errno, "could not stat journal \"%s\": %s", path, strerror(errno));
     buf = malloc(st.st_size ? (size_t)st.st_size : 1);
     if (!buf)
         return czk_errorf(err, -ENOMEM, "no memory to read journal \"%s\" (%lld bytes)", path, (long long)st.st_size);
-    while (got < (size_t)st.st_size) {
-        ssize_t n = pread(fd, buf + got, (size_t)st.st_size - got, (off_t)got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            int e = errno;
-            free(buf);
-            return czk_errorf(err, -e, "could not read journal \"%s\": %s", path, strerror(e));
-        }
-        if (n == 0)
-            break;
-        got += (size_t)n;
+    if ((got = pread_upto(fd, buf, (size_t)st.st_size, 0)) < 0) {
+        free(buf);
+        return czk_errorf(err, (int)got, "could not read journal \"%s\": %s", path, strerror((int)-got));
     }
     *out = buf;
-    *len = got;
+    *len = (size_t)got;
     return 0;
 }
 
@@ -842,7 +851,7 @@ int czk_journal_compact_begin(czk_journal *j, czk_journal_compaction **out, czk_
 static int read_upto(const char *path, uint64_t upto, uint8_t **out, czk_error *err)
 {
     uint8_t *buf = malloc(upto ? (size_t)upto : 1);
-    size_t got = 0;
+    ssize_t got;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
 
     if (fd < 0 || !buf) {
@@ -852,20 +861,13 @@ static int read_upto(const char *path, uint64_t upto, uint8_t **out, czk_error *
             close(fd);
         return czk_errorf(err, -e, "could not read journal \"%s\" to compact it: %s", path, strerror(e));
     }
-    while (got < upto) {
-        ssize_t n = pread(fd, buf + got, (size_t)upto - got, (off_t)got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            int e = n < 0 ? errno : EIO;
-            free(buf);
-            close(fd);
-            return czk_errorf(err, -e, "could not read journal \"%s\" to compact it: %s", path,
-                              n < 0 ? strerror(e) : "it is shorter than it was");
-        }
-        got += (size_t)n;
-    }
+    got = pread_upto(fd, buf, (size_t)upto, 0);
     close(fd);
+    if (got < 0 || (uint64_t)got < upto) {
+        free(buf);
+        return czk_errorf(err, got < 0 ? (int)got : -EIO, "could not read journal \"%s\" to compact it: %s", path,
+                          got < 0 ? strerror((int)-got) : "it is shorter than it was");
+    }
     *out = buf;
     return 0;
 }
@@ -935,22 +937,15 @@ int czk_journal_compact_finish(czk_journal *j, czk_journal_compaction *cp, czk_e
     /* the records appended since begin, as they are */
     if (tail) {
         struct iovec iov;
-        ssize_t n;
-        size_t got = 0;
+        ssize_t got;
 
         if (!(buf = malloc((size_t)tail)))
             return czk_errorf(err, -ENOMEM, "no memory to compact journal \"%s\"", j->path);
-        while (got < tail) {
-            n = pread(j->fd, buf + got, (size_t)(tail - got), (off_t)(cp->upto + got));
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0) {
-                r = czk_errorf(err, n < 0 ? -errno : -EIO, "could not read journal \"%s\": %s", j->path,
-                               n < 0 ? strerror(errno) : "short read");
-                free(buf);
-                return r;
-            }
-            got += (size_t)n;
+        if ((got = pread_upto(j->fd, buf, (size_t)tail, cp->upto)) < 0 || (uint64_t)got < tail) {
+            r = czk_errorf(err, got < 0 ? (int)got : -EIO, "could not read journal \"%s\": %s", j->path,
+                           got < 0 ? strerror((int)-got) : "short read");
+            free(buf);
+            return r;
         }
         iov.iov_base = buf;
         iov.iov_len = (size_t)tail;
