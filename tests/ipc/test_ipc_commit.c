@@ -640,10 +640,27 @@ static int keep_not_d1(const czk_journal_rec *r, void *ctx)
     return r->seq != D1.seq;
 }
 
+/* after a compaction: it's appended, its thread sync runs on the journal
+ * at path (the hook's descriptor is that file's inode) and its callback,
+ * callback number `at`, runs from the loop with rc 0 */
+static void append_lands_in(czk_commit *c, czk_loop *loop, const char *path, item *it, int at)
+{
+    struct stat st;
+
+    CHECK_RC(append(c, it, cb));
+    wait_sem(&hk.entered);
+    CHECK(stat(path, &st) == 0);
+    pthread_mutex_lock(&hk.mu);
+    CHECK(hk.last_ino == (uint64_t)st.st_ino);
+    pthread_mutex_unlock(&hk.mu);
+    hk_release(0);
+    RUN_UNTIL(loop, ncb >= at + 1);
+    check_cb(at, it, 0, &owner_tag);
+}
+
 static void compaction(const char *dir)
 {
     char path[256];
-    struct stat st;
     czk_journal *j;
     czk_loop *loop;
     czk_commit *c;
@@ -682,17 +699,8 @@ static void compaction(const char *dir)
         check_file(path, want, 4);
     }
     /* the next group goes to the new file */
-    CHECK_RC(append(c, &Q1, cb));
-    CHECK(Q1.seq == 6);
-    wait_sem(&hk.entered);
-    CHECK(stat(path, &st) == 0);
-    pthread_mutex_lock(&hk.mu);
-    CHECK(hk.last_ino == (uint64_t)st.st_ino);
-    pthread_mutex_unlock(&hk.mu);
-    hk_release(0);
-    RUN_UNTIL(loop, ncb >= ncb0 + 4);
-    check_cb(ncb0 + 3, &Q1, 0, &owner_tag);
-    CHECK(czk_journal_durable_seq(j) == 6);
+    append_lands_in(c, loop, path, &Q1, ncb0 + 3);
+    CHECK(Q1.seq == 6 && czk_journal_durable_seq(j) == 6);
     {
         const item *want[] = {&P1, &P2, &P4, &P3, &Q1};
         check_file(path, want, 5);
@@ -732,15 +740,7 @@ static void compaction(const char *dir)
             const item *want[] = {&P1, &P4, &P3, &Q1, &R1, &R2};
             check_file(path, want, 6);
         }
-        CHECK_RC(append(c, &R3, cb));
-        wait_sem(&hk.entered);
-        CHECK(stat(path, &st) == 0);
-        pthread_mutex_lock(&hk.mu);
-        CHECK(hk.last_ino == (uint64_t)st.st_ino);
-        pthread_mutex_unlock(&hk.mu);
-        hk_release(0);
-        RUN_UNTIL(loop, ncb >= ncb1 + 3);
-        check_cb(ncb1 + 2, &R3, 0, &owner_tag);
+        append_lands_in(c, loop, path, &R3, ncb1 + 2);
         drain(&hk.left, 2);
 
         /* a failed sync between begin and finish: finish refuses */
