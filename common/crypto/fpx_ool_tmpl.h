@@ -4,7 +4,7 @@
  * and benchmarks.  Included by fpx_tmpl.h itself, with its parameters,
  * when the includer defines FPX_DEFINE_OOL: fpx8.c (BLS12-381) and
  * bn254_fpx8.c (BN254) do, through CZK_FPX8_DEFINE / CZK_BN254_FPX8_DEFINE.
- * Needs <errno.h>.
+ * Needs <errno.h>.  Without the Fp2 part under FPX_NO_FP2.
  */
 
 #ifdef CZK_HAVE_FPX8
@@ -14,6 +14,7 @@ CZK_IFMA void FPX(mul_lazy_ool)(FPX_T *r, const FPX_T *a, const FPX_T *b) { FPX(
 /* r = a^2 through the product code (FPX(sqr) is the inline squaring) */
 CZK_IFMA void FPX(sqr_ool)(FPX_T *r, const FPX_T *a) { FPX(mul)(r, a, a); }
 
+#ifndef FPX_NO_FP2
 /* (a0 + a1 u)(b0 + b1 u) = a0 b0 - a1 b1 + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u;
  * the lazy sums are below 2q, their product below 4 q^2 < q R */
 CZK_IFMA void FP2X(mul_ool)(FP2X_T *r, const FP2X_T *a, const FP2X_T *b)
@@ -42,6 +43,7 @@ CZK_IFMA void FP2X(sqr_ool)(FP2X_T *r, const FP2X_T *a)
     FPX(mul_ool)(&r->c0, &s, &d);
     FPX(add)(&r->c1, &p, &p);
 }
+#endif
 
 /* two independent 8-lane chains per step, as the MSM flush interleaves them */
 CZK_IFMA static void FPX(mul_n_)(FPX_FE *r, const FPX_FE *a, const FPX_FE *b, size_t n, unsigned reps)
@@ -92,6 +94,7 @@ CZK_IFMA static void FPX(op8_)(int op, FPX_FE r[8], const FPX_FE a[8], const FPX
     FPX(store)(r, &x);
 }
 
+#ifndef FPX_NO_FP2
 CZK_IFMA static void FP2X(op8_)(int op, FPX_FE2 r[8], const FPX_FE2 a[8], const FPX_FE2 b[8])
 {
     FP2X_T x, y;
@@ -105,6 +108,7 @@ CZK_IFMA static void FP2X(op8_)(int op, FPX_FE2 r[8], const FPX_FE2 a[8], const 
     }
     FP2X(store)(r, &x);
 }
+#endif
 
 #define FPX_GUARD_()             \
     do {                         \
@@ -117,8 +121,10 @@ int FPX(sqr8)(FPX_FE r[8], const FPX_FE a[8]) { FPX_GUARD_(); FPX(op8_)(1, r, a,
 int FPX(add8)(FPX_FE r[8], const FPX_FE a[8], const FPX_FE b[8]) { FPX_GUARD_(); FPX(op8_)(2, r, a, b); return 0; }
 int FPX(sub8)(FPX_FE r[8], const FPX_FE a[8], const FPX_FE b[8]) { FPX_GUARD_(); FPX(op8_)(3, r, a, b); return 0; }
 int FPX(neg8)(FPX_FE r[8], const FPX_FE a[8]) { FPX_GUARD_(); FPX(op8_)(4, r, a, NULL); return 0; }
+#ifndef FPX_NO_FP2
 int FP2X(mul8)(FPX_FE2 r[8], const FPX_FE2 a[8], const FPX_FE2 b[8]) { FPX_GUARD_(); FP2X(op8_)(0, r, a, b); return 0; }
 int FP2X(sqr8)(FPX_FE2 r[8], const FPX_FE2 a[8]) { FPX_GUARD_(); FP2X(op8_)(1, r, a, NULL); return 0; }
+#endif
 
 int FPX(mul_n)(FPX_FE *r, const FPX_FE *a, const FPX_FE *b, size_t n, unsigned reps)
 {
@@ -138,8 +144,10 @@ int FPX(sqr8)(FPX_FE r[8], const FPX_FE a[8]) { (void)r; (void)a; return -ENOTSU
 int FPX(add8)(FPX_FE r[8], const FPX_FE a[8], const FPX_FE b[8]) { (void)r; (void)a; (void)b; return -ENOTSUP; }
 int FPX(sub8)(FPX_FE r[8], const FPX_FE a[8], const FPX_FE b[8]) { (void)r; (void)a; (void)b; return -ENOTSUP; }
 int FPX(neg8)(FPX_FE r[8], const FPX_FE a[8]) { (void)r; (void)a; return -ENOTSUP; }
+#ifndef FPX_NO_FP2
 int FP2X(mul8)(FPX_FE2 r[8], const FPX_FE2 a[8], const FPX_FE2 b[8]) { (void)r; (void)a; (void)b; return -ENOTSUP; }
 int FP2X(sqr8)(FPX_FE2 r[8], const FPX_FE2 a[8]) { (void)r; (void)a; return -ENOTSUP; }
+#endif
 int FPX(mul_n)(FPX_FE *r, const FPX_FE *a, const FPX_FE *b, size_t n, unsigned reps)
 { (void)r; (void)a; (void)b; (void)n; (void)reps; return -ENOTSUP; }
 

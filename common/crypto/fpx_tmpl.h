@@ -21,6 +21,8 @@
  *   FPX_SUB_OP_LAZY  1 when a product of values below 3q and 2q comes out
  *                    below 2q (6 q^2 / R < q), so that FPX(sub_op) may stay
  *                    lazy; 0 makes FPX(sub_op) canonical
+ *   FPX_NO_FP2       (optional) no Fp2 on top (a scalar field such as Fr):
+ *                    FP2X_T, FP2X(n) and FPX_FE2 are then not used
  *   FPX_DEFINE_OOL   (optional) also define the out-of-line functions and
  *                    the array wrappers here (fpx_ool_tmpl.h): one .c file
  *                    per field does
@@ -524,6 +526,7 @@ CZK_IFMA void FPX(mul_ool)(FPX_T *r, const FPX_T *a, const FPX_T *b);
 CZK_IFMA void FPX(mul_lazy_ool)(FPX_T *r, const FPX_T *a, const FPX_T *b);
 CZK_IFMA void FPX(sqr_ool)(FPX_T *r, const FPX_T *a);
 
+#ifndef FPX_NO_FP2
 /* ---- 8 lanes of Fp2 = Fp[u]/(u^2 + 1) ---- */
 
 typedef struct FP2X_T { FPX_T c0, c1; } FP2X_T;
@@ -614,6 +617,8 @@ CZK_IFMA_INLINE void FP2X(load)(FP2X_T *r, const FPX_FE2 a[8])
     FP2X(gather_p)(r, p, 0);
 }
 
+#endif /* !FPX_NO_FP2 */
+
 #endif /* CZK_HAVE_FPX8 */
 
 /* AoS wrappers for tests and benchmarks (fpx_ool_tmpl.h): r[i] = a[i] op b[i]
@@ -628,9 +633,11 @@ int FPX(neg8)(FPX_FE r[8], const FPX_FE a[8]);
  * independent 8-lane products (throughput benchmark); -ENOTSUP as above,
  * -EINVAL for n not a multiple of 8 */
 int FPX(mul_n)(FPX_FE *r, const FPX_FE *a, const FPX_FE *b, size_t n, unsigned reps);
+#ifndef FPX_NO_FP2
 /* r[i] = a[i] * b[i] and r[i] = a[i]^2 in Fp2 for i < 8 (canonical) */
 int FP2X(mul8)(FPX_FE2 r[8], const FPX_FE2 a[8], const FPX_FE2 b[8]);
 int FP2X(sqr8)(FPX_FE2 r[8], const FPX_FE2 a[8]);
+#endif
 
 #ifdef FPX_DEFINE_OOL
 #include "common/crypto/fpx_ool_tmpl.h"
@@ -651,3 +658,4 @@ int FP2X(sqr8)(FPX_FE2 r[8], const FPX_FE2 a[8]);
 #undef FPX_TOP_BITS
 #undef FPX_WIDE
 #undef FPX_SUB_OP_LAZY
+#undef FPX_NO_FP2

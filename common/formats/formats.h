@@ -43,6 +43,14 @@ const char *czk_curve_snarkjs(czk_curve_id c);
 
 /* one entry of zkey section 4, as stored (44 bytes, unaligned); for a BN254
  * key value holds the bytes of a czk_bn254_fr (same size, same encoding) */
+/* the order of section 4's entries: build_abc splits rows among threads
+ * only when the entries are by row (snarkjs and czk setup write them so) */
+typedef enum czk_zkey_coef_order {
+    CZK_COEF_ORDER_UNKNOWN = 0, /* not checked (a czk_zkey filled by other code): build_abc checks */
+    CZK_COEF_ORDER_BY_ROW,      /* constraint never decreases */
+    CZK_COEF_ORDER_OTHER,
+} czk_zkey_coef_order;
+
 typedef struct __attribute__((packed)) czk_zkey_coef {
     uint32_t matrix;     /* 0 = A, 1 = B */
     uint32_t constraint; /* row */
@@ -96,6 +104,7 @@ typedef struct czk_zkey {
     const czk_g1_aff *h;    /* domain_size */
     uint32_t n_coefs;
     const czk_zkey_coef *coefs;
+    czk_zkey_coef_order coef_order; /* found by the reader's check of section 4 */
     void *owned[8];         /* aligned copies made by the reader (owned[0]: one block for all), freed on close */
     czk_curve_id curve;     /* BLS12-381: the fields above; BN254: bn below */
     czk_zkey_bn254 bn;      /* the same points of a BN254 key (zero for BLS12-381) */

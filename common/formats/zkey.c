@@ -596,6 +596,7 @@ struct coefs_check {
     const czk_zkey *z;
     uint64_t r_top;           /* the top limb of the key's r */
     _Atomic size_t first_bad; /* SIZE_MAX: none */
+    atomic_bool out_of_order; /* some entry's row is below the one before it */
 };
 
 /* the entries of [begin, end) against coef_problem's rules, the common case
@@ -604,6 +605,8 @@ static void coefs_check_range(void *ctx, size_t begin, size_t end, unsigned work
 {
     struct coefs_check *x = ctx;
     const czk_zkey *z = x->z;
+    uint32_t prev = begin ? z->coefs[begin - 1].constraint : 0;
+    bool ooo = false;
 
     for (size_t i = begin; i < end; i++) {
         const czk_zkey_coef *c = &z->coefs[i];
@@ -616,22 +619,30 @@ static void coefs_check_range(void *ctx, size_t begin, size_t end, unsigned work
                 ;
             return; /* later entries of this chunk cannot be the first */
         }
+        ooo |= c->constraint < prev;
+        prev = c->constraint;
     }
+    if (ooo)
+        atomic_store(&x->out_of_order, true);
 }
 
-/* every coefficient entry checked, in parallel for many: 0, or the error
- * of the first bad entry */
-static int coefs_first_bad(const czk_zkey *z, const char *name, czk_error *e)
+/* every coefficient entry checked, in parallel for many: 0 with
+ * z->coef_order set, or the error of the first bad entry */
+static int coefs_first_bad(czk_zkey *z, const char *name, czk_error *e)
 {
     struct coefs_check x = {.z = z};
     size_t i;
 
     x.r_top = z->curve == CZK_CURVE_BN254 ? CZK_BN254_FR_MOD.l[3] : CZK_FR_MOD.l[3];
     atomic_init(&x.first_bad, SIZE_MAX);
+    atomic_init(&x.out_of_order, false);
     if (z->n_coefs < 8 * PAR_MIN_POINTS || czk_par_for(z->n_coefs, 0, coefs_check_range, &x) != 0)
         coefs_check_range(&x, 0, z->n_coefs, 0);
     i = atomic_load(&x.first_bad);
-    return i == SIZE_MAX ? 0 : coef_problem(z, (uint32_t)i, name, e);
+    if (i != SIZE_MAX)
+        return coef_problem(z, (uint32_t)i, name, e);
+    z->coef_order = atomic_load(&x.out_of_order) ? CZK_COEF_ORDER_OTHER : CZK_COEF_ORDER_BY_ROW;
+    return 0;
 }
 
 static int check_coefs(czk_zkey *z, const czk_binfile *bf, const char *name, czk_error *e)

@@ -22,29 +22,95 @@ static void CV(abc_zero)(void *vctx, size_t begin, size_t end, unsigned worker)
     memset(x->b + begin, 0, (end - begin) * sizeof(CV(fr)));
 }
 
-static void CV(abc_accumulate)(void *vctx, size_t kbegin, size_t kend, unsigned worker)
+/* coefficients [i, end) of one chunk: t = coef * w[signal], then the row's
+ * a or b += t.  The value is R^2 coef, w is in standard form, so the product
+ * R^2 coef w / R is Montgomery(coef w). */
+static void CV(abc_terms)(struct CV(abc_ctx) *x, size_t i, size_t end)
 {
-    struct CV(abc_ctx) *x = vctx;
-    size_t i, end = x->split[kend];
-
-    for (i = x->split[kbegin]; i < end; i++) {
+    for (; i < end; i++) {
         const czk_zkey_coef *k = &x->coefs[i];
         CV(fr) v, t;
         CV(fr) *dst = k->matrix == 0 ? x->a : x->b;
-        uint32_t row = k->constraint, sig = k->signal;
 
         if (i + CZK_ABC_PREFETCH < end) /* groth16.c: why */
             __builtin_prefetch(&x->w[x->coefs[i + CZK_ABC_PREFETCH].signal]);
-        memcpy(&v, &k->value, sizeof(v));           /* entries are unaligned */
-        CV(fr_mul)(&t, &v, &x->w[sig]);             /* R^2 coef * w / R = Montgomery(coef*w) */
-        CV(fr_add)(&dst[row], &dst[row], &t);
+        memcpy(&v, &k->value, sizeof(v)); /* entries are unaligned */
+        CV(fr_mul_i)(&t, &v, &x->w[k->signal]);
+        CV(fr_add_i)(&dst[k->constraint], &dst[k->constraint], &t);
     }
+}
+
+#ifdef CZK_HAVE_FPX8
+/* the same, eight products at a time in IFMA lanes (frx8.h: the same
+ * canonical residues as CV(fr_mul)); the sums stay scalar, in entry order,
+ * since consecutive entries mostly share a row */
+CZK_IFMA static void CV(abc_terms_x8)(struct CV(abc_ctx) *x, size_t i, size_t end)
+{
+    for (; i + 8 <= end; i += 8) {
+        const czk_zkey_coef *k = &x->coefs[i];
+        const char *pv[8], *pw[8];
+        CV(frx8) v, wv;
+        CV(fr) t[8];
+        int j;
+
+        if (i + CZK_ABC_PREFETCH + 8 <= end)
+            for (j = 0; j < 8; j++)
+                __builtin_prefetch(&x->w[x->coefs[i + CZK_ABC_PREFETCH + j].signal]);
+        for (j = 0; j < 8; j++) {
+            pv[j] = (const char *)&k[j].value;
+            pw[j] = (const char *)&x->w[k[j].signal];
+        }
+        CV(frx8_gather_p)(&v, pv, 0);
+        CV(frx8_gather_p)(&wv, pw, 0);
+        CV(frx8_mul)(&v, &v, &wv);
+        CV(frx8_store)(t, &v);
+        for (j = 0; j < 8; j++) {
+            CV(fr) *dst = k[j].matrix == 0 ? x->a : x->b;
+            CV(fr_add_i)(&dst[k[j].constraint], &dst[k[j].constraint], &t[j]);
+        }
+    }
+    CV(abc_terms)(x, i, end);
+}
+
+/* c[i] = a[i] b[i] for i in [i, end), eight at a time */
+CZK_IFMA static void CV(abc_product_x8)(struct CV(abc_ctx) *x, size_t i, size_t end)
+{
+    for (; i + 8 <= end; i += 8) {
+        CV(frx8) a, b;
+
+        CV(frx8_load)(&a, x->a + i);
+        CV(frx8_load)(&b, x->b + i);
+        CV(frx8_mul)(&a, &a, &b);
+        CV(frx8_store)(x->c + i, &a);
+    }
+    for (; i < end; i++)
+        CV(fr_mul)(&x->c[i], &x->a[i], &x->b[i]);
+}
+#endif
+
+static void CV(abc_accumulate)(void *vctx, size_t kbegin, size_t kend, unsigned worker)
+{
+    struct CV(abc_ctx) *x = vctx;
+
+#ifdef CZK_HAVE_FPX8
+    if (czk_fpx8_enabled()) {
+        CV(abc_terms_x8)(x, x->split[kbegin], x->split[kend]);
+        return;
+    }
+#endif
+    CV(abc_terms)(x, x->split[kbegin], x->split[kend]);
 }
 
 static void CV(abc_product)(void *vctx, size_t begin, size_t end, unsigned worker)
 {
     struct CV(abc_ctx) *x = vctx;
 
+#ifdef CZK_HAVE_FPX8
+    if (czk_fpx8_enabled()) {
+        CV(abc_product_x8)(x, begin, end);
+        return;
+    }
+#endif
     for (size_t i = begin; i < end; i++)
         CV(fr_mul)(&x->c[i], &x->a[i], &x->b[i]);
 }
@@ -57,8 +123,11 @@ int G16(build_abc)(const czk_zkey *z, const CV(fr) *w, CV(fr) *a, CV(fr) *b, CV(
     bool sorted = true;
     int rc;
 
-    /* indices were range-checked by czk_zkey_open; only the order is ours to check */
-    for (size_t i = 1; i < n && sorted; i++)
+    /* indices were range-checked by czk_zkey_open, which also found their
+     * order; a key filled in by other code is checked here */
+    if (z->coef_order == CZK_COEF_ORDER_OTHER)
+        sorted = false;
+    for (size_t i = 1; z->coef_order == CZK_COEF_ORDER_UNKNOWN && i < n && sorted; i++)
         sorted = z->coefs[i].constraint >= z->coefs[i - 1].constraint;
     nchunks = sorted ? (size_t)czk_par_threads(nthreads) * 4 : 1;
     if (nchunks > n)

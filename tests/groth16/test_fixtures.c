@@ -69,9 +69,14 @@ static void check_abc(const czk_zkey *z, const czk_r1cs *r1cs, const czk_fr *w)
         shuffled[j] = t;
     }
     zs.coefs = shuffled;
-    for (int variant = 0; variant < 3; variant++) {
+    CHECK(z->coef_order == CZK_COEF_ORDER_BY_ROW, "the reader did not find section 4 by row");
+    /* variants 2 and 3: the shuffled key with its order left to build_abc
+     * (as for a key filled by other code) and as the reader would mark it */
+    for (int variant = 0; variant < 4; variant++) {
         int nthreads = variant == 0 ? 1 : 2;
-        const czk_zkey *zk = variant == 2 ? &zs : z;
+        const czk_zkey *zk = variant >= 2 ? &zs : z;
+
+        zs.coef_order = variant == 2 ? CZK_COEF_ORDER_UNKNOWN : CZK_COEF_ORDER_OTHER;
         czk_fr *abc = malloc(3 * n * sizeof(czk_fr));
         size_t bad = 0;
 
@@ -88,7 +93,8 @@ static void check_abc(const czk_zkey *z, const czk_r1cs *r1cs, const czk_fr *w)
             bad += mpz_cmp(got, prod) != 0;
         }
         CHECK(bad == 0, "build_abc (%d threads%s): %zu of %zu values differ from the r1cs oracle",
-              nthreads, variant == 2 ? ", shuffled section 4" : "", bad, 3 * n);
+              nthreads, variant == 2 ? ", shuffled section 4" : variant == 3 ? ", shuffled, marked unsorted" : "",
+              bad, 3 * n);
         free(abc);
     }
     free(shuffled);
