@@ -16,7 +16,10 @@
  *     reports the first bad point;
  *   - coefficients (70000 entries: checked in parallel): a bad matrix,
  *     constraint, signal or value at the first, a middle or the last entry
- *     is reported with that entry, and of two bad entries the lower one.
+ *     is reported with that entry, and of two bad entries the lower one;
+ *     the entries' row order (czk_zkey_coef_order) is found: BY_ROW when
+ *     sorted, OTHER for random rows and for one swapped pair at the start,
+ *     the end and across the parallel check's first chunk boundary.
  * Infinity points (all zero) are sprinkled in, so the IFMA path's fallback
  * to the scalar check is taken; ctest runs this with and without CZK_NO_IFMA.
  *     test_zkey_copy
@@ -27,6 +30,7 @@
 #include "common/crypto/bn254_field.h"
 #include "common/crypto/curve.h"
 #include "common/crypto/field.h"
+#include "common/crypto/par.h"
 #include "tests/formats/fmt_test.h"
 
 #define N_PUBLIC 1u
@@ -350,6 +354,73 @@ static void check_coefs(const struct curve *c, const fmt_buf *f, uint32_t n, con
         }
 }
 
+static int cmp_row(const void *a, const void *b)
+{
+    uint32_t x, y;
+    memcpy(&x, (const uint8_t *)a + 4, 4);
+    memcpy(&y, (const uint8_t *)b + 4, 4);
+    return x < y ? -1 : x > y;
+}
+
+/* the reader's czk_zkey_coef_order (build_abc splits by rows only when it
+ * says BY_ROW): the random rows of write_key are OTHER; sorted by row,
+ * BY_ROW; sorted with one pair of different rows swapped, OTHER, for the
+ * pair at the start, at the end, and across the first boundary between the
+ * chunks of the reader's parallel check (czk_par_for's split, where only
+ * the comparison with the previous chunk's last entry can see it) */
+static void check_order(const struct curve *c, const fmt_buf *f, uint32_t n, const char *bad)
+{
+    const size_t t = (size_t)czk_par_threads(0), first = n / t + (n % t ? 1 : 0);
+    const uint32_t swap_at[4] = {0, 0, (uint32_t)first - 1, n - 2};
+
+    for (int v = -1; v < 4; v++) {
+        fmt_buf b = fmt_dup(f->p, f->n);
+        fmt_sec fs[16];
+        int ns = fmt_sections(b.p, b.n, fs, 16);
+        uint8_t *ent = b.p + fmt_find(fs, ns, 4)->off + 4, tmp[sizeof(czk_zkey_coef)];
+        czk_zkey z;
+        czk_error e = {0};
+        czk_zkey_coef_order want = v == 0 ? CZK_COEF_ORDER_BY_ROW : CZK_COEF_ORDER_OTHER;
+
+        if (v >= 0)
+            qsort(ent, n, sizeof(czk_zkey_coef), cmp_row);
+        if (v > 0) {
+            /* rows j < j + 1 (moving the run of j's row down one, or the
+             * run of j + 1's up one: still sorted), then swapped */
+            const uint32_t j = swap_at[v];
+            uint8_t *p = ent + (size_t)j * sizeof(tmp);
+            uint32_t r, k;
+
+            memcpy(&r, p + 4, 4);
+            if (cmp_row(p, p + sizeof(tmp)) == 0) {
+                const uint32_t nr = r ? r - 1 : r + 1;
+                for (k = r ? j : j + 1; k < n; r ? k-- : k++) {
+                    uint32_t rk;
+                    memcpy(&rk, ent + (size_t)k * sizeof(tmp) + 4, 4);
+                    if (rk != r)
+                        break;
+                    memcpy(ent + (size_t)k * sizeof(tmp) + 4, &nr, 4);
+                    if (r && k == 0)
+                        break;
+                }
+            }
+            CHECK(cmp_row(p, p + sizeof(tmp)) < 0, "%s: order case %d: no pair of rows to swap", c->name, v);
+            memcpy(tmp, p, sizeof(tmp));
+            memcpy(p, p + sizeof(tmp), sizeof(tmp));
+            memcpy(p + sizeof(tmp), tmp, sizeof(tmp));
+        }
+        put_file(bad, &b);
+        if (czk_zkey_open_curves(&z, bad, CZK_CURVES_ALL, &e)) {
+            CHECK(0, "%s: order case %d: open: %s", c->name, v, e.msg);
+        } else {
+            CHECK(z.coef_order == want, "%s: order case %d: coef_order %d, expected %d", c->name, v,
+                  (int)z.coef_order, (int)want);
+            czk_zkey_close(&z);
+        }
+        free(b.p);
+    }
+}
+
 static void test_curve(const struct curve *c)
 {
     unsigned mis[2] = {0, 0};
@@ -432,6 +503,7 @@ static void test_curve(const struct curve *c)
             }
         }
         check_coefs(c, &f, N_COEFS + (uint32_t)par, bad);
+        check_order(c, &f, N_COEFS + (uint32_t)par, bad);
         free(f.p);
     }
     /* the two parities between them put every point section both ways */
