@@ -43,8 +43,9 @@ static void CV(abc_terms)(struct CV(abc_ctx) *x, size_t i, size_t end)
 #ifdef CZK_HAVE_FPX8
 /* the same, eight products at a time in IFMA lanes (frx8.h: the same
  * canonical residues as CV(fr_mul)); the sums stay scalar, in entry order,
- * since consecutive entries mostly share a row */
-CZK_IFMA static void CV(abc_terms_x8)(struct CV(abc_ctx) *x, size_t i, size_t end)
+ * since consecutive entries mostly share a row.  Returns where it stopped
+ * (fewer than 8 entries before end are left to CV(abc_terms)). */
+CZK_IFMA static size_t CV(abc_terms_x8)(struct CV(abc_ctx) *x, size_t i, size_t end)
 {
     for (; i + 8 <= end; i += 8) {
         const czk_zkey_coef *k = &x->coefs[i];
@@ -69,11 +70,12 @@ CZK_IFMA static void CV(abc_terms_x8)(struct CV(abc_ctx) *x, size_t i, size_t en
             CV(fr_add_i)(&dst[k[j].constraint], &dst[k[j].constraint], &t[j]);
         }
     }
-    CV(abc_terms)(x, i, end);
+    return i;
 }
 
-/* c[i] = a[i] b[i] for i in [i, end), eight at a time */
-CZK_IFMA static void CV(abc_product_x8)(struct CV(abc_ctx) *x, size_t i, size_t end)
+/* c[i] = a[i] b[i] for i in [i, end), eight at a time; returns where it
+ * stopped, as CV(abc_terms_x8) */
+CZK_IFMA static size_t CV(abc_product_x8)(struct CV(abc_ctx) *x, size_t i, size_t end)
 {
     for (; i + 8 <= end; i += 8) {
         CV(frx8) a, b;
@@ -83,22 +85,20 @@ CZK_IFMA static void CV(abc_product_x8)(struct CV(abc_ctx) *x, size_t i, size_t 
         CV(frx8_mul)(&a, &a, &b);
         CV(frx8_store)(x->c + i, &a);
     }
-    for (; i < end; i++)
-        CV(fr_mul)(&x->c[i], &x->a[i], &x->b[i]);
+    return i;
 }
 #endif
 
 static void CV(abc_accumulate)(void *vctx, size_t kbegin, size_t kend, unsigned worker)
 {
     struct CV(abc_ctx) *x = vctx;
+    size_t i = x->split[kbegin], end = x->split[kend];
 
 #ifdef CZK_HAVE_FPX8
-    if (czk_fpx8_enabled()) {
-        CV(abc_terms_x8)(x, x->split[kbegin], x->split[kend]);
-        return;
-    }
+    if (czk_fpx8_enabled())
+        i = CV(abc_terms_x8)(x, i, end);
 #endif
-    CV(abc_terms)(x, x->split[kbegin], x->split[kend]);
+    CV(abc_terms)(x, i, end);
 }
 
 static void CV(abc_product)(void *vctx, size_t begin, size_t end, unsigned worker)
@@ -106,10 +106,8 @@ static void CV(abc_product)(void *vctx, size_t begin, size_t end, unsigned worke
     struct CV(abc_ctx) *x = vctx;
 
 #ifdef CZK_HAVE_FPX8
-    if (czk_fpx8_enabled()) {
-        CV(abc_product_x8)(x, begin, end);
-        return;
-    }
+    if (czk_fpx8_enabled())
+        begin = CV(abc_product_x8)(x, begin, end);
 #endif
     for (size_t i = begin; i < end; i++)
         CV(fr_mul)(&x->c[i], &x->a[i], &x->b[i]);
@@ -120,13 +118,11 @@ int G16(build_abc)(const czk_zkey *z, const CV(fr) *w, CV(fr) *a, CV(fr) *b, CV(
     struct CV(abc_ctx) x = { .coefs = z->coefs, .w = w, .a = a, .b = b, .c = c };
     size_t n = z->n_coefs, nchunks, k;
     size_t *split;
-    bool sorted = true;
-    int rc;
-
     /* indices were range-checked by czk_zkey_open, which also found their
      * order; a key filled in by other code is checked here */
-    if (z->coef_order == CZK_COEF_ORDER_OTHER)
-        sorted = false;
+    bool sorted = z->coef_order != CZK_COEF_ORDER_OTHER;
+    int rc;
+
     for (size_t i = 1; z->coef_order == CZK_COEF_ORDER_UNKNOWN && i < n && sorted; i++)
         sorted = z->coefs[i].constraint >= z->coefs[i - 1].constraint;
     nchunks = sorted ? (size_t)czk_par_threads(nthreads) * 4 : 1;
