@@ -441,13 +441,14 @@ void gpud_synth_detach(gpud *g, gpud_synth *s)
         for (uint32_t k = 0; k < gp->pool.hdr->slot_count; k++) {
             gpud_slot *gs = &gp->slots[k];
             gpud_part *p = gs->part;
+            uint32_t st = CZK_SLOT_CTL_STATE(czk_slot_ctl(&gp->pool, k));
             if (gs->synth != s)
                 continue;
             if (gs->quarantined) {
                 quarantine_end(g, gp, k, "its synth disconnected");
                 continue;
             }
-            if (!p || CZK_SLOT_CTL_STATE(czk_slot_ctl(&gp->pool, k)) == CZK_SLOT_READY) {
+            if (!p || st == CZK_SLOT_READY) {
                 gs->synth = NULL; /* READY (sent or not): still proved by us */
                 if (s->inflight)
                     s->inflight--;
@@ -456,9 +457,11 @@ void gpud_synth_detach(gpud *g, gpud_synth *s)
             if (p->state == P_SYNTH) {
                 gpud_part_requeue(g, p, GPUD_SLOT_RECLAIM); /* front of its lane */
                 requeued++;
-            } else if (p->state == P_CANCELLED) {
-                gpud_part_slot_reclaim(g, p); /* may free the cancelled job's partitions */
+            } else if (p->state == P_CANCELLED && st != CZK_SLOT_DMA) {
+                gpud_part_slot_reclaim(g, p); /* was being filled; may free the cancelled job's partitions */
             } else {
+                /* a backend context copies it (P_GPU, or cancelled there with
+                 * its result to be dropped): the copy's end frees the slot */
                 gs->synth = NULL;
                 if (s->inflight)
                     s->inflight--;

@@ -432,6 +432,10 @@ static inline int t_check(gpud *g)
                 in_use++;
             if (gs->quarantined)
                 INV(!gs->part && gs->synth, "pool %u slot %u: quarantined with a partition or without a synth", i, k);
+            if (!gs->part && !gs->quarantined)
+                INV(CZK_SLOT_CTL_STATE(czk_slot_ctl(&gp->pool, k)) == CZK_SLOT_FREE,
+                    "pool %u slot %u: nobody holds it, yet its shared state is %u", i, k,
+                    CZK_SLOT_CTL_STATE(czk_slot_ctl(&gp->pool, k)));
             if (gs->part)
                 INV(gs->part->holds_slot && gs->part->pool == i && gs->part->slot == k,
                     "pool %u slot %u: its partition does not know it holds it", i, k);

@@ -333,6 +333,54 @@ out:
     t_conn_free(fin);
 }
 
+/* a synth dies while a backend context copies the slot of a partition of a
+ * cancelled job: the slot stays the copy's until it ends, then is free for
+ * the next job (it was once reclaimed at the synth's death and left in DMA) */
+static void test_cancel_copy_synth_dies(void)
+{
+    char *dir = t_tmpdir();
+    gpud *g = t_gpud_new(dir, 1, 1, 0);
+    t_conn *sc = t_conn_new(), *sc2 = t_conn_new(), *cl = t_conn_new();
+    gpud_synth *s = gpud_synth_attach(g, T_CONN(sc), 511, 0), *s2;
+    gpud_work *w;
+    uint64_t job = t_submit(g, cl, 1, 1), next;
+    gpud_part *p = t_part(g, job, 0);
+
+    t_turn(g);
+    t_fill(g, s, p->slot, 1);
+    t_turn(g);
+    w = take_kick();
+    CHECK(w && w->part == p && p->state == P_GPU, "the partition is not on the GPU");
+    if (!w)
+        goto out;
+    CHECK(gpud_job_cancel(g, gpud_job_find(g, job), T_CONN(cl)) == 0, "cancel failed");
+    sc->open = 0;
+    gpud_synth_detach(g, s);
+    CHECK(CZK_SLOT_CTL_STATE(czk_slot_ctl(&g->pools[0].pool, 0)) == CZK_SLOT_DMA && g->pools[0].in_use == 1,
+          "the slot being copied was taken from the copy (state %u, in use %u)",
+          CZK_SLOT_CTL_STATE(czk_slot_ctl(&g->pools[0].pool, 0)), g->pools[0].in_use);
+    t_check(g);
+    t_copied(g, w, 0);
+    t_computed(g, w, 0);
+    t_check(g);
+    CHECK(CZK_SLOT_CTL_STATE(czk_slot_ctl(&g->pools[0].pool, 0)) == CZK_SLOT_FREE && g->pools[0].in_use == 0,
+          "the slot did not come back after the copy (state %u, in use %u)",
+          CZK_SLOT_CTL_STATE(czk_slot_ctl(&g->pools[0].pool, 0)), g->pools[0].in_use);
+    s2 = gpud_synth_attach(g, T_CONN(sc2), 512, 0);
+    next = t_submit(g, cl, 1, 1);
+    t_turn(g);
+    CHECK(t_part(g, next, 0) && t_part(g, next, 0)->state == P_SYNTH && g->pools[0].slots[0].synth == s2,
+          "the next job was not assigned the slot");
+    t_check(g);
+out:
+    t_gpud_free(g);
+    t_rmtree(dir);
+    free(dir);
+    t_conn_free(sc);
+    t_conn_free(sc2);
+    t_conn_free(cl);
+}
+
 /* a transition the state machine does not allow is refused, nothing changes */
 static void test_illegal(void)
 {
@@ -540,6 +588,7 @@ int main(void)
     test_lease();
     test_crashes();
     test_cancel();
+    test_cancel_copy_synth_dies();
     test_illegal();
     test_replay();
     test_key_wait();
