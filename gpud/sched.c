@@ -521,6 +521,14 @@ void gpud_synth_ready(gpud *g, gpud_synth *s, const czk_msg_ready *r)
                  (unsigned long long)r->generation);
         return;
     }
+    if (p->state != P_SYNTH && !(p->state == P_CANCELLED && !p->discard)) {
+        /* its READY was taken already: the slot is queued for or copied by a
+         * backend context, which frees it; a second answer changes nothing */
+        czk_info("synth pid %u: repeated READY for pool %u slot %u gen %llu (job %llu partition %u is %s): ignored",
+                 s->owner, r->pool_id, r->slot, (unsigned long long)r->generation, (unsigned long long)p->job->id,
+                 p->index, gpud_part_state_name(p->state));
+        return;
+    }
     ctl = czk_slot_ctl(&gp->pool, r->slot);
     if (r->status < 0 || CZK_SLOT_CTL_STATE(ctl) != CZK_SLOT_READY) {
         int st = r->status < 0 ? r->status : -EPROTO;

@@ -3,10 +3,11 @@
  * (harness.h): submissions, synths that come, fill, fail, hang and die,
  * backend contexts that copy and compute (or fail), a finalizer that
  * answers, repeats itself, dies and comes back, cancellations, leases that
- * run out and RESULT re-sends.  After every step the bookkeeping invariants
- * are checked (t_check): no slot owned twice, in_use and each synth's
- * inflight equal a recount, every partition in exactly one place.  Seeded;
- * the seed is printed and CZK_TEST_SEED replays a run.  At the end every
+ * run out, RESULT re-sends and repeated READYs.  After every step the
+ * bookkeeping invariants are checked (t_check): no slot owned twice, a slot
+ * nobody holds FREE in the pool, in_use and each synth's inflight equal a
+ * recount, every partition in exactly one place.  Seeded; the seed is
+ * printed and CZK_TEST_SEED replays a run.  At the end every
  * accepted partition must have been finished exactly once.
  */
 #include "tests/gpud/harness.h"
@@ -41,6 +42,19 @@ static int random_assigned_slot(gpud *g, gpud_synth *s, int want_shm_ready)
             continue; /* its READY arrived already */
         if (want_shm_ready ? st == CZK_SLOT_READY : (st == CZK_SLOT_ASSIGNED || st == CZK_SLOT_FILLING))
             return (int)k;
+    }
+    return -1;
+}
+
+/* a slot of this synth whose READY was taken already (queued for or in a backend context) */
+static int random_taken_slot(gpud *g, gpud_synth *s)
+{
+    uint32_t n = g->pools[0].pool.hdr->slot_count, k0 = (uint32_t)(t_rand64() % n);
+    for (uint32_t i = 0; i < n; i++) {
+        gpud_slot *gs = &g->pools[0].slots[(k0 + i) % n];
+        if (gs->synth == s && gs->part && gs->part->state != P_SYNTH &&
+            !(gs->part->state == P_CANCELLED && !gs->part->discard))
+            return (int)((k0 + i) % n);
     }
     return -1;
 }
@@ -94,8 +108,10 @@ int main(void)
                 else
                     t_fill_fail(g, s, (uint32_t)k, -EINVAL);
             }
-        } else if (op < 46) { /* a READY message that was on the way arrives */
-            if ((s = random_synth()) && (k = random_assigned_slot(g, s, 1)) >= 0)
+        } else if (op < 46) { /* a READY message that was on the way arrives, or one is repeated */
+            if ((s = random_synth()) && t_rand64() % 4 == 0 && (k = random_taken_slot(g, s)) >= 0)
+                t_fill(g, s, (uint32_t)k, 1);
+            else if (s && (k = random_assigned_slot(g, s, 1)) >= 0)
                 t_fill(g, s, (uint32_t)k, 1);
         } else if (op < 66) { /* a backend context finishes its copy or its compute */
             unsigned w = (unsigned)(t_rand64() % g->n_workers);

@@ -381,6 +381,57 @@ out:
     t_conn_free(cl);
 }
 
+/* a synth answers twice for one slot (a repeated READY, then one with an
+ * error) after its first READY was taken: the partition stays where it is,
+ * the slot stays the backend context's until the copy ends */
+static void test_ready_twice(void)
+{
+    char *dir = t_tmpdir();
+    gpud *g = t_gpud_new(dir, 1, 1, 0);
+    t_conn *sc = t_conn_new(), *cl = t_conn_new(), *fin = t_conn_new();
+    gpud_synth *s = gpud_synth_attach(g, T_CONN(sc), 521, 0);
+    gpud_work *w;
+    uint64_t job = t_submit(g, cl, 1, 1);
+    gpud_part *p = t_part(g, job, 0);
+    uint32_t slot;
+
+    gpud_finalizer_attach(g, T_CONN(fin), 9);
+    t_turn(g);
+    slot = p->slot;
+    t_fill(g, s, slot, 1);
+    t_turn(g);
+    w = take_kick();
+    CHECK(w && w->part == p && p->state == P_GPU, "the partition is not on the GPU");
+    if (!w)
+        goto out;
+    for (int round = 0; round < 2; round++) {
+        if (round == 0)
+            t_fill(g, s, slot, 1);
+        else
+            t_fill_fail(g, s, slot, -EINVAL);
+        CHECK(p->state == P_GPU && p->holds_slot && g->pools[0].in_use == 1 &&
+                  CZK_SLOT_CTL_STATE(czk_slot_ctl(&g->pools[0].pool, slot)) == CZK_SLOT_DMA,
+              "a repeated READY (%s) changed the partition (%s, holds slot %d, in use %u, slot state %u)",
+              round ? "failed" : "filled", gpud_part_state_name(p->state), p->holds_slot, g->pools[0].in_use,
+              CZK_SLOT_CTL_STATE(czk_slot_ctl(&g->pools[0].pool, slot)));
+        t_check(g);
+    }
+    t_copied(g, w, 0);
+    t_computed(g, w, 0);
+    t_check(g);
+    CHECK(p->state == P_FINALIZE && g->pools[0].in_use == 0 &&
+              CZK_SLOT_CTL_STATE(czk_slot_ctl(&g->pools[0].pool, slot)) == CZK_SLOT_FREE,
+          "after the copy: %s, in use %u, slot state %u", gpud_part_state_name(p->state), g->pools[0].in_use,
+          CZK_SLOT_CTL_STATE(czk_slot_ctl(&g->pools[0].pool, slot)));
+out:
+    t_gpud_free(g);
+    t_rmtree(dir);
+    free(dir);
+    t_conn_free(sc);
+    t_conn_free(cl);
+    t_conn_free(fin);
+}
+
 /* a transition the state machine does not allow is refused, nothing changes */
 static void test_illegal(void)
 {
@@ -589,6 +640,7 @@ int main(void)
     test_crashes();
     test_cancel();
     test_cancel_copy_synth_dies();
+    test_ready_twice();
     test_illegal();
     test_replay();
     test_key_wait();
