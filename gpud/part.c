@@ -40,6 +40,11 @@ int gpud_part_may_move(int from, int to)
     return from >= 0 && from < P_STATE_COUNT && to >= 0 && to < P_STATE_COUNT && (allowed[from] & B(to));
 }
 
+int gpud_part_awaits_ready(const gpud_part *p)
+{
+    return p->state == P_SYNTH || (p->state == P_CANCELLED && !p->discard);
+}
+
 /* the check every transition starts with */
 static int check(const gpud_part *p, int to)
 {

@@ -50,6 +50,9 @@
 
 const char *gpud_part_state_name(int state);
 int gpud_part_may_move(int from, int to); /* 1 when the table above allows it */
+/* 1 while its synth still owes the READY of the slot it holds: SYNTH, or
+ * CANCELLED there (not on a backend context, whose copy frees the slot) */
+int gpud_part_awaits_ready(const gpud_part *p);
 
 /* jobs: creation in memory once its ACCEPT is durable (jobs.c journals it;
  * replay; returns 0 with *out NULL when memory ran out), the end of a job, its

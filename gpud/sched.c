@@ -441,14 +441,13 @@ void gpud_synth_detach(gpud *g, gpud_synth *s)
         for (uint32_t k = 0; k < gp->pool.hdr->slot_count; k++) {
             gpud_slot *gs = &gp->slots[k];
             gpud_part *p = gs->part;
-            uint32_t st = CZK_SLOT_CTL_STATE(czk_slot_ctl(&gp->pool, k));
             if (gs->synth != s)
                 continue;
             if (gs->quarantined) {
                 quarantine_end(g, gp, k, "its synth disconnected");
                 continue;
             }
-            if (!p || st == CZK_SLOT_READY) {
+            if (!p || CZK_SLOT_CTL_STATE(czk_slot_ctl(&gp->pool, k)) == CZK_SLOT_READY) {
                 gs->synth = NULL; /* READY (sent or not): still proved by us */
                 if (s->inflight)
                     s->inflight--;
@@ -457,8 +456,8 @@ void gpud_synth_detach(gpud *g, gpud_synth *s)
             if (p->state == P_SYNTH) {
                 gpud_part_requeue(g, p, GPUD_SLOT_RECLAIM); /* front of its lane */
                 requeued++;
-            } else if (p->state == P_CANCELLED && st != CZK_SLOT_DMA) {
-                gpud_part_slot_reclaim(g, p); /* was being filled; may free the cancelled job's partitions */
+            } else if (gpud_part_awaits_ready(p)) { /* cancelled while being filled */
+                gpud_part_slot_reclaim(g, p);       /* may free the cancelled job's partitions */
             } else {
                 /* a backend context copies it (P_GPU, or cancelled there with
                  * its result to be dropped): the copy's end frees the slot */
@@ -521,7 +520,7 @@ void gpud_synth_ready(gpud *g, gpud_synth *s, const czk_msg_ready *r)
                  (unsigned long long)r->generation);
         return;
     }
-    if (p->state != P_SYNTH && !(p->state == P_CANCELLED && !p->discard)) {
+    if (!gpud_part_awaits_ready(p)) {
         /* its READY was taken already: the slot is queued for or copied by a
          * backend context, which frees it; a second answer changes nothing */
         czk_info("synth pid %u: repeated READY for pool %u slot %u gen %llu (job %llu partition %u is %s): ignored",

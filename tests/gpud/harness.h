@@ -310,6 +310,12 @@ static inline uint64_t t_submit(gpud *g, t_conn *client, uint32_t lane, uint32_t
     return id;
 }
 
+/* the shared state (CZK_SLOT_FREE ...) of slot k of pool 0 */
+static inline uint32_t t_slot_state(gpud *g, uint32_t k)
+{
+    return CZK_SLOT_CTL_STATE(czk_slot_ctl(&g->pools[0].pool, k));
+}
+
 static inline gpud_part *t_part(gpud *g, uint64_t job, uint32_t part)
 {
     gpud_job *j = gpud_job_find(g, job);

@@ -52,8 +52,7 @@ static int random_taken_slot(gpud *g, gpud_synth *s)
     uint32_t n = g->pools[0].pool.hdr->slot_count, k0 = (uint32_t)(t_rand64() % n);
     for (uint32_t i = 0; i < n; i++) {
         gpud_slot *gs = &g->pools[0].slots[(k0 + i) % n];
-        if (gs->synth == s && gs->part && gs->part->state != P_SYNTH &&
-            !(gs->part->state == P_CANCELLED && !gs->part->discard))
+        if (gs->synth == s && gs->part && !gpud_part_awaits_ready(gs->part))
             return (int)((k0 + i) % n);
     }
     return -1;

@@ -333,6 +333,20 @@ out:
     t_conn_free(fin);
 }
 
+/* p is ASSIGNED to s, filled, and taken by a backend context: its work, or
+ * NULL (a failed check) */
+static gpud_work *t_on_gpu(gpud *g, gpud_synth *s, gpud_part *p)
+{
+    gpud_work *w;
+
+    t_turn(g);
+    t_fill(g, s, p->slot, 1);
+    t_turn(g);
+    w = take_kick();
+    CHECK(w && w->part == p && p->state == P_GPU, "the partition is not on the GPU");
+    return w && w->part == p ? w : NULL;
+}
+
 /* a synth dies while a backend context copies the slot of a partition of a
  * cancelled job: the slot stays the copy's until it ends, then is free for
  * the next job (it was once reclaimed at the synth's death and left in DMA) */
@@ -344,28 +358,22 @@ static void test_cancel_copy_synth_dies(void)
     gpud_synth *s = gpud_synth_attach(g, T_CONN(sc), 511, 0), *s2;
     gpud_work *w;
     uint64_t job = t_submit(g, cl, 1, 1), next;
-    gpud_part *p = t_part(g, job, 0);
 
-    t_turn(g);
-    t_fill(g, s, p->slot, 1);
-    t_turn(g);
-    w = take_kick();
-    CHECK(w && w->part == p && p->state == P_GPU, "the partition is not on the GPU");
-    if (!w)
+    if (!(w = t_on_gpu(g, s, t_part(g, job, 0))))
         goto out;
     CHECK(gpud_job_cancel(g, gpud_job_find(g, job), T_CONN(cl)) == 0, "cancel failed");
     sc->open = 0;
     gpud_synth_detach(g, s);
-    CHECK(CZK_SLOT_CTL_STATE(czk_slot_ctl(&g->pools[0].pool, 0)) == CZK_SLOT_DMA && g->pools[0].in_use == 1,
-          "the slot being copied was taken from the copy (state %u, in use %u)",
-          CZK_SLOT_CTL_STATE(czk_slot_ctl(&g->pools[0].pool, 0)), g->pools[0].in_use);
+    CHECK(t_slot_state(g, 0) == CZK_SLOT_DMA && g->pools[0].in_use == 1,
+          "the slot being copied was taken from the copy (state %u, in use %u)", t_slot_state(g, 0),
+          g->pools[0].in_use);
     t_check(g);
     t_copied(g, w, 0);
     t_computed(g, w, 0);
     t_check(g);
-    CHECK(CZK_SLOT_CTL_STATE(czk_slot_ctl(&g->pools[0].pool, 0)) == CZK_SLOT_FREE && g->pools[0].in_use == 0,
-          "the slot did not come back after the copy (state %u, in use %u)",
-          CZK_SLOT_CTL_STATE(czk_slot_ctl(&g->pools[0].pool, 0)), g->pools[0].in_use);
+    CHECK(t_slot_state(g, 0) == CZK_SLOT_FREE && g->pools[0].in_use == 0,
+          "the slot did not come back after the copy (state %u, in use %u)", t_slot_state(g, 0),
+          g->pools[0].in_use);
     s2 = gpud_synth_attach(g, T_CONN(sc2), 512, 0);
     next = t_submit(g, cl, 1, 1);
     t_turn(g);
@@ -396,33 +404,27 @@ static void test_ready_twice(void)
     uint32_t slot;
 
     gpud_finalizer_attach(g, T_CONN(fin), 9);
-    t_turn(g);
-    slot = p->slot;
-    t_fill(g, s, slot, 1);
-    t_turn(g);
-    w = take_kick();
-    CHECK(w && w->part == p && p->state == P_GPU, "the partition is not on the GPU");
-    if (!w)
+    if (!(w = t_on_gpu(g, s, p)))
         goto out;
+    slot = p->slot;
     for (int round = 0; round < 2; round++) {
         if (round == 0)
             t_fill(g, s, slot, 1);
         else
             t_fill_fail(g, s, slot, -EINVAL);
         CHECK(p->state == P_GPU && p->holds_slot && g->pools[0].in_use == 1 &&
-                  CZK_SLOT_CTL_STATE(czk_slot_ctl(&g->pools[0].pool, slot)) == CZK_SLOT_DMA,
+                  t_slot_state(g, slot) == CZK_SLOT_DMA,
               "a repeated READY (%s) changed the partition (%s, holds slot %d, in use %u, slot state %u)",
               round ? "failed" : "filled", gpud_part_state_name(p->state), p->holds_slot, g->pools[0].in_use,
-              CZK_SLOT_CTL_STATE(czk_slot_ctl(&g->pools[0].pool, slot)));
+              t_slot_state(g, slot));
         t_check(g);
     }
     t_copied(g, w, 0);
     t_computed(g, w, 0);
     t_check(g);
-    CHECK(p->state == P_FINALIZE && g->pools[0].in_use == 0 &&
-              CZK_SLOT_CTL_STATE(czk_slot_ctl(&g->pools[0].pool, slot)) == CZK_SLOT_FREE,
+    CHECK(p->state == P_FINALIZE && g->pools[0].in_use == 0 && t_slot_state(g, slot) == CZK_SLOT_FREE,
           "after the copy: %s, in use %u, slot state %u", gpud_part_state_name(p->state), g->pools[0].in_use,
-          CZK_SLOT_CTL_STATE(czk_slot_ctl(&g->pools[0].pool, slot)));
+          t_slot_state(g, slot));
 out:
     t_gpud_free(g);
     t_rmtree(dir);
