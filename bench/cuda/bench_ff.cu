@@ -108,7 +108,7 @@ template <int N, int V> __global__ void __launch_bounds__(256) k_chain(uint32_t 
             io[(t * 5 + c) * N + j] = x[c][j];
 }
 
-/* four chains x = x y per thread, as k_chain<N, 0>; words in, words out
+/* four chains x = x y per thread, as k_chain; words in, words out
  * (the top limbs of a value below 2p fit N words) */
 template <int N, int M>
 __global__ void __launch_bounds__(256) k_chain_dfma(uint32_t *io, const dfma_mod<M> md, int reps)
@@ -243,6 +243,18 @@ template <int N> static void half_mod(uint32_t *a, const uint32_t *p)
         a[i] = (a[i] >> 1) | ((i + 1 < N ? a[i + 1] : top) << 31);
 }
 
+template <int N, int M> static void words_to_52(uint64_t *l, const uint32_t *w)
+{
+    for (int k = 0; k < M; k++) {
+        l[k] = 0;
+        for (int bit = 0; bit < 52; bit++) {
+            const int b = 52 * k + bit;
+            if (b / 32 < N && (w[b / 32] >> (b % 32) & 1))
+                l[k] |= 1ull << bit;
+        }
+    }
+}
+
 template <int N, int M>
 static float run_dfma(const dfma_mod<M> &md, unsigned blocks, int reps, const std::vector<uint32_t> &h,
                       std::vector<uint32_t> &out, int *err)
@@ -281,15 +293,10 @@ static int row_dfma(const char *name, const uint32_t *mod, uint32_t ninv, unsign
         for (int s = 0; s < 52 * M - 32 * N; s++)
             half_mod<N>(&hy[(t * 5 + 4) * N], mod);
     dfma_mod<M> md;
-    for (int k = 0; k < M; k++) {
-        uint64_t v = 0;
-        for (int bit = 0; bit < 52; bit++) {
-            const int b = 52 * k + bit;
-            if (b / 32 < N && (mod[b / 32] >> (b % 32) & 1))
-                v |= 1ull << bit;
-        }
-        md.p[k] = (double)v;
-    }
+    uint64_t pl[M];
+    words_to_52<N, M>(pl, mod);
+    for (int k = 0; k < M; k++)
+        md.p[k] = (double)pl[k];
     const uint64_t p0 = (uint64_t)mod[0] | (uint64_t)mod[1] << 32;
     uint64_t inv = p0; /* p0^-1 mod 2^64 by Newton (3 correct bits to start) */
     for (int i = 0; i < 6; i++)
@@ -377,18 +384,6 @@ template <int N> static void dbl_mod(uint32_t *a, const uint32_t *p)
         sub_p<N>(a, p);
 }
 
-template <int N, int M> static void words_to_52(uint64_t *l, const uint32_t *w)
-{
-    for (int k = 0; k < M; k++) {
-        l[k] = 0;
-        for (int bit = 0; bit < 52; bit++) {
-            const int b = 52 * k + bit;
-            if (b / 32 < N && (w[b / 32] >> (b % 32) & 1))
-                l[k] |= 1ull << bit;
-        }
-    }
-}
-
 template <int N, int M> static void l52_to_words(uint32_t *w, const uint64_t *l)
 {
     memset(w, 0, N * 4);
@@ -399,7 +394,6 @@ template <int N, int M> static void l52_to_words(uint32_t *w, const uint64_t *l)
                 w[b / 32] |= 1u << (b % 32);
         }
 }
-
 
 static const char *mask_name(unsigned m)
 {
