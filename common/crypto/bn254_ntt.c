@@ -6,6 +6,7 @@
 
 #include "common/base/log.h"
 #include "common/crypto/bn254_field_impl.h"
+#include "common/crypto/frx8.h"
 #include "common/crypto/par.h"
 
 #define NT(name) czk_bn254_##name
@@ -23,4 +24,8 @@
 #define NT_LIMBS CZK_BN254_LIMBS
 #define NT_TWO_ADICITY CZK_BN254_FR_TWO_ADICITY
 #define NT_MAX_LOG CZK_BN254_NTT_MAX_LOG
+#ifdef CZK_HAVE_FPX8
+#define NT_X8_T czk_bn254_frx8
+#define NT_X8(name) czk_bn254_frx8_##name
+#endif
 #include "common/crypto/ntt_tmpl.h"

@@ -6,6 +6,7 @@
 
 #include "common/base/log.h"
 #include "common/crypto/field_impl.h"
+#include "common/crypto/frx8.h"
 #include "common/crypto/par.h"
 
 #define NT(name) czk_##name
@@ -23,4 +24,8 @@
 #define NT_LIMBS CZK_FR_LIMBS
 #define NT_TWO_ADICITY 32
 #define NT_MAX_LOG CZK_NTT_MAX_LOG
+#ifdef CZK_HAVE_FPX8
+#define NT_X8_T czk_frx8
+#define NT_X8(name) czk_frx8_##name
+#endif
 #include "common/crypto/ntt_tmpl.h"

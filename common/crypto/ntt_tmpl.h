@@ -35,9 +35,18 @@
  *   NT_ZERO NT_MOD  the zero element and the modulus (plain integer)
  *   NT_TWO_ADICITY  S with 2^S || r - 1 (1..63)
  *   NT_MAX_LOG      the largest transform accepted (<= 28 and <= S)
+ * and, where frx8.h has lanes (CZK_HAVE_FPX8), optionally:
+ *   NT_X8_T, NT_X8(name)   the field's eight-lane type and functions
+ *                   (czk_frx8 / czk_frx8_##name): stages of half-size 8 and
+ *                   up then run eight butterflies at once while
+ *                   czk_fpx8_enabled() (CZK_NO_IFMA=1 keeps the scalar
+ *                   code).  The lane operations give the same canonical
+ *                   results as NT_MUL, NT_ADD and NT_SUB, so both paths
+ *                   produce the same words.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,6 +173,7 @@ struct ntt_ctx {
     unsigned tw_log;
     unsigned blk_log;   /* stages done per block */
     size_t m;           /* half-size of the current global stage */
+    bool x8;            /* stages of half-size >= 8 in lanes */
 };
 
 static void bitrev_range(void *arg, size_t begin, size_t end, unsigned worker)
@@ -190,6 +200,35 @@ static inline void butterfly(NT_FR *x, NT_FR *y, const NT_FR *w)
     NT_ADD(x, x, &t);
 }
 
+#if defined(CZK_HAVE_FPX8) && defined(NT_X8_T)
+#define NT_HAVE_X8 1
+/* butterfly(&x[l], &y[l], &tw[l * stride]) for l = 0..7, in lanes */
+CZK_IFMA static void butterflies_x8(NT_FR *x, NT_FR *y, const NT_FR *tw, size_t stride)
+{
+    NT_X8_T vx, vy, vw, t;
+
+    NT_X8(load)(&vx, x);
+    NT_X8(load)(&vy, y);
+    if (stride == 1) {
+        NT_X8(load)(&vw, tw);
+    } else {
+        const char *p[8];
+        for (int l = 0; l < 8; l++)
+            p[l] = (const char *)(tw + l * stride);
+        NT_X8(gather_p)(&vw, p, 0);
+    }
+    NT_X8(mul)(&t, &vy, &vw);
+    NT_X8(sub)(&vy, &vx, &t);
+    NT_X8(add)(&vx, &vx, &t);
+    NT_X8(store)(x, &vx);
+    NT_X8(store)(y, &vy);
+}
+#define NT_LANES(c) ((c)->x8)
+#else
+#define butterflies_x8(x, y, tw, stride) ((void)0)
+#define NT_LANES(c) false
+#endif
+
 /* the stages of half-size 1 .. 2^(blk_log-1) inside blocks [begin, end) */
 static void block_range(void *arg, size_t begin, size_t end, unsigned worker)
 {
@@ -206,6 +245,12 @@ static void block_range(void *arg, size_t begin, size_t end, unsigned worker)
                     NT_SUB(&a[k + 1], &a[k], &t);
                     NT_ADD(&a[k], &a[k], &t);
                 }
+                continue;
+            }
+            if (m >= 8 && NT_LANES(c)) {
+                for (k = 0; k < blk; k += 2 * m)
+                    for (j = 0; j < m; j += 8)
+                        butterflies_x8(&a[k + j], &a[k + j + m], &c->tw[j * stride], stride);
                 continue;
             }
             for (k = 0; k < blk; k += 2 * m) {
@@ -230,6 +275,9 @@ static void stage_range(void *arg, size_t begin, size_t end, unsigned worker)
         if (stop - j > end - i)
             stop = j + (end - i);
         i += stop - j;
+        if (NT_LANES(c))
+            for (; j + 8 <= stop; j += 8)
+                butterflies_x8(&c->a[k + j], &c->a[k + j + m], &c->tw[j * stride], stride);
         for (; j < stop; j++)
             butterfly(&c->a[k + j], &c->a[k + j + m], &c->tw[j * stride]);
     }
@@ -252,6 +300,11 @@ static int ntt_forward(NT_FR *a, unsigned log_n, int nthreads)
     c.tw = t.tw;
     c.tw_log = t.log;
     c.blk_log = log_n < CACHE_LOG ? log_n : CACHE_LOG;
+#ifdef NT_HAVE_X8
+    c.x8 = czk_fpx8_enabled();
+#else
+    c.x8 = false;
+#endif
     czk_par_for(n, th, bitrev_range, &c);
     czk_par_for(n >> c.blk_log, th, block_range, &c);
     for (c.m = (size_t)1 << c.blk_log; c.m < n; c.m <<= 1)
