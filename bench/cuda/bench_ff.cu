@@ -323,10 +323,19 @@ static int row_dfma(const char *name, const uint32_t *mod, uint32_t ninv, unsign
     return err || bad;
 }
 
-/* --- mixed additions (madd-2008-s, ec.cuh's xyzz_add_aff) over ff.cuh's
- * fields and over ff_dfma.cuh's, on the same points: each thread adds reps
- * points drawn from a table of npts (a power of 2) into an XYZZ sum --- */
-template <class F, int MINB>
+/* --- mixed additions (madd-2008-s) over ff.cuh's fields and over
+ * ff_dfma.cuh's, on the same points: each thread adds reps points drawn from
+ * a table of npts (a power of 2) into an XYZZ sum with A::add --- */
+
+/* ec.cuh's xyzz_add_aff, products of F's own */
+struct madd_ec {
+    template <class F> static __device__ __forceinline__ void add(xyzz_t<F> &p, const aff_t<F> &q)
+    {
+        xyzz_add_aff(p, q);
+    }
+};
+
+template <class F, class A, int MINB>
 __global__ void __launch_bounds__(128, MINB) k_madd(const aff_t<F> *pts, uint32_t npts, xyzz_t<F> *out, int reps)
 {
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -339,12 +348,14 @@ __global__ void __launch_bounds__(128, MINB) k_madd(const aff_t<F> *pts, uint32_
     uint32_t idx = t * 2654435761u;
     for (int i = 0; i < reps; i++) {
         idx = idx * 1664525u + 1013904223u;
-        xyzz_add_aff(p, pts[(idx >> 8) & (npts - 1)]);
+        A::add(p, pts[(idx >> 8) & (npts - 1)]);
     }
     out[t] = p;
 }
 
-template <class F, int MINB>
+/* ms of k_madd<F, A, MINB> over blocks x 128 threads (after a short
+ * warm-up), the threads' sums in out */
+template <class F, class A, int MINB>
 static float run_madd(const std::vector<F> &hp, unsigned blocks, int reps, std::vector<F> &out, int *err)
 {
     const size_t T = (size_t)blocks * 128;
@@ -357,9 +368,9 @@ static float run_madd(const std::vector<F> &hp, unsigned blocks, int reps, std::
     cudaMalloc(&dout, T * 4 * sizeof(F));
     cudaMemcpy(dp, hp.data(), hp.size() * sizeof(F), cudaMemcpyHostToDevice);
     const uint32_t npts = (uint32_t)(hp.size() / 2);
-    k_madd<F, MINB><<<blocks, 128>>>((const aff_t<F> *)dp, npts, (xyzz_t<F> *)dout, 4);
+    k_madd<F, A, MINB><<<blocks, 128>>>((const aff_t<F> *)dp, npts, (xyzz_t<F> *)dout, 4);
     cudaEventRecord(a);
-    k_madd<F, MINB><<<blocks, 128>>>((const aff_t<F> *)dp, npts, (xyzz_t<F> *)dout, reps);
+    k_madd<F, A, MINB><<<blocks, 128>>>((const aff_t<F> *)dp, npts, (xyzz_t<F> *)dout, reps);
     cudaEventRecord(b);
     cudaEventSynchronize(b);
     cudaEventElapsedTime(&ms, a, b);
@@ -457,56 +468,27 @@ static __device__ __forceinline__ void madd_hyb(xyzz_t<FW> &p, const aff_t<FW> &
 #undef HM
 }
 
-template <class FW, class FD, unsigned MASK>
-__global__ void __launch_bounds__(128, 3) k_madd_h(const aff_t<FW> *pts, uint32_t npts, xyzz_t<FW> *out, int reps)
-{
-    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    xyzz_t<FW> p;
-    const aff_t<FW> q0 = pts[t & (npts - 1)];
-    p.x = q0.x;
-    p.y = q0.y;
-    set_one(p.zz);
-    set_one(p.zzz);
-    uint32_t idx = t * 2654435761u;
-    for (int i = 0; i < reps; i++) {
-        idx = idx * 1664525u + 1013904223u;
-        madd_hyb<FW, FD, MASK>(p, pts[(idx >> 8) & (npts - 1)]);
+/* madd_hyb as k_madd's addition */
+template <class FD, unsigned MASK> struct madd_mixed {
+    template <class FW> static __device__ __forceinline__ void add(xyzz_t<FW> &p, const aff_t<FW> &q)
+    {
+        madd_hyb<FW, FD, MASK>(p, q);
     }
-    out[t] = p;
-}
+};
 
+/* one hybrid row of hyb_buf: k_madd at 3 blocks per SM with madd_hyb, its
+ * sums compared with base's word for word */
 template <class FW, class FD, unsigned MASK>
 static void run_hyb(const char *name, const std::vector<FW> &hp, unsigned blocks, int reps, float base_ms,
                     const std::vector<FW> &base, int *bad)
 {
-    const size_t T = (size_t)blocks * 128;
-    FW *dp = NULL, *dout = NULL;
-    float ms = 0;
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    cudaMalloc(&dp, hp.size() * sizeof(FW));
-    cudaMalloc(&dout, T * 4 * sizeof(FW));
-    cudaMemcpy(dp, hp.data(), hp.size() * sizeof(FW), cudaMemcpyHostToDevice);
-    const uint32_t npts = (uint32_t)(hp.size() / 2);
-    k_madd_h<FW, FD, MASK><<<blocks, 128>>>((const aff_t<FW> *)dp, npts, (xyzz_t<FW> *)dout, 4);
-    cudaEventRecord(a);
-    k_madd_h<FW, FD, MASK><<<blocks, 128>>>((const aff_t<FW> *)dp, npts, (xyzz_t<FW> *)dout, reps);
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    cudaEventElapsedTime(&ms, a, b);
-    std::vector<FW> out(T * 4);
-    cudaMemcpy(out.data(), dout, T * 4 * sizeof(FW), cudaMemcpyDeviceToHost);
-    *bad |= cuda_failed("hybrid madd kernel");
-    cudaFree(dp);
-    cudaFree(dout);
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    const bool same = memcmp(out.data(), base.data(), T * 4 * sizeof(FW)) == 0;
+    std::vector<FW> out;
+    const float ms = run_madd<FW, madd_mixed<FD, MASK>, 3>(hp, blocks, reps, out, bad);
+    const bool same = out.size() == base.size() && memcmp(out.data(), base.data(), out.size() * sizeof(FW)) == 0;
     *bad |= !same;
     const size_t used = strlen(hyb_buf);
     snprintf(hyb_buf + used, sizeof(hyb_buf) - used, "| %s | %s | %.3f G/s | %.3f | %s |\n", name, mask_name(MASK),
-             (double)T * reps / ms / 1e6, base_ms / ms, same ? "same" : "DIFFER");
+             (double)blocks * 128 * reps / ms / 1e6, base_ms / ms, same ? "same" : "DIFFER");
 }
 
 /* hybrid rows, printed after the tables (against ff.cuh's madd at 3 blocks per SM) */
@@ -542,8 +524,10 @@ static int row_madd(const char *name, const uint32_t *mod, unsigned blocks, int 
     int err = 0;
     std::vector<FW> ow4;
     std::vector<FD> od4;
-    const float mw = run_madd<FW, 3>(pw, blocks, reps, ow, &err), mw4 = run_madd<FW, 4>(pw, blocks, reps, ow4, &err);
-    const float md = run_madd<FD, 3>(pd, blocks, reps, od, &err), md4 = run_madd<FD, 4>(pd, blocks, reps, od4, &err);
+    const float mw = run_madd<FW, madd_ec, 3>(pw, blocks, reps, ow, &err);
+    const float mw4 = run_madd<FW, madd_ec, 4>(pw, blocks, reps, ow4, &err);
+    const float md = run_madd<FD, madd_ec, 3>(pd, blocks, reps, od, &err);
+    const float md4 = run_madd<FD, madd_ec, 4>(pd, blocks, reps, od4, &err);
     size_t bad = 0;
     for (size_t e = 0; e < S * 4; e++) {
         uint32_t u[N], v[N];
