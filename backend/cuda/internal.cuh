@@ -58,6 +58,11 @@ struct czk_msm_ws {
     void *result;        /* per-window Jacobian sums (device) */
     void *host_result;   /* pinned copy */
     int last_tab;        /* the last MSM ran over a fixed-base table */
+    /* batch-affine bucket sums (msm_ba.cuh): ba_bytes of scratch (0: none,
+     * every MSM runs the XYZZ first level), run counts and starts */
+    void *ba_mem;
+    size_t ba_bytes;
+    uint32_t *ba_cnt[2], *ba_start[2];
 };
 
 struct czk_cuda_ctx {

@@ -8,7 +8,11 @@
  *     Zero digits get the sentinel key, which sorts last and is dropped.
  *  2. CUB radix sort of the (key, value) pairs: points of one bucket become
  *     contiguous.
- *  3. bucket sums.  First level (k_acc_seg, G2: k_acc_seg_g2p): the sorted
+ *  3. bucket sums, batch-affine (msm_ba.cuh, the default when the workspace
+ *     has its scratch): each bucket's points summed as a binary tree in
+ *     affine coordinates, one inversion per level shared by all its
+ *     additions, into the dense bucket array.  Otherwise (CZK_CUDA_MSM_BA=0,
+ *     comparisons) in XYZZ: first level (k_acc_seg, G2: k_acc_seg_g2p): the sorted
  *     pairs with a real key are cut into equal slices, one per resident thread
  *     (or lane pair), regardless of bucket boundaries; each thread sums its
  *     slice in XYZZ with mixed additions (negating y for negative digits,
@@ -112,7 +116,7 @@ int czk_cuda_msm_init_(czk_cuda_ctx *ctx)
     if (b3 > ws->cub_bytes)
         ws->cub_bytes = b3;
     CZK_CU(cudaMalloc(&ws->cub_tmp, ws->cub_bytes));
-    return 0;
+    return ba_init(ws, ws->pt_bytes / 4);
 }
 
 void czk_cuda_msm_free_(czk_cuda_ctx *ctx)
@@ -137,6 +141,7 @@ void czk_cuda_msm_free_(czk_cuda_ctx *ctx)
         cudaFreeHost(ws->host_counters);
     if (ws->host_result)
         cudaFreeHost(ws->host_result);
+    ba_free(ws);
     cudaGetLastError();
 }
 

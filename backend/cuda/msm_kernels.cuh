@@ -700,6 +700,8 @@ static double prof_ms(void)
         }                                                                     \
     } while (0)
 
+#include "backend/cuda/msm_ba.cuh"
+
 /* p's buffers fit ctx's workspace (the window reduction's levels run in the
  * two partial-sum buffers, whose cap_parts >= cap_buckets + task_target hold
  * the first level's 2 nbuckets / seg points) */
@@ -802,7 +804,13 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
      * threads for the segmented kernel (default 1). */
     static const unsigned segmode = env_uint("CZK_CUDA_MSM_SEG", 2);
     static const unsigned segw = env_uint("CZK_CUDA_MSM_SEGW", 1);
-    for (;;) {
+    const size_t ba_ch = ba_plan<F>(ws, p);
+    if (ba_ch) {
+        int rc = ba_buckets<F>(ctx, bases, p, ba_ch, prof, s);
+        if (rc)
+            return rc;
+        PHASE("batch-affine");
+    } else for (;;) {
         uint32_t L = level == 0 ? L0_MIN : LN_MIN;
         size_t per = (m + task_target(ctx) - 1) / task_target(ctx);
         if (per > L)

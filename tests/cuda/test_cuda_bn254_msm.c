@@ -53,6 +53,8 @@ static void make_scalars(czk_bn254_fr *s, size_t n, int kind) { tu_scalars(s, n,
             DBL(&jac[3], &jac[0]);                                                                           \
             NEG(&jac[3], &jac[3]);                                                                           \
         }                                                                                                    \
+        if (n >= 12) /* adjacent P, -P: infinity at the first batch-affine level */                         \
+            NEG(&jac[11], &jac[10]);                                                                         \
         BATCH(out, jac, n, scratch);                                                                         \
         if (n >= 7) {                                                                                        \
             memset(&out[1], 0, sizeof out[1]);                                                               \

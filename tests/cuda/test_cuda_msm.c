@@ -11,6 +11,8 @@
  * run over bases with fixed-base tables (all rows; 3 rows at c = 8), at the
  * bases' size and at 2^10 over 2^max bases, and a context that uses a table
  * only for dense scalars (msm_table_dense_pm) picks it by the scalars.
+ * Bucket sums as the context picks them (batch-affine by default; ctest also
+ * runs it with CZK_CUDA_MSM_BA=0 and in 1 MiB chunks).
  * Sizes 2^10..2^CZK_CUDA_TEST_MSM_MAX_LOG (default 12; G2 stops 2 lower).
  * Exit 77 without a GPU.
  */
@@ -100,6 +102,11 @@ static void make_g1(czk_g1_aff *out, size_t n)
     jac[2] = jac[0];
     czk_g1_dbl(&jac[3], &jac[0]);
     czk_g1_neg(&jac[3], &jac[3]);
+    /* and as adjacent pairs, which the batch-affine bucket sums
+     * (CZK_CUDA_MSM_BA) add to each other first: 8 + 9 doubles, 10 + 11 is
+     * infinity */
+    jac[9] = jac[8];
+    czk_g1_neg(&jac[11], &jac[10]);
     czk_g1_batch_to_aff(out, jac, n, scratch);
     /* infinity bases and a repeated base */
     memset(&out[1], 0, sizeof out[1]);
@@ -133,6 +140,11 @@ static void make_g2(czk_g2_aff *out, size_t n)
     jac[2] = jac[0];
     czk_g2_dbl(&jac[3], &jac[0]);
     czk_g2_neg(&jac[3], &jac[3]);
+    /* and as adjacent pairs, which the batch-affine bucket sums
+     * (CZK_CUDA_MSM_BA) add to each other first: 8 + 9 doubles, 10 + 11 is
+     * infinity */
+    jac[9] = jac[8];
+    czk_g2_neg(&jac[11], &jac[10]);
     czk_g2_batch_to_aff(out, jac, n, scratch);
     memset(&out[1], 0, sizeof out[1]);
     memset(&out[n / 2], 0, sizeof out[0]);
