@@ -43,7 +43,8 @@
 #ifndef CZK_CUDA_MSM_BA_CUH
 #define CZK_CUDA_MSM_BA_CUH
 
-#define BINV_K 32u /* elements per thread in each step of batch_inv's tree */
+#define BINV_K 32u   /* elements per thread in each step of batch_inv's tree */
+#define BA_RESID 512u /* most points per run k_ba_finish is left to sum */
 
 /* ---- the level's run bookkeeping ---- */
 
@@ -527,8 +528,10 @@ static int ba_buckets(czk_cuda_ctx *ctx, const aff_t<F> *bases, const msm_plan &
         for (unsigned lv = 0; lv < levels; lv++) {
             /* the last levels add few points (most runs are down to one):
              * leave what remains to k_ba_finish once a level would add fewer
-             * than stop_k thousand pairs */
-            if (lv > 0 && (bound - R) / 2 < (size_t)stop_k * 1000)
+             * than stop_k thousand pairs and every run has fewer than BA_RESID
+             * points left (k_ba_finish sums a run on one thread: a run of the
+             * short top window can hold 2^26 / 2^7 points) */
+            if (lv > 0 && (bound - R) / 2 < (size_t)stop_k * 1000 && ((maxc - 1) >> lv) < BA_RESID)
                 break;
             k_ba_half<<<grid_for(R, 256), 256, 0, s>>>(cnt[a], R, cnt[1 - a]);
             tmp = ws->cub_bytes;
