@@ -827,19 +827,33 @@ FF_GEN void from_mont(F &r, const F &a)
     one.v[0] = 1;
     mul(r, a, one);
 }
-/* r = a^-1 by Fermat (a^(p-2)); 0 for a = 0.  Not constant time in the
- * exponent only (the public modulus): for fixed-base tables of public points. */
+/* r = a^-1 by Fermat (a^(p-2)) with 4-bit windows of the exponent; 0 for
+ * a = 0.  Not constant time in the exponent only (the public modulus): for
+ * public points (fixed-base tables, batch-affine bucket sums). */
 FF_GEN void inv(F &r, const F &a)
 {
+    F tab[16], acc;
+    set_one(tab[0]);
+    tab[1] = a;
+    for (int i = 2; i < 16; i++)
+        mul(tab[i], tab[i - 1], a);
     const uint32_t *m = ff_traits<F>::mod();
-    F acc;
+    bool started = false;
     set_one(acc);
     for (int w = N - 1; w >= 0; w--) {
         const uint32_t e = m[w] - (w == 0 ? 2u : 0u); /* p is odd and its low word > 2 */
-        for (int bit = 31; bit >= 0; bit--) {
-            sqr(acc, acc);
-            if ((e >> bit) & 1)
-                mul(acc, acc, a);
+        for (int nib = 7; nib >= 0; nib--) {
+            const uint32_t d = (e >> (4 * nib)) & 15;
+            if (started)
+                for (int i = 0; i < 4; i++)
+                    sqr(acc, acc);
+            if (d) {
+                if (started)
+                    mul(acc, acc, tab[d]);
+                else
+                    acc = tab[d];
+                started = true;
+            }
         }
     }
     r = acc;

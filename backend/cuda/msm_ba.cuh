@@ -24,7 +24,8 @@
  *   batch_inv  TP[0..T) inverted in place, by the same trick in a tree of
  *              chunks of BINV_K (one Fermat inversion for the level);
  *   k_ba_add   thread t walks its outputs backwards: 1/d_o = 1/P[o] · P[o−T],
- *              1/P[o−T] = 1/P[o] · d_o, and writes the sum.
+ *              1/P[o−T] = 1/P[o] · d_o, and writes the sum (G2: lane pair t,
+ *              k_ba_add_p2, each lane one component of every Fp2 value).
  * The first level reads the points through the sorted values from the bases
  * (sign bit: negate y); later levels read the previous level's output.
  * Infinity is the all-zero affine point (not on either curve).  The denominator
@@ -151,6 +152,20 @@ template <class F> FF_DEV int ba_case(const aff_t<F> &p, const aff_t<F> &q, bool
     return BA_INF;
 }
 
+/* the sum of a case without a slope: p, q or infinity (also a lane's
+ * component of them) */
+template <class A> FF_DEV A ba_noslope(int cs, const A &p, const A &q)
+{
+    if (cs == BA_COPY_P)
+        return p;
+    if (cs == BA_COPY_Q)
+        return q;
+    A z;
+    set_zero(z.x);
+    set_zero(z.y);
+    return z;
+}
+
 /* the denominator of the case: x2 − x1, 2 y1, or 1 */
 template <class F> FF_DEV void ba_den(F &d, int cs, const aff_t<F> &p, const aff_t<F> &q)
 {
@@ -196,22 +211,33 @@ __global__ void __launch_bounds__(128) k_ba_pre(const aff_t<F> *src, const uint3
     st_global(TP + t, acc);
 }
 
+/* the last output o of walker t of T in k_ba_add (its outputs t, t + T, ...,
+ * at most K of them, below the level's count); false: it has none */
+FF_DEV bool ba_last(const ba_lvl &L, uint32_t K, uint32_t T, uint32_t t, uint32_t &o)
+{
+    if (t >= T)
+        return false;
+    const uint32_t O = ba_outputs(L);
+    if (t >= O)
+        return false;
+    uint32_t k = (O - 1 - t) / T;
+    if (k > K - 1)
+        k = K - 1;
+    o = t + k * T;
+    return true;
+}
+
+/* G1 (G2: k_ba_add_p2) */
 template <class F>
 __global__ void __launch_bounds__(128) k_ba_add(const aff_t<F> *src, ba_lvl L, uint32_t K, uint32_t T, const F *P,
                                                 const F *TPinv, const uint2 *OPS, aff_t<F> *dst)
 {
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= T)
+    uint32_t o;
+    if (!ba_last(L, K, T, t, o))
         return;
-    const uint32_t O = ba_outputs(L);
-    if (t >= O)
-        return;
-    /* the thread's last output: k_last = (O - 1 - t) / T, capped at K - 1 */
-    uint32_t k = (O - 1 - t) / T;
-    if (k > K - 1)
-        k = K - 1;
     F acc = ld_global(TPinv + t); /* 1 / P[o] */
-    for (uint32_t o = t + k * T;; o -= T) {
+    for (;; o -= T) {
         const uint2 c = OPS[o];
         const bool has2 = c.y != SENT;
         const aff_t<F> p = ba_point(src, c.x);
@@ -241,18 +267,121 @@ __global__ void __launch_bounds__(128) k_ba_add(const aff_t<F> *src, ba_lvl L, u
             sub(t1, p.x, s.x);
             mul(t1, t1, lam);
             sub(s.y, t1, p.y);
-        } else if (cs == BA_COPY_P) {
-            s = p;
-        } else if (cs == BA_COPY_Q) {
-            s = q;
         } else {
-            set_zero(s.x);
-            set_zero(s.y);
+            s = ba_noslope(cs, p, q);
         }
         st_global(dst + o, s);
         if (o < T)
             break;
     }
+}
+
+/* ---- k_ba_add for G2 on lane pairs (ec_pair.cuh) ----
+ * Pair t (threads 2t, 2t + 1) does what thread t of k_ba_add does, each lane
+ * holding one component of every Fp2 value: half the registers per thread,
+ * so more warps per SM.  Cases and branches are agreed over the pair. */
+
+/* operand `code`, this lane's component (negating 0 leaves infinity 0) */
+template <class B> FF_DEV aff_t<B> p2_ba_point(const p2ctx &pk, const aff_t<fp2x<B>> *src, uint32_t code)
+{
+    aff_t<B> p = p2_ld_aff(pk, src, code >> 1);
+    if (code & 1)
+        neg(p.y, p.y);
+    return p;
+}
+
+/* a = b in Fp2, agreed over the pair */
+template <class B> FF_DEV bool p2_eq(const p2ctx &pk, const B &a, const B &b)
+{
+    const unsigned e = eq(a, b) ? 1u : 0u;
+    return (e & __shfl_xor_sync(pk.mask, e, 1)) != 0;
+}
+
+template <class B> FF_DEV int p2_ba_case(const p2ctx &pk, const aff_t<B> &p, const aff_t<B> &q, bool has2)
+{
+    if (!has2 || p2_aff_is_inf(pk, q))
+        return BA_COPY_P;
+    if (p2_aff_is_inf(pk, p))
+        return BA_COPY_Q;
+    if (!p2_eq(pk, p.x, q.x))
+        return BA_ADD;
+    if (p2_eq(pk, p.y, q.y) && !p2_is_zero(pk, p.y))
+        return BA_DBL;
+    return BA_INF;
+}
+
+/* 3 blocks per SM for BLS12-381 (168 registers, 12 warps, against 251 and
+ * 8 warps for one G2 output per thread), 4 for BN254 (120 registers) */
+#define BA_P2_BLOCKS(B) (ff_traits<B>::N > 8 ? 3 : 4)
+template <class B>
+__global__ void __launch_bounds__(128, BA_P2_BLOCKS(B))
+    k_ba_add_p2(const aff_t<fp2x<B>> *src, ba_lvl L, uint32_t K, uint32_t T, const fp2x<B> *P, const fp2x<B> *TPinv,
+                const uint2 *OPS, aff_t<fp2x<B>> *dst)
+{
+    const uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) >> 1;
+    const p2ctx pk = p2_ctx();
+    uint32_t o;
+    if (!ba_last(L, K, T, t, o))
+        return;
+    const B *Pc = reinterpret_cast<const B *>(P) + pk.c; /* this lane's component of P[i]: Pc[2 i] */
+    B acc = ld_global(reinterpret_cast<const B *>(TPinv) + 2 * (size_t)t + pk.c); /* 1 / P[o] */
+    for (;; o -= T) {
+        const uint2 c = OPS[o];
+        const bool has2 = c.y != SENT;
+        const aff_t<B> p = p2_ba_point(pk, src, c.x);
+        const aff_t<B> q = has2 ? p2_ba_point(pk, src, c.y) : p;
+        const int cs = p2_ba_case(pk, p, q, has2);
+        aff_t<B> r;
+        if (cs == BA_ADD || cs == BA_DBL) {
+            B id, lam, t1;
+            if (o >= T) {
+                B d; /* the denominator: x2 − x1, or 2 y1 for a doubling */
+                if (cs == BA_ADD)
+                    sub(d, q.x, p.x);
+                else
+                    dbl(d, p.y);
+                /* 1 / d_o = 1/P[o] · P[o − T], 1 / P[o − T] = 1/P[o] · d_o */
+                p2_mul2<true>(pk, id, acc, acc, ld_global(Pc + 2 * (size_t)(o - T)), acc, d);
+            } else {
+                id = acc;
+            }
+            if (cs == BA_ADD) {
+                sub(lam, q.y, p.y);
+            } else {
+                p2_sqr(pk, t1, p.x);
+                dbl(lam, t1);
+                add(lam, lam, t1);
+            }
+            p2_mul(pk, lam, lam, id);
+            p2_sqr(pk, t1, lam);
+            sub(t1, t1, p.x);
+            sub(r.x, t1, q.x); /* q.x = p.x for a doubling */
+            sub(t1, p.x, r.x);
+            p2_mul(pk, t1, t1, lam);
+            sub(r.y, t1, p.y);
+        } else {
+            r = ba_noslope(cs, p, q);
+        }
+        B *D = reinterpret_cast<B *>(dst + o);
+        st_global(D + pk.c, r.x);
+        st_global(D + 2 + pk.c, r.y);
+        if (o < T)
+            break;
+    }
+}
+
+/* k_ba_add's launch: G1 one output per thread, G2 on lane pairs */
+template <class F>
+static void ba_add_launch(const aff_t<F> *src, const ba_lvl &L, uint32_t K, uint32_t T, const F *P, const F *TP,
+                          const uint2 *OPS, aff_t<F> *dst, cudaStream_t s)
+{
+    k_ba_add<F><<<grid_for(T, 128), 128, 0, s>>>(src, L, K, T, P, TP, OPS, dst);
+}
+template <class B>
+static void ba_add_launch(const aff_t<fp2x<B>> *src, const ba_lvl &L, uint32_t K, uint32_t T, const fp2x<B> *P,
+                          const fp2x<B> *TP, const uint2 *OPS, aff_t<fp2x<B>> *dst, cudaStream_t s)
+{
+    k_ba_add_p2<B><<<grid_for(2 * (size_t)T, 128), 128, 0, s>>>(src, L, K, T, P, TP, OPS, dst);
 }
 
 /* ---- the shared inversion: x[0..n) <- 1 / x[i] (all nonzero) ---- */
@@ -274,54 +403,10 @@ template <class F> __global__ void k_binv_up(const F *x, uint32_t n, F *pre, F *
 }
 
 /* x[0] <- 1 / x[0] (one thread) */
-/* r = a^-1 by Fermat with 4-bit windows of p - 2 (about 15% fewer products
- * than ff.cuh's inv; the one inversion of a level runs on one thread, so its
- * latency is paid in full).  Not constant time in the exponent only. */
-template <class F, int N = ff_traits<F>::N> FF_DEV void ba_inv(F &r, const F &a)
-{
-    F tab[16], acc;
-    set_one(tab[0]);
-    tab[1] = a;
-    for (int i = 2; i < 16; i++)
-        mul(tab[i], tab[i - 1], a);
-    const uint32_t *m = ff_traits<F>::mod();
-    bool started = false;
-    set_one(acc);
-    for (int w = N - 1; w >= 0; w--) {
-        const uint32_t e = m[w] - (w == 0 ? 2u : 0u); /* p is odd and its low word > 2 */
-        for (int nib = 7; nib >= 0; nib--) {
-            const uint32_t d = (e >> (4 * nib)) & 15;
-            if (started)
-                for (int i = 0; i < 4; i++)
-                    sqr(acc, acc);
-            if (d) {
-                if (started)
-                    mul(acc, acc, tab[d]);
-                else
-                    acc = tab[d];
-                started = true;
-            }
-        }
-    }
-    r = acc;
-}
-/* Fp2: (a0 + a1 u)^-1 = (a0 - a1 u) / (a0^2 + a1^2) */
-template <class B> FF_DEV void ba_inv(fp2x<B> &r, const fp2x<B> &a)
-{
-    B t0, t1;
-    sqr(t0, a.c0);
-    sqr(t1, a.c1);
-    add(t0, t0, t1);
-    ba_inv(t1, t0);
-    mul(r.c0, a.c0, t1);
-    mul(t0, a.c1, t1);
-    neg(r.c1, t0);
-}
-
 template <class F> __global__ void k_binv_one(F *x)
 {
     F r;
-    ba_inv(r, x[0]);
+    inv(r, x[0]);
     x[0] = r;
 }
 
@@ -401,17 +486,24 @@ __global__ void k_ba_finish(const aff_t<F> *pts, const uint32_t *start, const ui
 /* outputs per thread of a level (CZK_CUDA_MSM_BA_K, benchmarks; read once) */
 static unsigned ba_k(void)
 {
-    static const unsigned K = env_uint("CZK_CUDA_MSM_BA_K", 16);
-    return K ? K : 16;
+    static const unsigned K = env_uint("CZK_CUDA_MSM_BA_K", 64);
+    return K ? K : 64;
 }
 
+/* outputs of the levels of a chunk of ch pairs into nb buckets, at most:
+ * every run of k points gives ceil(k / 2), so level 0 has at most half =
+ * (ch + nb) / 2 + 1 outputs and level 1 at most (half + nb) / 2 + 1 (the
+ * even levels write buffer 0, the odd ones buffer 1) */
+static size_t ba_half(size_t ch, size_t nb) { return (ch + nb) / 2 + 1; }
+static size_t ba_quarter(size_t ch, size_t nb) { return (ba_half(ch, nb) + nb) / 2 + 1; }
+
 /* scratch bytes for chunks of ch pairs into nb buckets, field elements of
- * fb bytes: two point buffers and the prefix products P of half (the most
- * outputs a level has), the operand codes, TP and batch_inv's tree */
+ * fb bytes: the two point buffers, the prefix products P and operand codes
+ * of level 0's outputs, TP and batch_inv's tree */
 static size_t ba_need(size_t ch, size_t nb, size_t fb)
 {
-    const size_t half = (ch + nb) / 2 + 1, tmax = (half + ba_k() - 1) / ba_k();
-    return 2 * half * 2 * fb + half * (fb + sizeof(uint2)) + (tmax + binv_scratch(tmax)) * fb + 256;
+    const size_t half = ba_half(ch, nb), tmax = (half + ba_k() - 1) / ba_k();
+    return (half + ba_quarter(ch, nb)) * 2 * fb + half * (fb + sizeof(uint2)) + (tmax + binv_scratch(tmax)) * fb + 256;
 }
 
 /* the largest chunk (at most `pairs`, at least 2 nb or all the pairs) that
@@ -436,7 +528,7 @@ static size_t ba_chunk(size_t bytes, size_t pairs, size_t nb, size_t fb)
  * CZK_CUDA_MSM_BA_MB_DEFAULT) and at a quarter of the device memory free,
  * halved while the device cannot give it (to 1/16); without it (or with CZK_CUDA_MSM_BA=0) every MSM runs the XYZZ
  * first level */
-#define CZK_CUDA_MSM_BA_MB_DEFAULT 32768u
+#define CZK_CUDA_MSM_BA_MB_DEFAULT 24576u
 static int ba_init(czk_msm_ws *ws, size_t fb)
 {
     ws->ba_mem = NULL;
@@ -492,11 +584,11 @@ static int ba_buckets(czk_cuda_ctx *ctx, const aff_t<F> *bases, const msm_plan &
     static const unsigned stop_k = env_uint("CZK_CUDA_MSM_BA_STOP", 4000);
     const unsigned K = ba_k();
     const size_t nb = p.nbuckets;
-    const size_t half = (ch + nb) / 2 + 1; /* outputs of a level, at most */
+    const size_t half = ba_half(ch, nb); /* outputs of a level, at most */
     const size_t tmax = (half + K - 1) / K; /* threads of a level */
     uint32_t *cnt[2] = {ws->ba_cnt[0], ws->ba_cnt[1]}, *start[2] = {ws->ba_start[0], ws->ba_start[1]};
     aff_t<F> *buf[2] = {(aff_t<F> *)ws->ba_mem, (aff_t<F> *)ws->ba_mem + half};
-    F *P = (F *)(buf[1] + half), *TP = P + half, *scr = TP + tmax;
+    F *P = (F *)(buf[1] + ba_quarter(ch, nb)), *TP = P + half, *scr = TP + tmax;
     uint2 *OPS = (uint2 *)(scr + binv_scratch(tmax));
     uint32_t *hc = ws->host_counters;
 
@@ -559,7 +651,7 @@ static int ba_buckets(czk_cuda_ctx *ctx, const aff_t<F> *bases, const msm_plan &
             else
                 k_ba_pre<F, false><<<grid_for(T, 128), 128, 0, s>>>(src, vals, L, K, T, P, TP, OPS);
             batch_inv<F>(TP, T, scr, s);
-            k_ba_add<F><<<grid_for(T, 128), 128, 0, s>>>(src, L, K, T, P, TP, OPS, dst);
+            ba_add_launch(src, L, K, T, P, TP, OPS, dst, s);
             CZK_CU_LAUNCH("k_ba level");
             src = dst;
             a = 1 - a;

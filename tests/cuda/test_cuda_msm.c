@@ -8,7 +8,8 @@
  * scalars reduced mod r, checked to 2^12); bases include infinity and
  * repeated points (exercises the doubling branch).  Bases are uploaded once
  * and reused, and an offset MSM checks base_off/scalar_off.  The same checks
- * run over bases with fixed-base tables (all rows; 3 rows at c = 8), at the
+ * run over bases with fixed-base tables (all rows; 3 rows at c = 8, wider
+ * above 2^16), at the
  * bases' size and at 2^10 over 2^max bases, and a context that uses a table
  * only for dense scalars (msm_table_dense_pm) picks it by the scalars.
  * Bucket sums as the context picks them (batch-affine by default; ctest also
@@ -222,11 +223,15 @@ DEF_CHECK(check_g2, "g2", czk_g2_aff, czk_g2, czk_cuda_msm_g2_host, czk_cuda_msm
           kind == S_RANDOM || kind == TU_S_BITS || kind == S_OVER)
 
 /* fixed-base tables (czk_cuda_bases_precompute): all rows at the default
- * window, and 3 rows at c = 8 (11 bucket windows) */
-static const struct {
+ * window, and 3 rows at c = 8 (11 bucket windows).  Above 2^16 bases the
+ * 3-row table takes the plain plan's window at 2^max_log (c = its bit
+ * length less 9), whose sort pairs the workspace holds: c = 8 would need
+ * 33 pairs per term there, more than the workspace sized for the plain and
+ * full-table plans, and msm_run would (correctly) run the plain plan. */
+static struct {
     unsigned rows, c;
-    const char *tag;
-} tables[] = {{0, 0, " (full table)"}, {3, 8, " (3-row table, c=8)"}};
+    char tag[40];
+} tables[] = {{0, 0, " (full table)"}, {3, 8, ""}};
 
 int main(void)
 {
@@ -235,6 +240,9 @@ int main(void)
     if (max_log < 10)
         max_log = 10;
     size_t nmax = (size_t)1 << max_log;
+    if (max_log > 16)
+        tables[1].c = max_log - 8;
+    snprintf(tables[1].tag, sizeof tables[1].tag, " (3-row table, c=%u)", tables[1].c);
     czk_cuda_ctx *ctx = tu_ctx(10, nmax, 1);
 
     czk_fr *s = malloc(nmax * sizeof *s);
