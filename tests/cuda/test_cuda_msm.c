@@ -9,9 +9,9 @@
  * repeated points (exercises the doubling branch).  Bases are uploaded once
  * and reused, and an offset MSM checks base_off/scalar_off.  The same checks
  * run over bases with fixed-base tables (all rows; 3 rows at c = 8, wider
- * above 2^16), at the
- * bases' size and at 2^10 over 2^max bases, and a context that uses a table
- * only for dense scalars (msm_table_dense_pm) picks it by the scalars.
+ * above 2^16), at the bases' size and at 2^10 over 2^max bases, and a
+ * context that uses a table only for dense scalars (msm_table_dense_pm)
+ * picks it by the scalars.
  * Bucket sums as the context picks them (batch-affine by default; ctest also
  * runs it with CZK_CUDA_MSM_BA=0 and in 1 MiB chunks).
  * Sizes 2^10..2^CZK_CUDA_TEST_MSM_MAX_LOG (default 12; G2 stops 2 lower).
