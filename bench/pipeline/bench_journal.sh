@@ -26,6 +26,8 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+ME=bench_journal.sh
+. "$repo/bench/pipeline/pipeline_lib.sh"
 BUILD=$repo/build CIRCUIT=linear JOBS=8 PARTS=8 DELAYS="0 5 20" REPS=3 WORK=$repo/build-bench/journal
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -40,24 +42,15 @@ while [ $# -gt 0 ]; do
     *) echo "bench_journal.sh: unknown option $1 (--help)" >&2; exit 2 ;;
     esac
 done
-CZK=$BUILD/cli/czk GPUD=$BUILD/gpud/czk-gpud SYNTH=$BUILD/synth/czk-synth FIN=$BUILD/finalizer/czk-finalizer
-for b in "$CZK" "$GPUD" "$SYNTH" "$FIN"; do
-    [ -x "$b" ] || { echo "bench_journal.sh: $b not built (cmake --build $BUILD)" >&2; exit 1; }
-done
+pl_bins "$BUILD"
 grep -q "CZK_FAULT_INJECTION:BOOL=ON" "$BUILD/CMakeCache.txt" 2>/dev/null ||
     { echo "bench_journal.sh: $BUILD is not a test build (cmake -DCZK_FAULT_INJECTION=ON)" >&2; exit 1; }
 CDIR=$repo/tests/fixtures/$CIRCUIT
 [ -f "$CDIR/circuit.zkey" ] || { echo "bench_journal.sh: no fixture $CDIR" >&2; exit 1; }
-log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-now() { date +%s.%N; }
 mkdir -p "$WORK"
 "$CZK" vkey "$CDIR/circuit.zkey" >"$WORK/vkey.json"
 N=$((JOBS * PARTS))
 unset CZK_FAULT
-
-PIDS=()
-stop() { for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; PIDS=(); }
-trap stop EXIT
 
 # run MODE DELAY: prints the wall seconds of one batch
 run() {
@@ -79,33 +72,14 @@ zkey = $CDIR/circuit.zkey
 CONF
     [ "$delay" -gt 0 ] && fault="gpud.journal_sync:sleep=$delay"
     [ "$mode" = inline ] && inline=1
-    CZK_FAULT=$fault CZK_GPUD_JOURNAL_INLINE=$inline "$GPUD" --config "$R/czk.conf" >"$R/logs/gpud.log" 2>&1 &
-    PIDS+=($!)
-    "$SYNTH" --config "$R/czk.conf" --numa-node 0 >"$R/logs/synth.log" 2>&1 & PIDS+=($!)
-    "$FIN" --config "$R/czk.conf" >"$R/logs/fin.log" 2>&1 & PIDS+=($!)
-    for _ in $(seq 1 600); do
-        st=$("$CZK" status --config "$R/czk.conf" --json 2>/dev/null) &&
-            echo "$st" | grep -q '"synths": 1' && echo "$st" | grep -q '"finalizer": 1' && break
-        sleep 0.1
-    done
-    local wt=() subs=() t0 t1
+    pl_start "$R/czk.conf" "$R/logs" 1 CZK_FAULT="$fault" CZK_GPUD_JOURNAL_INLINE="$inline"
+    local wt=() t0 t1
     for _ in $(seq 1 "$PARTS"); do wt+=("$CDIR/witness.wtns"); done
     t0=$(now)
-    for j in $(seq 1 "$JOBS"); do
-        "$CZK" submit --config "$R/czk.conf" --circuit "$CIRCUIT" --wait "${wt[@]}" >"$R/sub$j.log" 2>&1 & subs+=($!)
-    done
-    for p in "${subs[@]}"; do
-        wait "$p" || { echo "bench_journal.sh: a job failed ($mode, $delay ms):" >&2; cat "$R"/sub*.log >&2; exit 1; }
-    done
+    pl_submit "$R/czk.conf" "$CIRCUIT" "$JOBS" "${wt[@]}" "$R"
     t1=$(now)
-    stop
-    local n=0
-    for f in "$R"/out/*/*/proof.json; do
-        "$CZK" verify "$WORK/vkey.json" "$(dirname "$f")/public.json" "$f" >/dev/null ||
-            { echo "bench_journal.sh: $f does not verify" >&2; exit 1; }
-        n=$((n + 1))
-    done
-    [ "$n" = "$N" ] || { echo "bench_journal.sh: $n proofs, expected $N ($mode, $delay ms)" >&2; exit 1; }
+    pl_stop
+    pl_verify "$WORK/vkey.json" "$R/out" "$N"
     echo "$t0 $t1" | awk '{ printf "%.3f", $2 - $1 }'
 }
 

@@ -32,6 +32,8 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+ME=bench_pipeline.sh
+. "$repo/bench/pipeline/pipeline_lib.sh"
 BUILD=$repo/build CIRCUIT=multi CONSTRAINTS="" JOBS=8 PARTS=4 BACKEND=auto SYNTHS=1 SLOTS=4
 THREADS=0 WORK=$repo/build-bench/pipeline
 while [ $# -gt 0 ]; do
@@ -50,13 +52,8 @@ while [ $# -gt 0 ]; do
     *) echo "bench_pipeline.sh: unknown option $1 (--help)" >&2; exit 2 ;;
     esac
 done
-CZK=$BUILD/cli/czk GPUD=$BUILD/gpud/czk-gpud SYNTH=$BUILD/synth/czk-synth FIN=$BUILD/finalizer/czk-finalizer
-for b in "$CZK" "$GPUD" "$SYNTH" "$FIN"; do
-    [ -x "$b" ] || { echo "bench_pipeline.sh: $b not built (cmake --build $BUILD)" >&2; exit 1; }
-done
+pl_bins "$BUILD"
 SNARKJS=$repo/interop/node_modules/.bin/snarkjs
-log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-now() { date +%s.%N; }
 mkdir -p "$WORK"
 
 # ---- the circuit
@@ -113,45 +110,22 @@ threads = $THREADS
 [circuit.$NAME]
 zkey = $ZKEY
 CONF
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-trap cleanup EXIT
 t_start=$(now)
-"$GPUD" --config "$R/czk.conf" >"$R/logs/gpud.log" 2>&1 & PIDS+=($!)
-for s in $(seq 1 "$SYNTHS"); do
-    "$SYNTH" --config "$R/czk.conf" --numa-node 0 >"$R/logs/synth$s.log" 2>&1 & PIDS+=($!)
-done
-"$FIN" --config "$R/czk.conf" >"$R/logs/fin.log" 2>&1 & PIDS+=($!)
-for _ in $(seq 1 600); do
-    st=$("$CZK" status --config "$R/czk.conf" --json 2>/dev/null) &&
-        echo "$st" | grep -q "\"synths\": $SYNTHS" && echo "$st" | grep -q '"finalizer": 1' && break
-    sleep 0.1
-done
+pl_start "$R/czk.conf" "$R/logs" "$SYNTHS"
 t_up=$(now)
 STARTUP_S=$(echo "$t_start $t_up" | awk '{ printf "%.2f", $2 - $1 }')
 BACKEND_USED=$("$CZK" status --config "$R/czk.conf" --json | sed -n 's/^  "backend": "\(.*\)",/\1/p')
 log "pipeline: $JOBS jobs x $PARTS partitions, backend $BACKEND_USED, $SYNTHS synth(s), $SLOTS slots (daemons up in $STARTUP_S s)"
 wt=()
 for _ in $(seq 1 "$PARTS"); do wt+=("$WTNS"); done
-SUBS=()
 t0=$(now)
-for j in $(seq 1 "$JOBS"); do
-    "$CZK" submit --config "$R/czk.conf" --circuit "$NAME" --wait "${wt[@]}" >"$R/sub$j.log" 2>&1 & SUBS+=($!)
-done
-for p in "${SUBS[@]}"; do wait "$p" || { echo "bench_pipeline.sh: a job failed:" >&2; cat "$R"/sub*.log >&2; exit 1; }; done
+pl_submit "$R/czk.conf" "$NAME" "$JOBS" "${wt[@]}" "$R"
 t1=$(now)
 PIPE_S=$(echo "$t0 $t1" | awk '{ printf "%.3f", $2 - $1 }')
 "$CZK" status --config "$R/czk.conf" --json >"$R/status.json"
 "$CZK" status --config "$R/czk.conf" >"$R/status.txt"
 lat() { sed -n "/\"latency_s\"/,/}/s/^ *\"$1\": \([0-9.e+-]*\).*/\1/p" "$R/status.json"; }
-nproof=0
-for f in "$R"/out/*/*/proof.json; do
-    d=$(dirname "$f")
-    "$CZK" verify "$WORK/vkey.json" "$d/public.json" "$f" >/dev/null ||
-        { echo "bench_pipeline.sh: pipeline proof $f does not verify" >&2; exit 1; }
-    nproof=$((nproof + 1))
-done
-[ "$nproof" = "$N" ] || { echo "bench_pipeline.sh: $nproof pipeline proofs, expected $N" >&2; exit 1; }
+pl_verify "$WORK/vkey.json" "$R/out" "$N"
 if [ -x "$SNARKJS" ] && [ -z "$CONSTRAINTS" ]; then
     f=$(ls "$R"/out/*/0/proof.json | head -1)
     "$SNARKJS" groth16 verify "$CDIR/verification_key.json" "$(dirname "$f")/public.json" "$f" | grep -q OK ||

@@ -1,8 +1,9 @@
 /*
  * test_util.h — what the C tests share: a CHECK macro that reports the failing
- * expression and counts failures (the test exits 1 when t_failures != 0), and
- * a seeded splitmix64 generator whose seed comes from CZK_TEST_SEED or the
- * clock and is printed, so a failing run can be replayed.  Header-only (each
+ * expression and counts failures (the test exits 1 when t_failures != 0), DIE
+ * for a failure the test cannot go on from, and a seeded splitmix64 generator
+ * whose seed comes from CZK_TEST_SEED or the clock and is printed, so a
+ * failing run can be replayed.  Header-only (each
  * test is one program); include it as "tests/common/test_util.h".
  */
 #ifndef CZK_TESTS_COMMON_TEST_UTIL_H
@@ -24,6 +25,15 @@ static int t_failures;
                 fprintf(stderr, "\n");                                                    \
             }                                                                             \
         }                                                                                 \
+    } while (0)
+
+/* a failure the test cannot go on from: report it and exit 1 */
+#define DIE(...)                                                                          \
+    do {                                                                                  \
+        fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                   \
+        fprintf(stderr, __VA_ARGS__);                                                     \
+        fprintf(stderr, "\n");                                                            \
+        exit(1);                                                                          \
     } while (0)
 
 static uint64_t t_rng_state;

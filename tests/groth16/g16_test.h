@@ -1,8 +1,9 @@
 /*
- * g16_test.h — helpers for the Groth16 prover/setup/gen-circuit tests: a
- * CHECK macro that counts failures, a seeded generator, GMP conversions of
- * Fr values, the BLS12-381 r and snarkjs roots of unity computed with GMP
- * (an oracle independent of common/crypto/ntt.c), and a direct pairing check.
+ * g16_test.h — helpers for the Groth16 prover/setup/gen-circuit tests, on
+ * top of tests/common/test_util.h (CHECK, DIE, the seeded generator): GMP
+ * conversions of Fr values, the BLS12-381 r and snarkjs roots of unity
+ * computed with GMP (an oracle independent of common/crypto/ntt.c), and a
+ * direct pairing check.
  */
 #ifndef CZK_G16_TEST_H
 #define CZK_G16_TEST_H
@@ -18,47 +19,7 @@
 #include "common/crypto/field.h"
 #include "common/formats/formats.h"
 #include "common/crypto/pairing.h"
-
-static int g_failures;
-
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            if (g_failures++ < 20) {                                                       \
-                fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);   \
-                fprintf(stderr, __VA_ARGS__);                                              \
-                fputc('\n', stderr);                                                       \
-            }                                                                              \
-        }                                                                                  \
-    } while (0)
-
-#define DIE(...)                                                                           \
-    do {                                                                                   \
-        fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                    \
-        fprintf(stderr, __VA_ARGS__);                                                      \
-        fputc('\n', stderr);                                                               \
-        exit(1);                                                                           \
-    } while (0)
-
-static uint64_t g_rng;
-
-static inline uint64_t g_rand64(void)
-{
-    uint64_t z = (g_rng += 0x9e3779b97f4a7c15ULL);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static inline uint64_t g_seed(const char *name)
-{
-    const char *s = getenv("CZK_TEST_SEED");
-
-    g_rng = s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ULL ^ (uint64_t)clock();
-    printf("%s: seed 0x%llx (set CZK_TEST_SEED to replay)\n", name, (unsigned long long)g_rng);
-    return g_rng;
-}
+#include "tests/common/test_util.h"
 
 static mpz_t g_r;   /* the scalar field modulus */
 
@@ -94,7 +55,7 @@ static inline void g_rand_fr_std(czk_fr *a)
     uint64_t l[6];
 
     for (int i = 0; i < 6; i++)
-        l[i] = g_rand64();
+        l[i] = t_rand64();
     mpz_init(z);
     mpz_import(z, 6, -1, sizeof(uint64_t), 0, 0, l);
     mpz_mod(z, z, g_r);

@@ -101,7 +101,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s FIXTURE_DIR [BLS_WITNESS]\n", argv[0]);
         return 2;
     }
-    g_seed("test_bn254_prove");
+    t_seed("test_bn254_prove");
     mpz_init(g_r);
     g_fr_to_mpz(g_r, AS_FR(&CZK_BN254_FR_MOD));
     snprintf(path[0], sizeof(path[0]), "%s/circuit.zkey", argv[1]);
@@ -170,7 +170,7 @@ int main(int argc, char **argv)
     czk_bn254_g1_aff_neg(&p2.c, &p2.c);
     CHECK(czk_groth16_bn254_verify(&vk_sj, &p2, pub, z.n_public, &e) == -EBADMSG, "negated pi_c accepted");
     if (z.n_public) {
-        size_t i = g_rand64() % z.n_public;
+        size_t i = t_rand64() % z.n_public;
         czk_bn254_fr one = {{1, 0, 0, 0}}, old = pub[i];
         czk_bn254_fr_add(&pub[i], &pub[i], &one); /* standard-form + 1 (below r: the fixture's values are small) */
         CHECK(czk_groth16_bn254_verify(&vk_sj, &p1, pub, z.n_public, &e) == -EBADMSG,
@@ -196,8 +196,8 @@ int main(int argc, char **argv)
     czk_wtns_close(&w);
     czk_zkey_close(&z);
     mpz_clear(g_r);
-    if (g_failures) {
-        fprintf(stderr, "%d check(s) failed\n", g_failures);
+    if (t_failures) {
+        fprintf(stderr, "%d check(s) failed\n", t_failures);
         return 1;
     }
     printf("PASS %s\n", argv[1]);

@@ -23,14 +23,6 @@
 #include "common/groth16/setup.h"
 #include "tests/field/test_util.h"
 
-#define DIE(...)                                 \
-    do {                                         \
-        fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-        fprintf(stderr, __VA_ARGS__);            \
-        fputc('\n', stderr);                     \
-        exit(1);                                 \
-    } while (0)
-
 typedef struct { uint64_t l[4]; } fe;
 
 static void check(const char *dir, czk_curve_id curve, uint32_t n_constraints, double bits, uint64_t seed)

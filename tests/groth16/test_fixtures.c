@@ -62,7 +62,7 @@ static void check_abc(const czk_zkey *z, const czk_r1cs *r1cs, const czk_fr *w)
 
     memcpy(shuffled, z->coefs, (size_t)z->n_coefs * sizeof(*shuffled));
     for (uint32_t i = z->n_coefs; i > 1; i--) {
-        uint32_t j = (uint32_t)(g_rand64() % i);
+        uint32_t j = (uint32_t)(t_rand64() % i);
         czk_zkey_coef t = shuffled[i - 1];
 
         shuffled[i - 1] = shuffled[j];
@@ -150,7 +150,7 @@ int main(int argc, char **argv)
         DIE("usage: %s FIXTURE_DIR", argv[0]);
     dir = argv[1];
     g_init_r();
-    g_seed("groth16_fixtures");
+    t_seed("groth16_fixtures");
     if (czk_zkey_open(&z, fx(0, dir, "circuit.zkey"), &e) ||
         czk_wtns_open(&w, fx(1, dir, "witness.wtns"), &e) ||
         czk_r1cs_open(&r1cs, fx(2, dir, "circuit.r1cs"), &e) ||
@@ -259,9 +259,9 @@ int main(int argc, char **argv)
     czk_r1cs_close(&r1cs);
     czk_wtns_close(&w);
     czk_zkey_close(&z);
-    if (g_failures)
-        fprintf(stderr, "%s: %d failures\n", dir, g_failures);
+    if (t_failures)
+        fprintf(stderr, "%s: %d failures\n", dir, t_failures);
     else
         printf("%s: ok\n", dir);
-    return g_failures ? 1 : 0;
+    return t_failures ? 1 : 0;
 }

@@ -129,11 +129,11 @@ int main(int argc, char **argv)
     if (mkdir(argv[1], 0755) && errno != EEXIST)
         DIE("cannot create %s: %s", argv[1], strerror(errno));
     g_init_r();
-    g_seed("groth16_gencircuit");
-    run(argv[1], 2000, 4, 0.5, g_rand64());
-    run(argv[1], 500, 0, 0.0, g_rand64());
-    run(argv[1], 500, 1, 1.0, g_rand64());
-    run(argv[1], 1, 2, 0.25, g_rand64());
+    t_seed("groth16_gencircuit");
+    run(argv[1], 2000, 4, 0.5, t_rand64());
+    run(argv[1], 500, 0, 0.0, t_rand64());
+    run(argv[1], 500, 1, 1.0, t_rand64());
+    run(argv[1], 1, 2, 0.25, t_rand64());
     CHECK(czk_gencircuit(&o, "/nonexistent/x.r1cs", "/nonexistent/x.wtns", &e) < 0,
           "0 constraints accepted");
     o.n_constraints = 10;
@@ -143,7 +143,7 @@ int main(int argc, char **argv)
     o.bit_fraction = 0.5;
     CHECK(czk_gencircuit(&o, "/nonexistent/x.r1cs", "/nonexistent/x.wtns", &e) < 0 &&
           strstr(e.msg, "/nonexistent"), "unwritable path not reported by name: %s", e.msg);
-    if (g_failures)
-        fprintf(stderr, "%d failures\n", g_failures);
-    return g_failures ? 1 : 0;
+    if (t_failures)
+        fprintf(stderr, "%d failures\n", t_failures);
+    return t_failures ? 1 : 0;
 }

@@ -66,7 +66,7 @@ static void run(unsigned log_n, int nthreads, bool perturb)
         g_mont_to_mpz(ec[i], &c[i]);
     }
     if (perturb) {
-        bad = g_rand64() % n;
+        bad = t_rand64() % n;
         czk_fr_add(&c[bad], &c[bad], &CZK_FR_ONE);
     }
     CHECK(czk_groth16_compute_h(a, b, c, h, log_n, nthreads) == 0, "compute_h failed");
@@ -111,11 +111,11 @@ static void run(unsigned log_n, int nthreads, bool perturb)
 int main(void)
 {
     g_init_r();
-    g_seed("groth16_h");
+    t_seed("groth16_h");
     for (unsigned k = 1; k <= 6; k++)
         run(k, 1 + (int)(k & 1), false);
     run(5, 2, true);
-    if (g_failures)
-        fprintf(stderr, "%d failures\n", g_failures);
-    return g_failures ? 1 : 0;
+    if (t_failures)
+        fprintf(stderr, "%d failures\n", t_failures);
+    return t_failures ? 1 : 0;
 }

@@ -18,25 +18,7 @@
 #include "common/groth16/setup.h"
 #include "common/groth16/verify.h"
 
-static int g_failures;
-
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            g_failures++;                                                                  \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);       \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fputc('\n', stderr);                                                           \
-        }                                                                                  \
-    } while (0)
-
-#define DIE(...)                                                                           \
-    do {                                                                                   \
-        fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                    \
-        fprintf(stderr, __VA_ARGS__);                                                      \
-        fputc('\n', stderr);                                                               \
-        exit(1);                                                                           \
-    } while (0)
+#include "tests/common/test_util.h"
 
 #include "common/groth16/g16_names_bls12_381.h"
 #include "tests/groth16/prove_buffers_tmpl.h"
@@ -56,8 +38,8 @@ int main(int argc, char **argv)
         czk_check_prove(argv[1], log_n);
         czk_bn254_check_prove(argv[1], log_n);
     }
-    if (g_failures) {
-        fprintf(stderr, "test_prove_buffers: %d checks failed\n", g_failures);
+    if (t_failures) {
+        fprintf(stderr, "test_prove_buffers: %d checks failed\n", t_failures);
         return 1;
     }
     printf("test_prove_buffers: ok\n");

@@ -148,7 +148,7 @@ static void check_known_secrets(const char *dir)
 {
     char r1cs_path[4096], wtns_path[4096], zkey_path[4096];
     czk_gencircuit_opts o = { .n_constraints = 300, .n_public = 3, .bit_fraction = 0.5,
-                              .seed = g_rand64() };
+                              .seed = t_rand64() };
     czk_setup_secrets sec;
     czk_error e = { 0 };
     czk_zkey z;
@@ -230,7 +230,7 @@ static void check_known_secrets(const char *dir)
         for (size_t i = 0; i < n; i++)
             mpz_init_set(dom[i], pts[2 * i]);
         for (int s = 0; s < 4; s++) {
-            size_t i = g_rand64() % n;
+            size_t i = t_rand64() % n;
 
             lagrange_product(t, tau, dom, n, i);
             CHECK(mpz_cmp(t, lag[i]) == 0, "oracle: closed-form L_%zu(tau) != product formula", i);
@@ -265,7 +265,7 @@ static void check_known_secrets(const char *dir)
 
     /* points of sampled wires: the publics, the first private ones, random ones */
     for (int s = 0; s < 24; s++) {
-        uint32_t j = s < 8 ? (uint32_t)s : (uint32_t)(g_rand64() % z.n_vars);
+        uint32_t j = s < 8 ? (uint32_t)s : (uint32_t)(t_rand64() % z.n_vars);
 
         g1_of(&p1, at[j]);
         CHECK(czk_g1_aff_eq(&p1, &z.a[j]), "A_%u", j);
@@ -289,7 +289,7 @@ static void check_known_secrets(const char *dir)
     }
     /* H_k = L^(2n)_(2k+1)(tau) / delta, product formula over the 2n-domain */
     for (int s = 0; s < 3; s++) {
-        size_t kk = s == 0 ? 0 : s == 1 ? n - 1 : g_rand64() % n;
+        size_t kk = s == 0 ? 0 : s == 1 ? n - 1 : t_rand64() % n;
 
         lagrange_product(k, tau, pts, 2 * n, 2 * kk + 1);
         mpz_mul(k, k, delta_inv);
@@ -365,7 +365,7 @@ static int cpu_gen_mul(void *arg, czk_curve_id curve, int g2, const void *base, 
 static void check_accel(const char *dir)
 {
     char r1cs_path[4096], wtns_path[4096], ref_path[4096], acc_path[4096];
-    czk_gencircuit_opts o = { .n_constraints = 150, .n_public = 2, .bit_fraction = 0.4, .seed = g_rand64() };
+    czk_gencircuit_opts o = { .n_constraints = 150, .n_public = 2, .bit_fraction = 0.4, .seed = t_rand64() };
     struct accel_log log = { 0 };
     czk_setup_accel accel = { .name = "test accelerator", .gen_mul = cpu_gen_mul, .arg = &log };
     czk_setup_secrets sec;
@@ -413,7 +413,7 @@ static void check_dev_setup(const char *dir, uint32_t n_constraints, uint32_t n_
 {
     char r1cs_path[4096], wtns_path[4096], zkey_path[4096];
     czk_gencircuit_opts o = { .n_constraints = n_constraints, .n_public = n_public,
-                              .bit_fraction = bits, .seed = g_rand64() };
+                              .bit_fraction = bits, .seed = t_rand64() };
     czk_error e = { 0 };
     czk_zkey z;
     czk_wtns w;
@@ -446,13 +446,13 @@ int main(int argc, char **argv)
     if (mkdir(argv[1], 0755) && errno != EEXIST)
         DIE("cannot create %s: %s", argv[1], strerror(errno));
     g_init_r();
-    g_seed("groth16_setup");
+    t_seed("groth16_setup");
     check_known_secrets(argv[1]);
     check_accel(argv[1]);
     check_dev_setup(argv[1], 61, 0, 0.0);    /* 61 + 0 + 1 = 62 rows: domain 64 */
     check_dev_setup(argv[1], 126, 1, 1.0);   /* 128 rows exactly: domain 128 */
     check_dev_setup(argv[1], 200, 7, 0.3);
-    if (g_failures)
-        fprintf(stderr, "%d failures\n", g_failures);
-    return g_failures ? 1 : 0;
+    if (t_failures)
+        fprintf(stderr, "%d failures\n", t_failures);
+    return t_failures ? 1 : 0;
 }
