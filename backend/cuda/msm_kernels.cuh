@@ -33,12 +33,11 @@
 
 #include <cub/cub.cuh>
 
-#include "backend/cuda/ec_pair.cuh"
 #include "backend/cuda/internal.cuh"
+#include "backend/cuda/msm_ba_kernels.cuh" /* also SENT */
 
 template <class F> struct msm_group;
 
-#define SENT 0xffffffffu
 #define L0_MIN 128u /* mixed additions per task at level 0 */
 #define LN_MIN 32u  /* full additions per task at later levels */
 

@@ -1,0 +1,412 @@
+/*
+ * msm_ba_kernels.cuh — the device code of the batch-affine bucket sums
+ * (msm_ba.cuh describes the algorithm): the kernels and their helpers, with
+ * no host code and no CUDA runtime calls, so that tests/cuda/test_cuda_ba_emul
+ * can compile them for the CPU (tests/cuda/emu/cuda_emu.h) and check them
+ * against the CPU curve code where no GPU is present.
+ */
+#ifndef CZK_CUDA_MSM_BA_KERNELS_CUH
+#define CZK_CUDA_MSM_BA_KERNELS_CUH
+
+#include "backend/cuda/ec_pair.cuh"
+
+#define SENT 0xffffffffu /* the sort key of a zero digit: sorts last, no bucket */
+#define BINV_K 32u   /* elements per thread in each step of batch_inv's tree */
+#define BA_RESID 512u /* most points per run k_ba_finish is left to sum */
+
+/* ---- the level's run bookkeeping ---- */
+
+/* out_cnt[r] = ceil(in_cnt[r] / 2) */
+static __global__ void k_ba_half(const uint32_t *in_cnt, uint32_t R, uint32_t *out_cnt)
+{
+    uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < R)
+        out_cnt[r] = (in_cnt[r] + 1) >> 1;
+}
+
+/* counters[0] = number of pairs with a real key among keys[0..m) (the first
+ * SENT, keys sorted); one thread */
+static __global__ void k_ba_real(const uint32_t *keys, uint32_t m, uint32_t *counters)
+{
+    uint32_t lo = 0, hi = m;
+    while (lo < hi) {
+        uint32_t mid = lo + ((hi - lo) >> 1);
+        if (keys[mid] == SENT)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    counters[0] = lo;
+}
+
+/* counters[1] = max cnt[0..R) (R >= 1); one block of 256 */
+static __global__ void k_ba_max(const uint32_t *cnt, const uint32_t *Rp, uint32_t *counters)
+{
+    __shared__ uint32_t sm[256];
+    const uint32_t R = *Rp;
+    uint32_t m = 0;
+    for (uint32_t r = threadIdx.x; r < R; r += 256)
+        m = cnt[r] > m ? cnt[r] : m;
+    sm[threadIdx.x] = m;
+    __syncthreads();
+    for (unsigned w = 128; w; w >>= 1) {
+        if (threadIdx.x < w && sm[threadIdx.x + w] > sm[threadIdx.x])
+            sm[threadIdx.x] = sm[threadIdx.x + w];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        counters[1] = sm[0];
+}
+
+/* ---- one level ---- */
+
+/* the runs of a level: R runs, run r has in_cnt[r] inputs from in_start[r]
+ * and out_cnt[r] outputs from out_start[r] (exclusive sums); run[o] is the
+ * run of output o (o < out_start[R-1] + out_cnt[R-1]) */
+struct ba_lvl {
+    const uint32_t *in_start, *in_cnt, *out_start, *out_cnt, *run;
+    uint32_t R;
+};
+
+FF_DEV uint32_t ba_outputs(const ba_lvl &L) { return L.out_start[L.R - 1] + L.out_cnt[L.R - 1]; }
+
+/* flag[out_start[r]] = 1 for r >= 1 (flag zeroed before): run[] is its
+ * inclusive sum */
+static __global__ void k_ba_heads(const uint32_t *out_start, uint32_t R, uint32_t *flag)
+{
+    uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= 1 && r < R)
+        flag[out_start[r]] = 1;
+}
+
+/* An operand code: the input's index times 2 plus a negation bit (at the
+ * first level the sorted value itself: base index and digit sign); SENT for
+ * a missing second operand. */
+template <class F> FF_DEV aff_t<F> ba_point(const aff_t<F> *src, uint32_t code)
+{
+    aff_t<F> p = ld_global(src + (code >> 1));
+    if ((code & 1) && !aff_is_inf(p))
+        neg(p.y, p.y);
+    return p;
+}
+
+/* output o's operand codes */
+template <bool GATHER> FF_DEV uint2 ba_codes(const uint32_t *vals, const ba_lvl &L, uint32_t o)
+{
+    const uint32_t r = L.run[o], j = o - L.out_start[r];
+    const uint32_t i = L.in_start[r] + 2 * j;
+    const bool has2 = 2 * j + 1 < L.in_cnt[r];
+    uint2 c;
+    c.x = GATHER ? vals[i] : 2 * i;
+    c.y = !has2 ? SENT : GATHER ? vals[i + 1] : 2 * (i + 1);
+    return c;
+}
+
+/* what output (r, j) of a level does with its operands p (input 2j) and q
+ * (input 2j + 1, when has2) */
+enum { BA_COPY_P, BA_COPY_Q, BA_INF, BA_ADD, BA_DBL };
+
+template <class F> FF_DEV int ba_case(const aff_t<F> &p, const aff_t<F> &q, bool has2)
+{
+    if (!has2 || aff_is_inf(q))
+        return BA_COPY_P;
+    if (aff_is_inf(p))
+        return BA_COPY_Q;
+    if (!eq(p.x, q.x))
+        return BA_ADD;
+    if (eq(p.y, q.y) && !is_zero(p.y))
+        return BA_DBL;
+    return BA_INF;
+}
+
+/* the sum of a case without a slope: p, q or infinity (also a lane's
+ * component of them) */
+template <class A> FF_DEV A ba_noslope(int cs, const A &p, const A &q)
+{
+    if (cs == BA_COPY_P)
+        return p;
+    if (cs == BA_COPY_Q)
+        return q;
+    A z;
+    set_zero(z.x);
+    set_zero(z.y);
+    return z;
+}
+
+/* the denominator of the case: x2 − x1, 2 y1, or 1 */
+template <class F> FF_DEV void ba_den(F &d, int cs, const aff_t<F> &p, const aff_t<F> &q)
+{
+    if (cs == BA_ADD)
+        sub(d, q.x, p.x);
+    else if (cs == BA_DBL)
+        dbl(d, p.y);
+    else
+        set_one(d);
+}
+
+/* Thread t of T takes outputs t, t + T, ..., t + (K-1) T (below the level's
+ * output count), so a warp's loads and stores are of consecutive outputs. */
+template <class F, bool GATHER>
+__global__ void __launch_bounds__(128) k_ba_pre(const aff_t<F> *src, const uint32_t *vals, ba_lvl L, uint32_t K,
+                                                uint32_t T, F *P, F *TP, uint2 *OPS)
+{
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= T)
+        return;
+    const uint32_t O = ba_outputs(L);
+    F acc;
+    set_one(acc);
+    for (uint32_t k = 0, o = t; k < K && o < O; k++, o += T) {
+        const uint2 c = ba_codes<GATHER>(vals, L, o);
+        OPS[o] = c;
+        F d;
+        if (c.y != SENT) {
+            /* x alone decides, unless an operand may be infinity (x = 0) or the x agree */
+            const F x1 = ld_global(&src[c.x >> 1].x), x2 = ld_global(&src[c.y >> 1].x);
+            if (is_zero(x1) || is_zero(x2) || eq(x1, x2)) {
+                const aff_t<F> p = ba_point(src, c.x), q = ba_point(src, c.y);
+                ba_den(d, ba_case(p, q, true), p, q);
+            } else {
+                sub(d, x2, x1);
+            }
+        } else {
+            set_one(d);
+        }
+        mul(acc, acc, d);
+        st_global(P + o, acc);
+    }
+    st_global(TP + t, acc);
+}
+
+/* the last output o of walker t of T in k_ba_add (its outputs t, t + T, ...,
+ * at most K of them, below the level's count); false: it has none */
+FF_DEV bool ba_last(const ba_lvl &L, uint32_t K, uint32_t T, uint32_t t, uint32_t &o)
+{
+    if (t >= T)
+        return false;
+    const uint32_t O = ba_outputs(L);
+    if (t >= O)
+        return false;
+    uint32_t k = (O - 1 - t) / T;
+    if (k > K - 1)
+        k = K - 1;
+    o = t + k * T;
+    return true;
+}
+
+/* G1 (G2: k_ba_add_p2) */
+template <class F>
+__global__ void __launch_bounds__(128) k_ba_add(const aff_t<F> *src, ba_lvl L, uint32_t K, uint32_t T, const F *P,
+                                                const F *TPinv, const uint2 *OPS, aff_t<F> *dst)
+{
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t o;
+    if (!ba_last(L, K, T, t, o))
+        return;
+    F acc = ld_global(TPinv + t); /* 1 / P[o] */
+    for (;; o -= T) {
+        const uint2 c = OPS[o];
+        const bool has2 = c.y != SENT;
+        const aff_t<F> p = ba_point(src, c.x);
+        const aff_t<F> q = has2 ? ba_point(src, c.y) : p;
+        const int cs = ba_case(p, q, has2);
+        aff_t<F> s;
+        if (cs == BA_ADD || cs == BA_DBL) {
+            F id, d, lam, t1;
+            if (o >= T) {
+                mul(id, acc, ld_global(P + (o - T)));
+                ba_den(d, cs, p, q);
+                mul(acc, acc, d);
+            } else {
+                id = acc;
+            }
+            if (cs == BA_ADD) {
+                sub(lam, q.y, p.y);
+            } else {
+                sqr(t1, p.x);
+                dbl(lam, t1);
+                add(lam, lam, t1);
+            }
+            mul(lam, lam, id);
+            sqr(t1, lam);
+            sub(t1, t1, p.x);
+            sub(s.x, t1, q.x); /* q.x = p.x for a doubling */
+            sub(t1, p.x, s.x);
+            mul(t1, t1, lam);
+            sub(s.y, t1, p.y);
+        } else {
+            s = ba_noslope(cs, p, q);
+        }
+        st_global(dst + o, s);
+        if (o < T)
+            break;
+    }
+}
+
+/* ---- k_ba_add for G2 on lane pairs (ec_pair.cuh) ----
+ * Pair t (threads 2t, 2t + 1) does what thread t of k_ba_add does, each lane
+ * holding one component of every Fp2 value: half the registers per thread,
+ * so more warps per SM.  Cases and branches are agreed over the pair. */
+
+/* operand `code`, this lane's component (negating 0 leaves infinity 0) */
+template <class B> FF_DEV aff_t<B> p2_ba_point(const p2ctx &pk, const aff_t<fp2x<B>> *src, uint32_t code)
+{
+    aff_t<B> p = p2_ld_aff(pk, src, code >> 1);
+    if (code & 1)
+        neg(p.y, p.y);
+    return p;
+}
+
+/* a = b in Fp2, agreed over the pair */
+template <class B> FF_DEV bool p2_eq(const p2ctx &pk, const B &a, const B &b)
+{
+    const unsigned e = eq(a, b) ? 1u : 0u;
+    return (e & __shfl_xor_sync(pk.mask, e, 1)) != 0;
+}
+
+template <class B> FF_DEV int p2_ba_case(const p2ctx &pk, const aff_t<B> &p, const aff_t<B> &q, bool has2)
+{
+    if (!has2 || p2_aff_is_inf(pk, q))
+        return BA_COPY_P;
+    if (p2_aff_is_inf(pk, p))
+        return BA_COPY_Q;
+    if (!p2_eq(pk, p.x, q.x))
+        return BA_ADD;
+    if (p2_eq(pk, p.y, q.y) && !p2_is_zero(pk, p.y))
+        return BA_DBL;
+    return BA_INF;
+}
+
+/* 3 blocks per SM for BLS12-381 (168 registers, 12 warps, against 251 and
+ * 8 warps for one G2 output per thread), 4 for BN254 (120 registers) */
+#define BA_P2_BLOCKS(B) (ff_traits<B>::N > 8 ? 3 : 4)
+template <class B>
+__global__ void __launch_bounds__(128, BA_P2_BLOCKS(B))
+    k_ba_add_p2(const aff_t<fp2x<B>> *src, ba_lvl L, uint32_t K, uint32_t T, const fp2x<B> *P, const fp2x<B> *TPinv,
+                const uint2 *OPS, aff_t<fp2x<B>> *dst)
+{
+    const uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) >> 1;
+    const p2ctx pk = p2_ctx();
+    uint32_t o;
+    if (!ba_last(L, K, T, t, o))
+        return;
+    const B *Pc = reinterpret_cast<const B *>(P) + pk.c; /* this lane's component of P[i]: Pc[2 i] */
+    B acc = ld_global(reinterpret_cast<const B *>(TPinv) + 2 * (size_t)t + pk.c); /* 1 / P[o] */
+    for (;; o -= T) {
+        const uint2 c = OPS[o];
+        const bool has2 = c.y != SENT;
+        const aff_t<B> p = p2_ba_point(pk, src, c.x);
+        const aff_t<B> q = has2 ? p2_ba_point(pk, src, c.y) : p;
+        const int cs = p2_ba_case(pk, p, q, has2);
+        aff_t<B> r;
+        if (cs == BA_ADD || cs == BA_DBL) {
+            B id, lam, t1;
+            if (o >= T) {
+                B d; /* the denominator: x2 − x1, or 2 y1 for a doubling */
+                if (cs == BA_ADD)
+                    sub(d, q.x, p.x);
+                else
+                    dbl(d, p.y);
+                /* 1 / d_o = 1/P[o] · P[o − T], 1 / P[o − T] = 1/P[o] · d_o */
+                p2_mul2<true>(pk, id, acc, acc, ld_global(Pc + 2 * (size_t)(o - T)), acc, d);
+            } else {
+                id = acc;
+            }
+            if (cs == BA_ADD) {
+                sub(lam, q.y, p.y);
+            } else {
+                p2_sqr(pk, t1, p.x);
+                dbl(lam, t1);
+                add(lam, lam, t1);
+            }
+            p2_mul(pk, lam, lam, id);
+            p2_sqr(pk, t1, lam);
+            sub(t1, t1, p.x);
+            sub(r.x, t1, q.x); /* q.x = p.x for a doubling */
+            sub(t1, p.x, r.x);
+            p2_mul(pk, t1, t1, lam);
+            sub(r.y, t1, p.y);
+        } else {
+            r = ba_noslope(cs, p, q);
+        }
+        B *D = reinterpret_cast<B *>(dst + o);
+        st_global(D + pk.c, r.x);
+        st_global(D + 2 + pk.c, r.y);
+        if (o < T)
+            break;
+    }
+}
+
+/* ---- the shared inversion: x[0..n) <- 1 / x[i] (all nonzero) ---- */
+
+/* pre[i] = x[uK] ... x[i] within thread u's chunk, up[u] = the chunk's product */
+template <class F> __global__ void k_binv_up(const F *x, uint32_t n, F *pre, F *up)
+{
+    const uint32_t u = blockIdx.x * blockDim.x + threadIdx.x, i0 = u * BINV_K;
+    if (i0 >= n)
+        return;
+    const uint32_t e = n - i0 > BINV_K ? i0 + BINV_K : n;
+    F acc = x[i0];
+    pre[i0] = acc;
+    for (uint32_t i = i0 + 1; i < e; i++) {
+        mul(acc, acc, x[i]);
+        pre[i] = acc;
+    }
+    up[u] = acc;
+}
+
+/* x[0] <- 1 / x[0] (one thread) */
+template <class F> __global__ void k_binv_one(F *x)
+{
+    F r;
+    inv(r, x[0]);
+    x[0] = r;
+}
+
+/* upinv[u] = 1 / (chunk u's product): x[i] <- 1 / x[i] over the chunk */
+template <class F> __global__ void k_binv_down(F *x, uint32_t n, const F *pre, const F *upinv)
+{
+    const uint32_t u = blockIdx.x * blockDim.x + threadIdx.x, i0 = u * BINV_K;
+    if (i0 >= n)
+        return;
+    const uint32_t e = n - i0 > BINV_K ? i0 + BINV_K : n;
+    F acc = upinv[u];
+    for (uint32_t i = e - 1; i > i0; i--) {
+        F xi = x[i], r;
+        mul(r, acc, pre[i - 1]);
+        x[i] = r;
+        mul(acc, acc, xi);
+    }
+    x[i0] = acc;
+}
+
+/* ---- the chunk's runs into the buckets ---- */
+
+/* bucket run_keys[r] = the sum of run r's points pts[start[r] .. + cnt[r])
+ * (the few the levels left, summed in XYZZ); run 0 is added to its bucket
+ * when the chunk at sorted offset off continues the previous chunk's last
+ * bucket */
+template <class F>
+__global__ void k_ba_finish(const aff_t<F> *pts, const uint32_t *start, const uint32_t *cnt, const uint32_t *Rp,
+                            const uint32_t *run_keys, const uint32_t *keys, uint32_t off, xyzz_t<F> *buckets)
+{
+    const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= *Rp)
+        return;
+    xyzz_t<F> q;
+    xyzz_set_inf(q);
+    for (uint32_t i = start[r], e = i + cnt[r]; i < e; i++) {
+        const aff_t<F> a = ld_global(pts + i);
+        if (!aff_is_inf(a))
+            xyzz_add_aff(q, a);
+    }
+    const uint32_t key = run_keys[r];
+    if (r == 0 && off > 0 && keys[off - 1] == key) {
+        xyzz_t<F> b = buckets[key];
+        xyzz_add(b, q);
+        q = b;
+    }
+    st_global(buckets + key, q);
+}
+
+#endif

@@ -1,0 +1,421 @@
+/*
+ * test_cuda_ba_emul.cpp — the batch-affine bucket-sum kernels of
+ * backend/cuda/msm_ba_kernels.cuh run on the CPU (tests/cuda/emu/cuda_emu.h:
+ * the kernels compiled by the host compiler, each thread a coroutine, warp
+ * shuffles and __syncthreads emulated) and checked against the CPU curve code,
+ * for BLS12-381 and BN254, G1 and G2 (G2's additions on lane pairs).  Needs no
+ * GPU, so CI checks the kernels' logic (operand codes, cases, the shared
+ * inversion, the walk back, lane-pair agreement) where the GPU tests skip.
+ *
+ * Each case builds runs of random points with the special pairs adjacent
+ * (P + P, P + (-P), infinity on either side or both, odd tails), at the first
+ * level through sorted values (base index and sign) and at later levels from
+ * the previous level's output, then sums every run level by level as
+ * msm_ba.cuh's driver does (k_ba_pre, the k_binv_* tree, k_ba_add), checking
+ * every output against the CPU's sum of its two inputs; k_ba_finish's XYZZ
+ * bucket sums (also a chunk continuing the previous chunk's bucket) and the
+ * bookkeeping kernels (k_ba_half, k_ba_heads, k_ba_real, k_ba_max) as well.
+ * Outputs per thread K = 1, 3 and 64, so walks of one and of many outputs.
+ */
+#define _Static_assert static_assert
+extern "C" {
+#include "common/crypto/bn254_curve.h"
+#include "common/crypto/curve.h"
+}
+#include <string.h>
+
+#include <vector>
+
+#include "tests/cuda/emu/cuda_emu.h"
+
+#include "backend/cuda/msm_ba_kernels.cuh"
+#include "tests/common/test_util.h"
+
+/* ---- the CPU side of each group: points, sums, field products ---- */
+
+#define GROUP(NAME, DEV, J, A, FE, FR, GEN, MUL_AFF, ADD, DBL, NEG, TO_AFF, FMUL, FR_TOP)                        \
+    struct NAME {                                                                                                  \
+        typedef DEV F;                                                                                             \
+        typedef J jac;                                                                                             \
+        typedef A aff;                                                                                             \
+        typedef FE fe;                                                                                             \
+        static_assert(sizeof(aff) == sizeof(aff_t<F>), "CPU and device affine layouts");                          \
+        static_assert(sizeof(fe) == sizeof(F), "CPU and device field layouts");                                   \
+        static void rand_point(jac *r)                                                                             \
+        {                                                                                                          \
+            FR k;                                                                                                  \
+            for (size_t i = 0; i < sizeof(k.l) / sizeof(k.l[0]); i++)                                              \
+                k.l[i] = t_rand64();                                                                               \
+            k.l[sizeof(k.l) / sizeof(k.l[0]) - 1] &= FR_TOP;                                                       \
+            MUL_AFF(r, &GEN, &k);                                                                                  \
+        }                                                                                                          \
+        static void add(jac *r, const jac *a, const jac *b) { ADD(r, a, b); }                                      \
+        static void dbl(jac *r, const jac *a) { DBL(r, a); }                                                       \
+        static void neg(jac *r, const jac *a) { NEG(r, a); }                                                       \
+        static void to_aff(aff *r, const jac *a) { TO_AFF(r, a); }                                                 \
+        static void fmul(fe *r, const fe *a, const fe *b) { FMUL(r, a, b); }                                       \
+    }
+
+GROUP(bls_g1, fp_t, czk_g1, czk_g1_aff, czk_fp, czk_fr, CZK_G1_GEN, czk_g1_mul_aff, czk_g1_add, czk_g1_dbl,
+      czk_g1_neg, czk_g1_to_aff, czk_fp_mul, 0x3fffffffffffffffULL);
+GROUP(bls_g2, fp2_t, czk_g2, czk_g2_aff, czk_fp2, czk_fr, CZK_G2_GEN, czk_g2_mul_aff, czk_g2_add, czk_g2_dbl,
+      czk_g2_neg, czk_g2_to_aff, czk_fp2_mul, 0x3fffffffffffffffULL);
+GROUP(bn_g1, bn_fp_t, czk_bn254_g1, czk_bn254_g1_aff, czk_bn254_fp, czk_bn254_fr, CZK_BN254_G1_GEN,
+      czk_bn254_g1_mul_aff, czk_bn254_g1_add, czk_bn254_g1_dbl, czk_bn254_g1_neg, czk_bn254_g1_to_aff,
+      czk_bn254_fp_mul, 0x1fffffffffffffffULL);
+GROUP(bn_g2, bn_fp2_t, czk_bn254_g2, czk_bn254_g2_aff, czk_bn254_fp2, czk_bn254_fr, CZK_BN254_G2_GEN,
+      czk_bn254_g2_mul_aff, czk_bn254_g2_add, czk_bn254_g2_dbl, czk_bn254_g2_neg, czk_bn254_g2_to_aff,
+      czk_bn254_fp2_mul, 0x1fffffffffffffffULL);
+
+/* an affine point as the kernels see it (all-zero infinity) and back */
+template <class G> static aff_t<typename G::F> dev_aff(const typename G::jac &p)
+{
+    typename G::aff a;
+    G::to_aff(&a, &p);
+    aff_t<typename G::F> d;
+    memcpy(&d, &a, sizeof d);
+    return d;
+}
+
+template <class G> static bool aff_same(const aff_t<typename G::F> &a, const aff_t<typename G::F> &b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static unsigned grid(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
+
+/* ---- the launches of one level, as msm_ba.cuh's driver makes them ---- */
+
+/* x[0..n) <- 1 / x[i]: the tree of batch_inv (msm_ba.cuh) */
+template <class F> static void emu_batch_inv(F *x, uint32_t n, F *scr)
+{
+    if (n == 1) {
+        emu_launch(dim3(1), dim3(1), [&] { k_binv_one<F>(x); });
+        return;
+    }
+    const uint32_t up = (n + BINV_K - 1) / BINV_K;
+    F *pre = scr, *u = scr + n;
+    emu_launch(dim3(grid(up, 128)), dim3(128), [&] { k_binv_up<F>(x, n, pre, u); });
+    emu_batch_inv<F>(u, up, u + up);
+    emu_launch(dim3(grid(up, 128)), dim3(128), [&] { k_binv_down<F>(x, n, pre, u); });
+}
+
+template <class F> struct is_g2 {
+    static const bool value = false;
+};
+template <class B> struct is_g2<fp2x<B>> {
+    static const bool value = true;
+};
+
+/* k_ba_add: G1 one output per thread, G2 on lane pairs */
+template <class F>
+static void emu_ba_add(const aff_t<F> *src, const ba_lvl &L, uint32_t K, uint32_t T, const F *P, const F *TP,
+                       const uint2 *OPS, aff_t<F> *dst)
+{
+    emu_launch(dim3(grid(T, 128)), dim3(128), [&] { k_ba_add<F>(src, L, K, T, P, TP, OPS, dst); });
+}
+template <class B>
+static void emu_ba_add(const aff_t<fp2x<B>> *src, const ba_lvl &L, uint32_t K, uint32_t T, const fp2x<B> *P,
+                       const fp2x<B> *TP, const uint2 *OPS, aff_t<fp2x<B>> *dst)
+{
+    emu_launch(dim3(grid(2 * (size_t)T, 128)), dim3(128), [&] { k_ba_add_p2<B>(src, L, K, T, P, TP, OPS, dst); });
+}
+
+/* the host's view of a level: runs, their inputs and outputs */
+struct level {
+    std::vector<uint32_t> in_start, in_cnt, out_start, out_cnt, run;
+    uint32_t outputs() const { return out_start.back() + out_cnt.back(); }
+    ba_lvl dev() const
+    {
+        return ba_lvl{in_start.data(), in_cnt.data(), out_start.data(), out_cnt.data(), run.data(),
+                      (uint32_t)in_cnt.size()};
+    }
+};
+
+static level make_level(const std::vector<uint32_t> &cnt)
+{
+    level L;
+    uint32_t is = 0, os = 0;
+    for (uint32_t r = 0; r < cnt.size(); r++) {
+        L.in_start.push_back(is);
+        L.in_cnt.push_back(cnt[r]);
+        L.out_start.push_back(os);
+        L.out_cnt.push_back((cnt[r] + 1) / 2);
+        for (uint32_t j = 0; j < (cnt[r] + 1) / 2; j++)
+            L.run.push_back(r);
+        is += cnt[r];
+        os += (cnt[r] + 1) / 2;
+    }
+    return L;
+}
+
+/* the bookkeeping kernels on this level: out_cnt, the run of each output, the
+ * largest run */
+static void check_bookkeeping(const level &L, const char *name)
+{
+    const uint32_t R = (uint32_t)L.in_cnt.size(), O = L.outputs();
+    std::vector<uint32_t> half(R), flag(O, 0), counters(8, 0);
+    emu_launch(dim3(grid(R, 256)), dim3(256), [&] { k_ba_half(L.in_cnt.data(), R, half.data()); });
+    CHECK(half == L.out_cnt, "%s: k_ba_half", name);
+    emu_launch(dim3(grid(R, 256)), dim3(256), [&] { k_ba_heads(L.out_start.data(), R, flag.data()); });
+    uint32_t acc = 0, bad = 0;
+    for (uint32_t o = 0; o < O; o++) {
+        acc += flag[o];
+        bad += acc != L.run[o];
+    }
+    CHECK(bad == 0, "%s: k_ba_heads: %u outputs in the wrong run", name, bad);
+    uint32_t mx = 0;
+    for (uint32_t c : L.in_cnt)
+        mx = c > mx ? c : mx;
+    emu_launch(dim3(1), dim3(256), [&] { k_ba_max(L.in_cnt.data(), &R, counters.data()); });
+    CHECK(counters[1] == mx, "%s: k_ba_max %u, the largest run has %u", name, counters[1], mx);
+}
+
+/* ---- one group ---- */
+
+template <class G> struct ba_case_run {
+    typedef typename G::F F;
+    typedef typename G::jac J;
+    typedef aff_t<F> A;
+    const char *name;
+    std::vector<J> pool; /* random points */
+
+    J rand_pool() { return pool[t_rand64() % pool.size()]; }
+
+    /* run counts: mostly short, a few long, and singletons */
+    static std::vector<uint32_t> rand_counts(uint32_t R)
+    {
+        std::vector<uint32_t> c(R);
+        for (auto &x : c) {
+            const unsigned k = (unsigned)(t_rand64() % 16);
+            x = k < 3 ? 1 : k < 13 ? 2 + (uint32_t)(t_rand64() % 7) : 9 + (uint32_t)(t_rand64() % 40);
+        }
+        return c;
+    }
+
+    /* a level's inputs: point i of the level is E[i]; at the first level
+     * through vals (base index * 2 + sign) into the bases */
+    void first_level(const std::vector<uint32_t> &cnt, std::vector<A> &bases, std::vector<uint32_t> &vals,
+                     std::vector<J> &E)
+    {
+        const uint32_t M = make_level(cnt).in_start.back() + cnt.back();
+        const uint32_t NB = M / 2 + 8;
+        std::vector<J> bj(NB);
+        bases.resize(NB);
+        for (uint32_t b = 0; b < NB; b++) {
+            bj[b] = rand_pool();
+            bases[b] = dev_aff<G>(bj[b]);
+        }
+        /* two infinity bases */
+        J inf;
+        memset(&inf, 0, sizeof inf);
+        memset(&bases[0], 0, sizeof bases[0]);
+        memset(&bases[1], 0, sizeof bases[1]);
+        bj[0] = bj[1] = inf;
+        vals.resize(M);
+        E.resize(M);
+        for (uint32_t i = 0; i < M; i++)
+            vals[i] = (uint32_t)(2 + t_rand64() % (NB - 2)) * 2 + (uint32_t)(t_rand64() & 1);
+        /* special pairs at even offsets of the runs: P + P, P + (-P), inf + P,
+         * P + inf, inf + inf */
+        const level L = make_level(cnt);
+        for (uint32_t r = 0; r < cnt.size(); r++) {
+            if (cnt[r] < 2)
+                continue;
+            const uint32_t i = L.in_start[r] + 2 * (uint32_t)(t_rand64() % (cnt[r] / 2));
+            switch (r % 6) {
+            case 0: vals[i + 1] = vals[i]; break;
+            case 1: vals[i + 1] = vals[i] ^ 1; break;
+            case 2: vals[i] = (uint32_t)(t_rand64() & 3); break;
+            case 3: vals[i + 1] = (uint32_t)(t_rand64() & 3); break;
+            case 4:
+                vals[i] = 0;
+                vals[i + 1] = 3;
+                break;
+            default: break;
+            }
+        }
+        for (uint32_t i = 0; i < M; i++) {
+            if (vals[i] >> 1 < 2)
+                E[i] = inf;
+            else if (vals[i] & 1)
+                G::neg(&E[i], &bj[vals[i] >> 1]);
+            else
+                E[i] = bj[vals[i] >> 1];
+        }
+    }
+
+    /* one level from src (codes through vals when GATHER), checked output by
+     * output against the CPU; returns the outputs (dst) and their expected
+     * points (next) */
+    template <bool GATHER>
+    void run_level(const level &L, const A *src, const uint32_t *vals, const std::vector<J> &E, uint32_t K,
+                   std::vector<A> &dst, std::vector<J> &next, unsigned lv)
+    {
+        const uint32_t O = L.outputs(), T = (O + K - 1) / K;
+        std::vector<F> P(O), TP(T), scr(3 * (size_t)T + 8); /* batch_inv's tree: under 2.1 T */
+        std::vector<uint2> OPS(O);
+        dst.assign(O, A());
+        const ba_lvl dl = L.dev();
+        emu_launch(dim3(grid(T, 128)), dim3(128),
+                   [&] { k_ba_pre<F, GATHER>(src, vals, dl, K, T, P.data(), TP.data(), OPS.data()); });
+        emu_batch_inv<F>(TP.data(), T, scr.data());
+        emu_ba_add(src, dl, K, T, (const F *)P.data(), (const F *)TP.data(), (const uint2 *)OPS.data(), dst.data());
+        next.resize(O);
+        uint32_t bad = 0;
+        for (uint32_t r = 0; r < L.in_cnt.size(); r++)
+            for (uint32_t j = 0; j < L.out_cnt[r]; j++) {
+                const uint32_t i = L.in_start[r] + 2 * j, o = L.out_start[r] + j;
+                J s = E[i];
+                if (2 * j + 1 < L.in_cnt[r])
+                    G::add(&s, &E[i], &E[i + 1]);
+                next[o] = s;
+                if (!aff_same<G>(dst[o], dev_aff<G>(s)) && bad++ < 3)
+                    CHECK(0, "%s K=%u level %u: output %u (run %u, pair %u of %u inputs) differs from the CPU sum",
+                          name, K, lv, o, r, j, L.in_cnt[r]);
+            }
+        CHECK(bad == 0, "%s K=%u level %u: %u of %u outputs wrong", name, K, lv, bad, O);
+    }
+
+    /* k_ba_finish: the XYZZ sum of each run into its bucket (run 0 added to
+     * the bucket the previous chunk wrote when the chunk continues it) */
+    void check_finish(const level &L, const std::vector<A> &pts, const std::vector<J> &E)
+    {
+        const uint32_t R = (uint32_t)L.in_cnt.size(), NBK = 2 * R + 3;
+        std::vector<uint32_t> run_keys(R), keys(4, SENT);
+        for (uint32_t r = 0; r < R; r++)
+            run_keys[r] = 2 * r + 1 + (uint32_t)(t_rand64() & 1);
+        /* the chunk starts at sorted offset 4, continuing the bucket of run 0 */
+        const uint32_t off = 4;
+        keys[off - 1] = run_keys[0];
+        std::vector<xyzz_t<F>> buckets(NBK);
+        memset(buckets.data(), 0, NBK * sizeof(xyzz_t<F>));
+        const J prev = rand_pool();
+        const A pa = dev_aff<G>(prev);
+        buckets[run_keys[0]].x = pa.x;
+        buckets[run_keys[0]].y = pa.y;
+        set_one(buckets[run_keys[0]].zz);
+        set_one(buckets[run_keys[0]].zzz);
+        emu_launch(dim3(grid(R, 128)), dim3(128), [&] {
+            k_ba_finish<F>(pts.data(), L.in_start.data(), L.in_cnt.data(), &R, run_keys.data(), keys.data(), off,
+                           buckets.data());
+        });
+        uint32_t bad = 0;
+        for (uint32_t r = 0; r < R; r++) {
+            J s;
+            memset(&s, 0, sizeof s);
+            bool first = true;
+            if (r == 0) {
+                s = prev;
+                first = false;
+            }
+            for (uint32_t i = L.in_start[r]; i < L.in_start[r] + L.in_cnt[r]; i++) {
+                if (first)
+                    s = E[i];
+                else
+                    G::add(&s, &s, &E[i]);
+                first = false;
+            }
+            if (!xyzz_is(buckets[run_keys[r]], dev_aff<G>(s)) && bad++ < 3)
+                CHECK(0, "%s: k_ba_finish bucket of run %u (%u points) differs from the CPU sum", name, r,
+                      L.in_cnt[r]);
+        }
+        CHECK(bad == 0, "%s: k_ba_finish: %u of %u buckets wrong", name, bad, R);
+    }
+
+    /* XYZZ b represents affine a: x = X / ZZ, y = Y / ZZZ, ZZ^3 = ZZZ^2;
+     * infinity: ZZ = 0 */
+    static bool xyzz_is(const xyzz_t<F> &b, const A &a)
+    {
+        static const F zero = F();
+        const bool inf = memcmp(&a, &zero, sizeof zero) == 0 && memcmp(&a.y, &zero, sizeof zero) == 0;
+        if (inf)
+            return memcmp(&b.zz, &zero, sizeof zero) == 0;
+        typename G::fe t, u, v, w;
+        const typename G::fe *X = (const typename G::fe *)&b.x, *Y = (const typename G::fe *)&b.y,
+                             *ZZ = (const typename G::fe *)&b.zz, *ZZZ = (const typename G::fe *)&b.zzz,
+                             *x = (const typename G::fe *)&a.x, *y = (const typename G::fe *)&a.y;
+        G::fmul(&t, x, ZZ);
+        G::fmul(&u, y, ZZZ);
+        G::fmul(&v, ZZ, ZZ);
+        G::fmul(&v, &v, ZZ);
+        G::fmul(&w, ZZZ, ZZZ);
+        return memcmp(&t, X, sizeof t) == 0 && memcmp(&u, Y, sizeof u) == 0 && memcmp(&v, &w, sizeof v) == 0;
+    }
+
+    void run(uint32_t R)
+    {
+        pool.resize(64);
+        for (auto &p : pool)
+            G::rand_point(&p);
+        for (uint32_t K : {1u, 3u, 64u}) {
+            std::vector<uint32_t> cnt = rand_counts(R);
+            level L = make_level(cnt);
+            check_bookkeeping(L, name);
+            std::vector<A> bases, cur, nxt;
+            std::vector<uint32_t> vals;
+            std::vector<J> E, EN;
+            first_level(cnt, bases, vals, E);
+            run_level<true>(L, bases.data(), vals.data(), E, K, cur, EN, 0);
+            check_finish(make_level(L.out_cnt), cur, EN);
+            /* later levels until every run has one point */
+            unsigned lv = 1;
+            for (;;) {
+                bool more = false;
+                for (uint32_t c : L.out_cnt)
+                    more |= c > 1;
+                if (!more)
+                    break;
+                L = make_level(L.out_cnt);
+                E.swap(EN);
+                run_level<false>(L, cur.data(), NULL, E, K, nxt, EN, lv++);
+                cur.swap(nxt);
+            }
+        }
+        /* later levels with the special pairs of their own: a level whose
+         * inputs are P, P, P, -P, inf, P, P, inf, inf, inf, Q */
+        std::vector<J> E(11);
+        J inf;
+        memset(&inf, 0, sizeof inf);
+        E[0] = E[1] = E[2] = E[5] = E[6] = pool[0];
+        G::neg(&E[3], &pool[0]);
+        E[4] = E[7] = E[8] = E[9] = inf;
+        E[10] = pool[1];
+        std::vector<A> src(11), out;
+        for (int i = 0; i < 11; i++)
+            src[i] = dev_aff<G>(E[i]);
+        std::vector<J> EN;
+        for (uint32_t K : {1u, 2u, 64u})
+            run_level<false>(make_level({2, 2, 2, 2, 2, 1}), src.data(), NULL, E, K, out, EN, 1);
+        run_level<false>(make_level({11}), src.data(), NULL, E, 3, out, EN, 1);
+    }
+};
+
+/* the sentinel search of k_ba_real */
+static void check_real(void)
+{
+    for (uint32_t m : {1u, 2u, 7u, 100u})
+        for (uint32_t real = 0; real <= m; real += (m > 7 ? 17 : 1)) {
+            std::vector<uint32_t> keys(m, SENT), counters(8, 0);
+            for (uint32_t i = 0; i < real; i++)
+                keys[i] = i;
+            emu_launch(dim3(1), dim3(1), [&] { k_ba_real(keys.data(), m, counters.data()); });
+            CHECK(counters[0] == real, "k_ba_real: %u real keys of %u, found %u", real, m, counters[0]);
+        }
+}
+
+int main(void)
+{
+    t_seed("test_cuda_ba_emul");
+    check_real();
+    ba_case_run<bls_g1>{"BLS12-381 G1", {}}.run(400);
+    ba_case_run<bn_g1>{"BN254 G1", {}}.run(400);
+    ba_case_run<bls_g2>{"BLS12-381 G2", {}}.run(160);
+    ba_case_run<bn_g2>{"BN254 G2", {}}.run(160);
+    if (t_failures) {
+        fprintf(stderr, "test_cuda_ba_emul: %d failures\n", t_failures);
+        return 1;
+    }
+    printf("test_cuda_ba_emul: ok\n");
+    return 0;
+}
