@@ -32,7 +32,9 @@
  * default, with a guard page below it).  A thread runs until it reaches a
  * collective or returns; the launch returns when every thread has returned.
  * emu_dyn_shared() is the launch's dynamic shared memory (zeroed at the
- * launch; `extern __shared__` itself is not supported).
+ * launch; `extern __shared__` itself is not supported: the backend's kernels
+ * declare theirs with CZK_DYN_SHARED(T, name), which this header defines as a
+ * pointer to it).
  *
  * Collectives.  A warp is 32 consecutive linear tids of a block, lane =
  * tid & 31.  A warp collective completes when every lane named in its mask
@@ -806,6 +808,8 @@ template <class T> static inline T __shfl_xor_sync(unsigned mask, T v, int lane_
 /* the launch's dynamic shared memory (the shmem bytes of emu_launch), zeroed
  * at the launch; null without */
 static inline void *emu_dyn_shared() { return czk_emu::cur_launch("emu_dyn_shared").dyn; }
+/* backend/cuda's spelling of `extern __shared__ T name[]` */
+#define CZK_DYN_SHARED(T, name) T *const name = static_cast<T *>(emu_dyn_shared())
 
 template <class Fn> void emu_launch(dim3 grid, dim3 block, size_t shmem, Fn &&fn)
 {
