@@ -39,6 +39,9 @@ int czk_cuda_errf_(int code, const char *fmt, ...) __attribute__((format(printf,
             return czk_cuda_fail_("launch of " what, __FILE__, __LINE__, czk_e_); \
     } while (0)
 
+/* blocks of t threads for n items */
+static inline unsigned grid_for(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
+
 #define CZK_CUDA_NSTREAMS 3
 
 struct czk_msm_ws {

@@ -585,8 +585,6 @@ __global__ void __launch_bounds__(128) k_bucket_lvl_p2(const xyzz_t<fp2x<B>> *S_
     p2_st_xyzz(k, Q_out, g, T);
 }
 
-static inline unsigned grid_for(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
-
 /* the later levels' merge (k_acc_xyzz) and one level of the window
  * reduction (k_bucket_lvl) on stream s: G1 one thread per output point, G2 a
  * lane pair with lazily reduced Karatsuba products (CZK_CUDA_MSM_LVL_P2=1,

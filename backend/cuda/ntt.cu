@@ -289,8 +289,6 @@ static int bitrev(fr_t *a, unsigned log_n, cudaStream_t s)
     return 0;
 }
 
-static inline unsigned grid_for(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
-
 /* the tables of F's curve and a size check: log_n within 1..max (the NTT)
  * or 1..coset_log (odd coset, h) */
 template <class F> static int ntt_prep(czk_cuda_ctx *ctx, ntt_tab<F> *t, unsigned log_n, int coset)
