@@ -1,33 +1,15 @@
 /*
- * bk_test.h — what the backend and trace tests share: a CHECK macro that
- * prints the location and message and exits 1 at the first failure, and a
- * xorshift64 generator over rng (each test seeds rng itself, nonzero).
+ * bk_test.h — what the backend and trace tests share: tests/common/test_util.h
+ * with CHECK exiting at the first failure (T_STOP_AT_FAILURE) and its seeded
+ * generator (t_seed, t_rand64).
  */
 #ifndef CZK_TESTS_BACKEND_BK_TEST_H
 #define CZK_TESTS_BACKEND_BK_TEST_H
 
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);              \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fprintf(stderr, "\n");                                            \
-            exit(1);                                                          \
-        }                                                                     \
-    } while (0)
-
-static uint64_t rng;
-
-static inline uint64_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+#define T_STOP_AT_FAILURE
+#include "tests/common/test_util.h"
+#if !T_UTIL_STOPS
+#error "tests/common/test_util.h was included before bk_test.h, without T_STOP_AT_FAILURE"
+#endif
 
 #endif

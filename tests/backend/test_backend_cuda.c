@@ -64,7 +64,7 @@ static int have_gpu(void)
 static void rnd_fr(czk_fr *x, czk_curve_id curve)
 {
     for (int i = 0; i < CZK_FR_LIMBS; i++)
-        x->l[i] = rnd();
+        x->l[i] = t_rand64();
     x->l[CZK_FR_LIMBS - 1] &= curve == CZK_CURVE_BN254 ? 0x0fffffffffffffffull : 0x3fffffffffffffffull;
 }
 #endif
@@ -502,7 +502,6 @@ static int test_mock(const char *zkey_path, const char *wtns_path)
 
 int main(int argc, char **argv)
 {
-    rng = getenv("CZK_TEST_SEED") ? strtoull(getenv("CZK_TEST_SEED"), NULL, 0) : (uint64_t)time(NULL) | 1;
     if (argc >= 2 && !strcmp(argv[1], "open"))
         return test_open();
 #ifdef CZK_TEST_MOCK_CUDA
@@ -517,7 +516,7 @@ int main(int argc, char **argv)
             return 77;
         }
 #ifdef CZK_HAVE_CUDA_BACKEND
-        fprintf(stderr, "seed %llu (set CZK_TEST_SEED to repeat)\n", (unsigned long long)rng);
+        t_seed("test_backend_cuda compare");
         for (int i = 2; i + 1 < argc; i += 2)
             compare_one(argv[i], argv[i + 1]);
         fprintf(stderr, "ok\n");

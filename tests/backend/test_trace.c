@@ -71,7 +71,7 @@ static void test_roundtrip(const char *dir)
     prod_arg args[NTHREADS];
     czk_error e = {0};
     czk_trace_file f;
-    uint64_t seed = rnd();
+    uint64_t seed = t_rand64();
     static unsigned char seen[NTHREADS][PER_THREAD];
     long flushed = 0;
     int r;
@@ -200,13 +200,13 @@ static void test_json(const char *dir)
     for (int f = 0; f < 2; f++)
         for (size_t i = 0; i < files[f].n; i++) {
             czk_trace_rec *r = &files[f].recs[i];
-            r->job = rnd() % 100000;
-            r->partition = (uint32_t)(rnd() % 1000);
-            r->stage = (uint16_t)(1 + rnd() % CZK_TRACE_STAGE_MAX);
-            r->begin_ns = 5000000000000ull + rnd() % 100000000000ull;
-            r->end_ns = r->begin_ns + (i % 7 == 0 ? 0 : rnd() % 3000000000ull);
+            r->job = t_rand64() % 100000;
+            r->partition = (uint32_t)(t_rand64() % 1000);
+            r->stage = (uint16_t)(1 + t_rand64() % CZK_TRACE_STAGE_MAX);
+            r->begin_ns = 5000000000000ull + t_rand64() % 100000000000ull;
+            r->end_ns = r->begin_ns + (i % 7 == 0 ? 0 : t_rand64() % 3000000000ull);
             r->pid = files[f].hdr.pid;
-            r->tid = files[f].hdr.pid + (uint32_t)(rnd() % 4);
+            r->tid = files[f].hdr.pid + (uint32_t)(t_rand64() % 4);
         }
     /* the median end time: about half the records are newer */
     since = 5000000000000ull + 50000000000ull;
@@ -318,15 +318,15 @@ static void test_busy(void)
     static unsigned char bm[30000];
     static czk_trace_hist h;
     for (int round = 0; round < 300; round++) {
-        uint64_t base = 1000000000ull + rnd() % 1000000ull;
+        uint64_t base = 1000000000ull + t_rand64() % 1000000ull;
         uint64_t t0 = base + 5000, t1 = t0 + 20000;
-        unsigned n = (unsigned)(rnd() % 40);
+        unsigned n = (unsigned)(t_rand64() % 40);
         czk_trace_span extra[3];
-        size_t n_extra = rnd() % 3;
+        size_t n_extra = t_rand64() % 3;
         memset(bm, 0, sizeof(bm));
         memset(&h, 0, sizeof(h));
         for (unsigned i = 0; i < n + n_extra; i++) {
-            uint64_t b = base + rnd() % 30000, len = rnd() % (rnd() % 2 ? 300 : 4000);
+            uint64_t b = base + t_rand64() % 30000, len = t_rand64() % (t_rand64() % 2 ? 300 : 4000);
             uint64_t e = b + len;
             if (i < n)
                 czk_trace_hist_add(&h, b, e);
@@ -374,8 +374,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_trace SCRATCH_DIR\n");
         return 2;
     }
-    rng = getenv("CZK_TEST_SEED") ? strtoull(getenv("CZK_TEST_SEED"), NULL, 0) : (uint64_t)time(NULL) | 1;
-    fprintf(stderr, "seed %llu (set CZK_TEST_SEED to repeat)\n", (unsigned long long)rng);
+    t_seed("test_trace");
     snprintf(dir, sizeof(dir), "%s/trace-%d", argv[1], (int)getpid());
     mkdir(argv[1], 0755);
     test_roundtrip(dir);

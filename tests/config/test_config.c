@@ -11,7 +11,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); exit(1); } } while (0)
+#define T_STOP_AT_FAILURE
+#include "tests/common/test_util.h"
 
 static void write_file(const char *p, const char *s)
 {

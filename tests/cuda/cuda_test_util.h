@@ -1,6 +1,9 @@
 /*
  * cuda_test_util.h — shared helpers of the GPU-vs-CPU tests: skip (77) when no
- * GPU is present, a seeded PRNG, random field elements and curve points.
+ * GPU is present, CHECK exiting at the first failure (tests/common/test_util.h
+ * with T_STOP_AT_FAILURE), a seeded xoshiro256** generator (the seeds that
+ * docs/bench-gpu.md records replay with it), random field elements and curve
+ * points.
  */
 #ifndef CZK_CUDA_TEST_UTIL_H
 #define CZK_CUDA_TEST_UTIL_H
@@ -17,15 +20,11 @@
 #include "common/crypto/field.h"
 #include "backend/cuda/czk_cuda.h"
 
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);              \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fprintf(stderr, "\n");                                            \
-            exit(1);                                                          \
-        }                                                                     \
-    } while (0)
+#define T_STOP_AT_FAILURE
+#include "tests/common/test_util.h"
+#if !T_UTIL_STOPS
+#error "tests/common/test_util.h was included before cuda_test_util.h, without T_STOP_AT_FAILURE"
+#endif
 
 static uint64_t tu_rng_s[4];
 

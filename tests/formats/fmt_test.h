@@ -2,7 +2,7 @@
  * fmt_test.h — helpers shared by the file-format tests: reading a whole file,
  * opening a byte buffer through a memfd (so the readers' real mmap path is
  * exercised), an independent walk of the iden3 section headers for building
- * malformed files, and a small check macro.
+ * malformed files; CHECK and the generator are tests/common/test_util.h's.
  */
 #ifndef CZK_TESTS_FMT_TEST_H
 #define CZK_TESTS_FMT_TEST_H
@@ -17,18 +17,7 @@
 #include <unistd.h>
 
 #include "common/formats/formats.h"
-
-static int fmt_failures;
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);           \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-            fmt_failures++;                                                                    \
-        }                                                                                      \
-    } while (0)
+#include "tests/common/test_util.h"
 
 typedef struct fmt_buf {
     uint8_t *p;
@@ -150,15 +139,6 @@ static inline const fmt_sec *fmt_find(const fmt_sec *s, int n, uint32_t id)
         if (s[i].id == id)
             return &s[i];
     return NULL;
-}
-
-/* splitmix64: reproducible test randomness */
-static inline uint64_t fmt_rand(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 #endif

@@ -237,7 +237,7 @@ static int wrong_curve(const char *dir)
               e.msg);
     }
     CHECK(strstr(e.msg, "bn128"), "the r1cs message names bn128: %s", e.msg);
-    return fmt_failures ? 1 : 0;
+    return t_failures ? 1 : 0;
 }
 
 /* (Montgomery bytes of x, y) on y^2 = x^3 + 3 mod q, in GMP; infinity counts */
@@ -347,7 +347,7 @@ static int bn254_files(const char *dir)
     czk_r1cs_close(&r);
     czk_wtns_close(&w);
     czk_zkey_close(&z);
-    return fmt_failures ? 1 : 0;
+    return t_failures ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -444,11 +444,11 @@ int main(int argc, char **argv)
 
     printf("%s: nWires %u, nConstraints %u, nPublic %u, domain %u, nCoefs %u: %s\n", argv[1],
            r.n_wires, r.n_constraints, n_public, z.domain_size, z.n_coefs,
-           fmt_failures ? "FAIL" : "ok");
+           t_failures ? "FAIL" : "ok");
     free(s.in_a);
     free(s.in_b);
     czk_zkey_close(&z);
     czk_wtns_close(&w);
     czk_r1cs_close(&r);
-    return fmt_failures ? 1 : 0;
+    return t_failures ? 1 : 0;
 }

@@ -165,10 +165,10 @@ static void generic(const fmt_buf *orig)
     /* random mutations: 1-4 bytes set to random or boundary values */
     for (int it = 0; it < 3000; it++) {
         fmt_buf b = fmt_dup(orig->p, orig->n);
-        int nm = 1 + (int)(fmt_rand(&rng) % 4);
+        int nm = 1 + (int)(t_splitmix(&rng) % 4);
         for (int m = 0; m < nm; m++) {
-            size_t at = fmt_rand(&rng) % b.n;
-            uint64_t r = fmt_rand(&rng);
+            size_t at = t_splitmix(&rng) % b.n;
+            uint64_t r = t_splitmix(&rng);
             if (r % 3 == 0)
                 b.p[at] = (uint8_t)(r >> 8);
             else if (r % 3 == 1)
@@ -394,7 +394,7 @@ int main(int argc, char **argv)
         CHECK(rc < 0 && e.msg[0], "directory: %d %s", rc, e.msg);
     }
     printf("%s %s: %u malformed variants checked, %d failures\n", argv[1], argv[2], n_checked,
-           fmt_failures);
+           t_failures);
     free(orig.p);
-    return fmt_failures ? 1 : 0;
+    return t_failures ? 1 : 0;
 }

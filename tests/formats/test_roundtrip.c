@@ -123,7 +123,7 @@ static void test_wtns_into(const char *path, const czk_fr *w, uint32_t n)
 static void test_wtns(int round)
 {
     char path[4200];
-    uint32_t n = 1 + (uint32_t)(fmt_rand(&rng) % 300);
+    uint32_t n = 1 + (uint32_t)(t_splitmix(&rng) % 300);
     czk_fr *w = aligned_alloc(64, ((size_t)n * 32 + 63) & ~(size_t)63);
     czk_error e = {0};
     czk_wtns rd;
@@ -200,10 +200,10 @@ static int r1cs_cmp_cb(void *ctx, uint32_t ci, const czk_r1cs_term *a, uint32_t 
 static void test_r1cs(int round)
 {
     char path[4200];
-    uint32_t pub_out = (uint32_t)(fmt_rand(&rng) % 3), pub_in = (uint32_t)(fmt_rand(&rng) % 3);
-    uint32_t prv = (uint32_t)(fmt_rand(&rng) % 3);
-    uint32_t nw = 1 + pub_out + pub_in + prv + (uint32_t)(fmt_rand(&rng) % 40);
-    struct r1cs_model m = {.nc = (uint32_t)(fmt_rand(&rng) % 60)};
+    uint32_t pub_out = (uint32_t)(t_splitmix(&rng) % 3), pub_in = (uint32_t)(t_splitmix(&rng) % 3);
+    uint32_t prv = (uint32_t)(t_splitmix(&rng) % 3);
+    uint32_t nw = 1 + pub_out + pub_in + prv + (uint32_t)(t_splitmix(&rng) % 40);
+    struct r1cs_model m = {.nc = (uint32_t)(t_splitmix(&rng) % 60)};
     czk_r1cs_writer *wr;
     czk_error e = {0};
     czk_r1cs rd;
@@ -221,14 +221,14 @@ static void test_r1cs(int round)
     for (uint32_t ci = 0; ci < m.nc; ci++) {
         const czk_r1cs_term *lc[3];
         for (int k = 0; k < 3; k++) {
-            uint32_t n = (uint32_t)(fmt_rand(&rng) % 6);
+            uint32_t n = (uint32_t)(t_splitmix(&rng) % 6);
             czk_r1cs_term *t = m.t[k] + m.pos[k];
             for (uint32_t i = 0; i < n; i++) {
                 czk_fr c;
                 rand_fr(&c);
-                if (fmt_rand(&rng) % 5 == 0)
+                if (t_splitmix(&rng) % 5 == 0)
                     memset(&c, 0, sizeof(c));
-                t[i].wire = (uint32_t)(fmt_rand(&rng) % nw);
+                t[i].wire = (uint32_t)(t_splitmix(&rng) % nw);
                 memcpy(&t[i].coef, &c, sizeof(c));
             }
             m.cnt[k][ci] = n;
@@ -280,7 +280,7 @@ static void rand_g1(czk_g1_aff *p)
     czk_fr k, ks;
     czk_g1 j;
 
-    if (fmt_rand(&rng) % 4 == 0) {
+    if (t_splitmix(&rng) % 4 == 0) {
         memset(p, 0, sizeof(*p));
         return;
     }
@@ -295,7 +295,7 @@ static void rand_g2(czk_g2_aff *p)
     czk_fr k, ks;
     czk_g2 j;
 
-    if (fmt_rand(&rng) % 4 == 0) {
+    if (t_splitmix(&rng) % 4 == 0) {
         memset(p, 0, sizeof(*p));
         return;
     }
@@ -317,10 +317,10 @@ static void test_zkey(int round)
     int rc;
 
     snprintf(path, sizeof(path), "%s/k%d.zkey", dir, round);
-    s.n_public = (uint32_t)(fmt_rand(&rng) % 4);
-    s.n_vars = s.n_public + 1 + (uint32_t)(fmt_rand(&rng) % 12);
-    s.domain_size = 1u << (3 + fmt_rand(&rng) % 3);
-    s.n_coefs = (uint32_t)(fmt_rand(&rng) % 40);
+    s.n_public = (uint32_t)(t_splitmix(&rng) % 4);
+    s.n_vars = s.n_public + 1 + (uint32_t)(t_splitmix(&rng) % 12);
+    s.domain_size = 1u << (3 + t_splitmix(&rng) % 3);
+    s.n_coefs = (uint32_t)(t_splitmix(&rng) % 40);
     ic = malloc(sizeof(*ic) * (s.n_public + 1));
     a = malloc(sizeof(*a) * s.n_vars);
     b1 = malloc(sizeof(*b1) * s.n_vars);
@@ -347,9 +347,9 @@ static void test_zkey(int round)
     for (uint32_t i = 0; i < s.n_coefs; i++) {
         czk_fr v;
         rand_fr(&v);
-        co[i].matrix = (uint32_t)(fmt_rand(&rng) % 2);
-        co[i].constraint = (uint32_t)(fmt_rand(&rng) % s.domain_size);
-        co[i].signal = (uint32_t)(fmt_rand(&rng) % s.n_vars);
+        co[i].matrix = (uint32_t)(t_splitmix(&rng) % 2);
+        co[i].constraint = (uint32_t)(t_splitmix(&rng) % s.domain_size);
+        co[i].signal = (uint32_t)(t_splitmix(&rng) % s.n_vars);
         memcpy(&co[i].value, &v, sizeof(v));
     }
     s.ic = ic, s.a = a, s.b1 = b1, s.b2 = b2, s.c = c, s.h = h, s.coefs = co;
@@ -421,9 +421,9 @@ int main(int argc, char **argv)
     {
         char cmd[4200];
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-        if (!fmt_failures && system(cmd) != 0)
+        if (!t_failures && system(cmd) != 0)
             fprintf(stderr, "could not remove %s\n", dir);
     }
-    printf("round trips: %d failures\n", fmt_failures);
-    return fmt_failures ? 1 : 0;
+    printf("round trips: %d failures\n", t_failures);
+    return t_failures ? 1 : 0;
 }

@@ -46,7 +46,7 @@ static void rand_k(uint8_t k[32])
 {
     memset(k, 0, 32);
     for (int i = 0; i < 3; i++) {
-        uint64_t v = fmt_rand(&rng);
+        uint64_t v = t_splitmix(&rng);
         memcpy(k + 8 * i, &v, 8);
     }
 }
@@ -120,7 +120,7 @@ static void points_bn(uint8_t *g1, uint8_t *g2, size_t n1, size_t n2)
 static void sprinkle_inf(uint8_t *pts, size_t n, size_t sz)
 {
     for (size_t i = 0; i < n; i++)
-        if (fmt_rand(&rng) % 64 == 0)
+        if (t_splitmix(&rng) % 64 == 0)
             memset(pts + i * sz, 0, sz);
 }
 
@@ -186,10 +186,10 @@ static void write_key(const struct curve *c, uint32_t n_coefs, const char *path,
     sprinkle_inf(g1, n1, c->g1);
     sprinkle_inf(g2, n2, c->g2);
     for (uint32_t i = 0; i < n_coefs; i++) {
-        co[i].matrix = (uint32_t)(fmt_rand(&rng) % 2);
-        co[i].constraint = (uint32_t)(fmt_rand(&rng) % DOMAIN);
-        co[i].signal = (uint32_t)(fmt_rand(&rng) % N_VARS);
-        co[i].value.l[0] = fmt_rand(&rng); /* below either r */
+        co[i].matrix = (uint32_t)(t_splitmix(&rng) % 2);
+        co[i].constraint = (uint32_t)(t_splitmix(&rng) % DOMAIN);
+        co[i].signal = (uint32_t)(t_splitmix(&rng) % N_VARS);
+        co[i].value.l[0] = t_splitmix(&rng); /* below either r */
     }
     if (c->id == CZK_CURVE_BN254) {
         czk_zkey_bn254 *b = &s.bn;
@@ -527,8 +527,8 @@ int main(void)
     for (int c = 0; c < 2; c++)
         test_curve(&curves[c]);
     rmdir(dir);
-    if (fmt_failures) {
-        fprintf(stderr, "test_zkey_copy: %d checks failed\n", fmt_failures);
+    if (t_failures) {
+        fprintf(stderr, "test_zkey_copy: %d checks failed\n", t_failures);
         return 1;
     }
     printf("test_zkey_copy: ok\n");

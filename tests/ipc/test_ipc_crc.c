@@ -12,10 +12,8 @@
 
 #include "ipc/pool.h"
 
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); exit(1); } } while (0)
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return rng; }
+#define T_STOP_AT_FAILURE
+#include "tests/common/test_util.h"
 
 int main(void)
 {
@@ -28,12 +26,11 @@ int main(void)
     uint8_t *d;
     uLong want;
 
-    if (getenv("CZK_TEST_SEED"))
-        rng = strtoull(getenv("CZK_TEST_SEED"), NULL, 0) | 1;
+    t_seed("test_ipc_crc");
     CHECK(czk_pool_create(&p, &o, &e) == 0);
     d = czk_slot_data(&p, 0);
     for (uint64_t i = 0; i < len; i += 8) {
-        uint64_t v = rnd();
+        uint64_t v = t_rand64();
         memcpy(d + i, &v, len - i < 8 ? len - i : 8);
     }
     want = crc32(0L, Z_NULL, 0);
@@ -49,8 +46,8 @@ int main(void)
         /* verify with another thread count than the one that published */
         setenv("CZK_CRC_THREADS", threads[(t + 2) % 5], 1);
         CHECK(czk_slot_verify(&p, 0, &e) == 0);
-        uint64_t at = rnd() % len;
-        d[at] ^= (uint8_t)(1u << (rnd() % 8));
+        uint64_t at = t_rand64() % len;
+        d[at] ^= (uint8_t)(1u << (t_rand64() % 8));
         CHECK(czk_slot_verify(&p, 0, &e) == -EBADMSG && strstr(e.msg, "payload crc"));
         CHECK(czk_slot_begin_dma(&p, 0, gen, &e) == 0);
         CHECK(czk_slot_release(&p, 0, gen, &e) == 0);

@@ -586,7 +586,7 @@ int main(void)
     czk_log_init("gpud", CZK_LOG_INFO);
     signal(SIGPIPE, SIG_IGN);
     policy_checks();
-    witness_seed = t_rand();
+    witness_seed = t_rand64();
     memset(&s, 0, sizeof(s));
     CHECK(mkdtemp(dir));
     CHECK_RC(czk_peer_listen(dir, "gpud.sock", (gid_t)-1, &lfd, &e));

@@ -38,7 +38,7 @@ static czk_bytes rand_bytes(int which, uint32_t maxlen)
     return b;
 }
 
-static uint64_t r64(void) { return t_rand() >> t_range(0, 63); }
+static uint64_t r64(void) { return t_rand64() >> t_range(0, 63); }
 
 /* ------------------------------------------------- STATUS bodies --- */
 
@@ -50,14 +50,14 @@ static void rand_job(czk_status_job *j, size_t maxstr)
     rand_str(j->circuit, sizeof(j->circuit), maxstr);
     rand_str(j->request, sizeof(j->request), maxstr);
     j->lane = (uint32_t)t_range(0, 7);
-    j->partitions = (uint32_t)t_rand(), j->done = (uint32_t)t_rand(), j->failed = (uint32_t)t_rand();
-    j->queued = (uint32_t)t_rand(), j->synth = (uint32_t)t_rand(), j->gpu = (uint32_t)t_rand();
-    j->finalize = (uint32_t)t_rand();
+    j->partitions = (uint32_t)t_rand64(), j->done = (uint32_t)t_rand64(), j->failed = (uint32_t)t_rand64();
+    j->queued = (uint32_t)t_rand64(), j->synth = (uint32_t)t_rand64(), j->gpu = (uint32_t)t_rand64();
+    j->finalize = (uint32_t)t_rand64();
     if (t_range(0, 1))
         rand_str(j->reason, sizeof(j->reason), maxstr * 2);
 }
 
-static double rand_dbl(void) { return (double)(int64_t)t_rand() / (double)(1ull << t_range(0, 62)); }
+static double rand_dbl(void) { return (double)(int64_t)t_rand64() / (double)(1ull << t_range(0, 62)); }
 
 /* a random reply; counts up to maxn, strings up to maxstr bytes */
 static void rand_reply(czk_status_reply *r, uint32_t maxn, size_t maxstr)
@@ -72,7 +72,7 @@ static void rand_reply(czk_status_reply *r, uint32_t maxn, size_t maxstr)
     r->n_pools = (uint32_t)t_range(0, maxn < CZK_STATUS_MAX_POOLS ? maxn : CZK_STATUS_MAX_POOLS);
     for (uint32_t i = 0; i < r->n_pools; i++) {
         czk_status_pool *p = &r->pools[i];
-        p->id = (uint32_t)t_rand(), p->node = (int32_t)t_range(0, 1024) - 1;
+        p->id = (uint32_t)t_rand64(), p->node = (int32_t)t_range(0, 1024) - 1;
         p->slots = (uint32_t)t_range(0, CZK_POOL_MAX_SLOTS), p->in_use = (uint32_t)t_range(0, p->slots);
         p->quarantined = (uint32_t)t_range(0, p->slots), p->hugetlb = (uint32_t)t_range(0, 1);
     }
@@ -81,7 +81,7 @@ static void rand_reply(czk_status_reply *r, uint32_t maxn, size_t maxstr)
     r->proofs_per_minute = r64(), r->gpu_busy_pct = rand_dbl(), r->gpu_max_gap_ms = r64();
     r->proofs_total = r64(), r->failures_total = r64(), r->synth_timeouts_total = r64();
     r->result_resends_total = r64();
-    r->synths = (uint32_t)t_rand(), r->finalizer = (uint32_t)t_range(0, 1);
+    r->synths = (uint32_t)t_rand64(), r->finalizer = (uint32_t)t_range(0, 1);
     r->n_active = (uint32_t)t_range(0, maxn < CZK_STATUS_MAX_JOBS ? maxn : CZK_STATUS_MAX_JOBS);
     for (uint32_t i = 0; i < r->n_active; i++)
         rand_job(&r->active[i], maxstr);
@@ -92,9 +92,9 @@ static void rand_reply(czk_status_reply *r, uint32_t maxn, size_t maxstr)
     r->n_gpus = (uint32_t)t_range(0, maxn < CZK_STATUS_MAX_GPUS ? maxn : CZK_STATUS_MAX_GPUS);
     for (uint32_t i = 0; i < r->n_gpus; i++) {
         czk_status_gpu *x = &r->gpus[i];
-        x->index = (uint32_t)t_rand();
+        x->index = (uint32_t)t_rand64();
         rand_str(x->state, sizeof(x->state), 14);
-        x->contexts = (uint32_t)t_rand(), x->busy_pct = rand_dbl(), x->max_gap_ms = r64();
+        x->contexts = (uint32_t)t_rand64(), x->busy_pct = rand_dbl(), x->max_gap_ms = r64();
         x->done = r64(), x->failed = r64(), x->requeued = r64();
         if ((x->has_mem = (uint8_t)t_range(0, 1)))
             x->mem_used = r64(), x->mem_total = r64();
@@ -131,7 +131,7 @@ static void gen(uint32_t type, czk_msg *m)
         m->u.hello.pid = (uint32_t)t_range(1, INT32_MAX);
         m->u.hello.proto = (uint32_t)t_range(1, UINT32_MAX);
         m->u.hello.numa_node = (int32_t)t_range(0, 1024) - 1;
-        m->u.hello.instance = (uint32_t)t_rand();
+        m->u.hello.instance = (uint32_t)t_rand64();
         rand_str(m->u.hello.name, sizeof(m->u.hello.name), 200);
         /* optional circuits: unique non-empty names, random key ids */
         m->u.hello.n_circuits = (uint32_t)t_range(0, 3) == 0 ? 0 : (uint32_t)t_range(1, CZK_MSG_MAX_CIRCUITS);
@@ -143,7 +143,7 @@ static void gen(uint32_t type, czk_msg *m)
         }
         break;
     case CZK_MSG_POOL:
-        m->u.pool.pool_id = (uint32_t)t_rand();
+        m->u.pool.pool_id = (uint32_t)t_rand64();
         m->u.pool.numa_node = (int32_t)t_range(0, 8) - 1;
         m->u.pool.slot_count = (uint32_t)t_range(1, CZK_POOL_MAX_SLOTS);
         m->u.pool.layout_version = (uint32_t)t_range(1, 5);
@@ -152,27 +152,27 @@ static void gen(uint32_t type, czk_msg *m)
         m->u.pool.total_size = t_range(1, 1ull << 48);
         break;
     case CZK_MSG_ASSIGN:
-        m->u.assign.pool_id = (uint32_t)t_rand();
+        m->u.assign.pool_id = (uint32_t)t_rand64();
         m->u.assign.slot = (uint32_t)t_range(0, CZK_POOL_MAX_SLOTS - 1);
-        m->u.assign.generation = (uint32_t)t_rand();
+        m->u.assign.generation = (uint32_t)t_rand64();
         m->u.assign.job_id = t_range(1, UINT64_MAX);
         m->u.assign.partition = (uint32_t)t_range(0, UINT32_MAX - 1);
-        m->u.assign.circuit_id = (uint32_t)t_rand();
+        m->u.assign.circuit_id = (uint32_t)t_rand64();
         rand_str(m->u.assign.spool, sizeof(m->u.assign.spool), 2000);
         m->u.assign.lease_ms = r64();
         break;
     case CZK_MSG_READY:
-        m->u.ready.pool_id = (uint32_t)t_rand();
+        m->u.ready.pool_id = (uint32_t)t_rand64();
         m->u.ready.slot = (uint32_t)t_range(0, CZK_POOL_MAX_SLOTS - 1);
-        m->u.ready.generation = (uint32_t)t_rand();
+        m->u.ready.generation = (uint32_t)t_rand64();
         m->u.ready.domain_size = t_range(0, 1ull << 40);
         m->u.ready.n_vars = t_range(0, 1ull << 40);
         m->u.ready.data_len = t_range(0, 1ull << 48);
         break;
     case CZK_MSG_RELEASE:
-        m->u.release.pool_id = (uint32_t)t_rand();
+        m->u.release.pool_id = (uint32_t)t_rand64();
         m->u.release.slot = (uint32_t)t_range(0, CZK_POOL_MAX_SLOTS - 1);
-        m->u.release.generation = (uint32_t)t_rand();
+        m->u.release.generation = (uint32_t)t_rand64();
         break;
     case CZK_MSG_RESULT:
         m->u.result.job_id = t_range(1, UINT64_MAX);
@@ -193,7 +193,7 @@ static void gen(uint32_t type, czk_msg *m)
         m->u.submit.priority = (uint32_t)t_range(0, 7);
         m->u.submit.n_partitions = (uint32_t)t_range(1, 1u << 20);
         m->u.submit.n_fds = (uint32_t)t_range(0, CZK_MSG_MAX_FDS);
-        m->u.submit.flags = (uint32_t)t_rand();
+        m->u.submit.flags = (uint32_t)t_rand64();
         break;
     case CZK_MSG_ACCEPTED:
         rand_str(m->u.accepted.request_id, sizeof(m->u.accepted.request_id), 127);
@@ -207,7 +207,7 @@ static void gen(uint32_t type, czk_msg *m)
         break;
     case CZK_MSG_EVENT:
         m->u.event.job_id = t_range(1, UINT64_MAX);
-        m->u.event.partition = (uint32_t)t_rand();
+        m->u.event.partition = (uint32_t)t_rand64();
         m->u.event.stage = (uint32_t)t_range(1, CZK_STAGE_MAX);
         m->u.event.status = -(int32_t)t_range(0, 4095);
         m->u.event.time_ns = r64();
@@ -233,11 +233,11 @@ static void gen(uint32_t type, czk_msg *m)
         msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
         msgpack_pack_map(&pk, 3);
         msgpack_pack_str(&pk, 4), msgpack_pack_str_body(&pk, "jobs", 4);
-        msgpack_pack_uint64(&pk, t_rand());
+        msgpack_pack_uint64(&pk, t_rand64());
         msgpack_pack_str(&pk, 5), msgpack_pack_str_body(&pk, "queue", 5);
         msgpack_pack_array(&pk, nq);
         for (uint32_t i = 0; i < nq; i++)
-            msgpack_pack_int64(&pk, (int64_t)t_rand());
+            msgpack_pack_int64(&pk, (int64_t)t_rand64());
         msgpack_pack_str(&pk, 4), msgpack_pack_str_body(&pk, "name", 4);
         msgpack_pack_str(&pk, 3), msgpack_pack_str_body(&pk, "gpu", 3);
         memcpy(store[CZK_MSG_MAX_POINTS + 1], sb.data, sb.size);
@@ -254,18 +254,18 @@ static void gen(uint32_t type, czk_msg *m)
         rand_str(m->u.error.message, sizeof(m->u.error.message), 1023);
         break;
     case CZK_MSG_RESYNC:
-        m->u.resync.pool_id = (uint32_t)t_rand();
+        m->u.resync.pool_id = (uint32_t)t_rand64();
         m->u.resync.n = (uint32_t)t_range(0, CZK_MSG_MAX_RESYNC);
         for (uint32_t i = 0; i < m->u.resync.n; i++) {
             m->u.resync.slots[i].slot = (uint32_t)t_range(0, CZK_POOL_MAX_SLOTS - 1);
-            m->u.resync.slots[i].generation = (uint32_t)t_rand();
+            m->u.resync.slots[i].generation = (uint32_t)t_rand64();
         }
         break;
     case CZK_MSG_WATCH:
         m->u.watch.job_id = t_range(1, UINT64_MAX);
         break;
     case CZK_MSG_HEARTBEAT:
-        m->u.heartbeat.seq = t_rand();
+        m->u.heartbeat.seq = t_rand64();
         m->u.heartbeat.time_ns = r64();
         break;
     default:
@@ -620,7 +620,7 @@ static void check_status_gpus(void)
         g_reply.gpus[i].index = i;
         snprintf(g_reply.gpus[i].state, sizeof(g_reply.gpus[i].state), "in_service");
         snprintf(g_reply.gpus[i].reason, sizeof(g_reply.gpus[i].reason), "%0255u", i);
-        g_reply.gpus[i].has_mem = 1, g_reply.gpus[i].mem_used = t_rand(), g_reply.gpus[i].mem_total = t_rand();
+        g_reply.gpus[i].has_mem = 1, g_reply.gpus[i].mem_used = t_rand64(), g_reply.gpus[i].mem_total = t_rand64();
     }
     n = czk_schema_encode(&czk_schema_status_reply, &g_reply, body, sizeof(body), &e);
     CHECK(n > 0 && czk_schema_decode(&czk_schema_status_reply, body, (size_t)n, &g_reply2, &e) == 0 &&
@@ -818,7 +818,7 @@ static void rand_jrec(uint32_t type, czk_jrec *r)
         rand_str(r->circ, sizeof(r->circ), CZK_MSG_CIRCUIT_NAME - 1);
         r->lane = (uint32_t)t_range(0, 2);
         r->nparts = (uint32_t)t_range(1, 253);
-        r->uid = (uint32_t)t_rand() >> t_range(0, 31);
+        r->uid = (uint32_t)t_rand64() >> t_range(0, 31);
         r->tsub = r64();
         if (t_range(0, 3)) {
             t_fill(wsha_store, (size_t)r->nparts * 32);
@@ -826,7 +826,7 @@ static void rand_jrec(uint32_t type, czk_jrec *r)
         }
     } else if (type == CZK_JREC_DONE) {
         r->part = (uint32_t)t_range(0, 252);
-        r->status = t_range(0, 1) ? -(int32_t)t_range(0, 4095) : (int32_t)t_rand();
+        r->status = t_range(0, 1) ? -(int32_t)t_range(0, 4095) : (int32_t)t_rand64();
     }
 }
 

@@ -188,7 +188,7 @@ static void state_machine(czk_pool *p)
  */
 static void adopt_case(int huge, const char *path)
 {
-    const uint64_t slot_size = 1 * MIB + 123, seed = t_rand();
+    const uint64_t slot_size = 1 * MIB + 123, seed = t_rand64();
     int sp[2], fds[1], nfds = 1, status;
     uint8_t buf[CZK_MSG_MAX_RECORD];
     czk_msg m;

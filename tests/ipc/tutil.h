@@ -1,7 +1,9 @@
 /*
- * tutil.h — tiny helpers shared by the ipc tests: CHECK macros that print the
- * failing expression and exit 1, and a seeded xorshift generator (the seed is
- * printed so a failure can be replayed with CZK_TEST_SEED=<seed>).
+ * tutil.h — what the ipc and journal tests share: tests/common/test_util.h
+ * with CHECK exiting at the first failure (T_STOP_AT_FAILURE: later steps
+ * depend on earlier ones, and forked children report their own), CHECK_RC for
+ * calls that return a negative errno, and random sizes, bytes and patterns
+ * from test_util.h's seeded generator (CZK_TEST_SEED replays a run).
  */
 #ifndef CZK_TESTS_IPC_TUTIL_H
 #define CZK_TESTS_IPC_TUTIL_H
@@ -12,14 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "%s:%d: check failed: %s (pid %d)\n", __FILE__, __LINE__, #cond, \
-                    (int)getpid());                                                           \
-            exit(1);                                                                          \
-        }                                                                                     \
-    } while (0)
+#define T_STOP_AT_FAILURE
+#include "tests/common/test_util.h"
+#if !T_UTIL_STOPS
+#error "tests/common/test_util.h was included before tutil.h, without T_STOP_AT_FAILURE"
+#endif
 
 #define CHECK_RC(expr)                                                                                      \
     do {                                                                                                    \
@@ -30,38 +29,18 @@
         }                                                                                                   \
     } while (0)
 
-static uint64_t t_rng_state;
-
-static inline void t_seed(const char *test)
-{
-    const char *env = getenv("CZK_TEST_SEED");
-    t_rng_state = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-    if (!t_rng_state)
-        t_rng_state = 88172645463325252ull;
-    fprintf(stderr, "%s: seed %llu (set CZK_TEST_SEED to replay)\n", test, (unsigned long long)t_rng_state);
-}
-
-static inline uint64_t t_rand(void)
-{
-    uint64_t x = t_rng_state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return t_rng_state = x;
-}
-
 static inline uint64_t t_range(uint64_t lo, uint64_t hi) /* inclusive */
 {
     if (hi - lo == UINT64_MAX)
-        return t_rand();
-    return lo + t_rand() % (hi - lo + 1);
+        return t_rand64();
+    return lo + t_rand64() % (hi - lo + 1);
 }
 
 static inline void t_fill(void *p, size_t n)
 {
     uint8_t *b = p;
     for (size_t i = 0; i < n; i++)
-        b[i] = (uint8_t)t_rand();
+        b[i] = (uint8_t)t_rand64();
 }
 
 /* deterministic pattern from a seed, for checking shared-memory contents */

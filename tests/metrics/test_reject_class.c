@@ -12,13 +12,8 @@
 
 #include "gpud/gpud.h"
 
-#define CHECK(x)                                                              \
-    do {                                                                      \
-        if (!(x)) {                                                           \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-            exit(1);                                                          \
-        }                                                                     \
-    } while (0)
+#define T_STOP_AT_FAILURE
+#include "tests/common/test_util.h"
 
 int main(void)
 {

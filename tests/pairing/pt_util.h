@@ -1,8 +1,8 @@
 /*
- * pt_util.h — helpers shared by the pairing tests: a seeded PRNG (seed
- * printed, override with CZK_TEST_SEED), a CHECK macro, random field
- * elements, conversion between czk_fp / czk_fp12 and GMP integers, and
- * locating the snarkjs fixtures (CZK_FIXTURES or the source tree).
+ * pt_util.h — helpers shared by the pairing tests (CHECK and the seeded
+ * generator are tests/common/test_util.h's): random field elements,
+ * conversion between czk_fp / czk_fp12 and GMP integers, and locating the
+ * snarkjs fixtures (CZK_FIXTURES or the source tree).
  */
 #ifndef CZK_PT_UTIL_H
 #define CZK_PT_UTIL_H
@@ -15,46 +15,17 @@
 #include <unistd.h>
 
 #include "common/crypto/pairing.h"
+#include "tests/common/test_util.h"
 
 #define PT_Q_HEX "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab"
 #define PT_R_HEX "73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001"
-
-static int pt_failures;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fprintf(stderr, "\n");                                         \
-            pt_failures++;                                                 \
-        }                                                                  \
-    } while (0)
-
-static uint64_t pt_state;
-
-static inline uint64_t pt_rand64(void)
-{
-    uint64_t z = (pt_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static inline void pt_seed(const char *name)
-{
-    const char *env = getenv("CZK_TEST_SEED");
-    pt_state = env ? strtoull(env, NULL, 0) : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
-    fprintf(stderr, "%s: seed %llu (set CZK_TEST_SEED to repeat)\n", name,
-            (unsigned long long)pt_state);
-}
 
 static inline void pt_rand_fp(czk_fp *r)
 {
     for (;;) {
         czk_fp t;
         for (int i = 0; i < 6; i++)
-            t.l[i] = pt_rand64();
+            t.l[i] = t_rand64();
         t.l[5] &= (1ULL << 61) - 1; /* q < 2^381 */
         if (czk_fp_is_canonical(&t)) {
             czk_fp_to_mont(r, &t);
@@ -81,7 +52,7 @@ static inline void pt_rand_scalar(czk_fr *k_std)
 {
     for (;;) {
         for (int i = 0; i < 4; i++)
-            k_std->l[i] = pt_rand64();
+            k_std->l[i] = t_rand64();
         k_std->l[3] &= (1ULL << 63) - 1;
         if (czk_fr_is_canonical(k_std))
             return;

@@ -109,7 +109,7 @@ int main(int argc, char **argv)
     mpz_set_str(q, PT_Q_HEX, 16);
     mpz_set_str(r, PT_R_HEX, 16);
     poly_init(&pa); poly_init(&pb); poly_init(&pc); poly_init(&pd);
-    pt_seed("test_fp12");
+    t_seed("test_fp12");
 
     CHECK(czk_fp_eq(&CZK_FP12_ONE.c0.c0.c0, &CZK_FP_ONE), "CZK_FP12_ONE must hold CZK_FP_ONE");
     CHECK(czk_fp_eq(&CZK_FP6_ONE.c0.c0, &CZK_FP_ONE), "CZK_FP6_ONE must hold CZK_FP_ONE");
@@ -254,8 +254,8 @@ int main(int argc, char **argv)
 
     poly_clear(&pa); poly_clear(&pb); poly_clear(&pc); poly_clear(&pd);
     mpz_clears(q, r, e, NULL);
-    if (pt_failures) {
-        fprintf(stderr, "test_fp12: %d checks failed\n", pt_failures);
+    if (t_failures) {
+        fprintf(stderr, "test_fp12: %d checks failed\n", t_failures);
         return 1;
     }
     fprintf(stderr, "test_fp12: ok\n");

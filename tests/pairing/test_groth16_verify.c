@@ -103,7 +103,7 @@ static int run_fixture(const char *dir, const char *tmpdir)
     CHECK(rc == 0, "read %s: %s", pproof, e.msg);
     rc = czk_json_public_read(&pub, &n_pub, ppub, &e);
     CHECK(rc == 0, "read %s: %s", ppub, e.msg);
-    if (pt_failures)
+    if (t_failures)
         goto out;
     fprintf(stderr, "%s: nPublic %u\n", dir, vk.n_public);
 
@@ -208,7 +208,7 @@ int main(void)
     char dir[512], tmpdir[] = "/tmp/czk-test-verify-XXXXXX";
     int found = 0;
 
-    pt_seed("test_groth16_verify");
+    t_seed("test_groth16_verify");
     if (!mkdtemp(tmpdir)) {
         perror("mkdtemp");
         return 1;
@@ -236,8 +236,8 @@ int main(void)
         fprintf(stderr, "test_groth16_verify: no BLS12-381 fixtures under %s, skipping\n", fx);
         return 77;
     }
-    if (pt_failures) {
-        fprintf(stderr, "test_groth16_verify: %d checks failed\n", pt_failures);
+    if (t_failures) {
+        fprintf(stderr, "test_groth16_verify: %d checks failed\n", t_failures);
         return 1;
     }
     fprintf(stderr, "test_groth16_verify: ok (%d fixtures)\n", found);

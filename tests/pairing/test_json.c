@@ -117,7 +117,7 @@ int main(void)
     char *ptext, *pubtext, *vktext;
     json_t *r;
 
-    pt_seed("test_json");
+    t_seed("test_json");
 
     /* valid objects from random points */
     pt_rand_scalar(&k);
@@ -319,8 +319,8 @@ int main(void)
     free(pubtext);
     free(vktext);
     czk_groth16_vk_free(&vk);
-    if (pt_failures) {
-        fprintf(stderr, "test_json: %d checks failed (%d malformed cases)\n", pt_failures, n_cases);
+    if (t_failures) {
+        fprintf(stderr, "test_json: %d checks failed (%d malformed cases)\n", t_failures, n_cases);
         return 1;
     }
     fprintf(stderr, "test_json: ok (%d malformed cases rejected with the field named)\n", n_cases);

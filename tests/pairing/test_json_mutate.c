@@ -85,7 +85,7 @@ int main(int argc, char **argv)
     int iters = argc > 1 ? atoi(argv[1]) : 3000;
     char path[1024];
 
-    pt_seed("test_json_mutate");
+    t_seed("test_json_mutate");
     for (size_t i = 0; i < sizeof(fx) / sizeof(fx[0]); i++)
         for (uint8_t k = 0; k < 3; k++) {
             snprintf(path, sizeof(path), "%s/%s/%s", pt_fixture_dir(), fx[i], files[k]);
@@ -109,16 +109,16 @@ int main(int argc, char **argv)
     }
 
     for (int it = 0; it < iters; it++) {
-        const seed *s = &seeds[pt_rand64() % n_seeds];
+        const seed *s = &seeds[t_rand64() % n_seeds];
         size_t cap = s->len * 2 + 64, len = s->len;
         char *t = malloc(cap);
         memcpy(t, s->text, len);
-        int muts = 1 + (int)(pt_rand64() % 4);
+        int muts = 1 + (int)(t_rand64() % 4);
         for (int m = 0; m < muts && len > 0; m++) {
-            size_t a = pt_rand64() % len, b = a + pt_rand64() % (len - a < 32 ? len - a : 32);
-            switch (pt_rand64() % 6) {
-            case 0: t[a] ^= (char)(1u << (pt_rand64() % 8)); break;
-            case 1: t[a] = alphabet[pt_rand64() % (sizeof(alphabet) - 1)]; break;
+            size_t a = t_rand64() % len, b = a + t_rand64() % (len - a < 32 ? len - a : 32);
+            switch (t_rand64() % 6) {
+            case 0: t[a] ^= (char)(1u << (t_rand64() % 8)); break;
+            case 1: t[a] = alphabet[t_rand64() % (sizeof(alphabet) - 1)]; break;
             case 2: memmove(t + a, t + b, len - b); len -= b - a; break;           /* delete */
             case 3:                                                                /* duplicate */
                 if (len + (b - a) <= cap) {
@@ -129,7 +129,7 @@ int main(int argc, char **argv)
                 break;
             case 4: len = a; break;                                                /* truncate */
             default: {                                                             /* swap two bytes */
-                size_t c = pt_rand64() % len;
+                size_t c = t_rand64() % len;
                 char x = t[a];
                 t[a] = t[c];
                 t[c] = x;
@@ -141,7 +141,7 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < n_seeds; i++)
         free(seeds[i].text);
-    if (pt_failures)
+    if (t_failures)
         return 1;
     fprintf(stderr, "test_json_mutate: ok (%d mutated inputs, no property violated)\n", iters);
     return 0;

@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 
     mpz_inits(r, ab, ta, tb, NULL);
     mpz_set_str(r, PT_R_HEX, 16);
-    pt_seed("test_pairing");
+    t_seed("test_pairing");
 
     /* non-degeneracy and order */
     czk_pairing(&g, &CZK_G1_GEN, &CZK_G2_GEN);
@@ -215,8 +215,8 @@ int main(int argc, char **argv)
     synthetic_groth16(100);
 
     mpz_clears(r, ab, ta, tb, NULL);
-    if (pt_failures) {
-        fprintf(stderr, "test_pairing: %d checks failed\n", pt_failures);
+    if (t_failures) {
+        fprintf(stderr, "test_pairing: %d checks failed\n", t_failures);
         return 1;
     }
     fprintf(stderr, "test_pairing: ok\n");

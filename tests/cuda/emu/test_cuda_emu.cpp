@@ -32,25 +32,9 @@
 
 #include "tests/cuda/emu/cuda_emu.h"
 
-static int fails;
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                        \
-            printf(__VA_ARGS__);                                               \
-            printf("\n");                                                      \
-            fails++;                                                           \
-        }                                                                      \
-    } while (0)
+#include "tests/common/test_util.h"
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd()
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 16);
-}
+static uint32_t rnd() { return (uint32_t)(t_rand64() >> 16); }
 static std::vector<uint32_t> rnd_vec(size_t n)
 {
     std::vector<uint32_t> v(n);
@@ -678,6 +662,7 @@ static void bad_own_lane() { emu_launch(1, 32, [] { __ballot_sync(1u << ((thread
 
 int main()
 {
+    t_seed("test_cuda_emu");
     auto t0 = std::chrono::steady_clock::now();
     test_intrinsics();
     test_index(dim3(3, 2), dim3(16, 5));
@@ -703,8 +688,8 @@ int main()
     expect_abort("a mask without the calling lane", bad_own_lane, "the calling lane is not in the mask",
                  "__ballot_sync");
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (fails) {
-        printf("test_cuda_emu: %d check(s) failed\n", fails);
+    if (t_failures) {
+        printf("test_cuda_emu: %d check(s) failed\n", t_failures);
         return 1;
     }
     printf("test_cuda_emu: all checks passed (%.2f s)\n", s);
