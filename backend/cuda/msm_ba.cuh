@@ -62,18 +62,6 @@ static void ba_add_launch(const aff_t<fp2x<B>> *src, const ba_lvl &L, uint32_t K
 
 /* ---- the shared inversion (k_binv_*) ---- */
 
-/* scratch elements batch_inv needs for n: pre and up of every step */
-static size_t binv_scratch(size_t n)
-{
-    size_t s = 0;
-    while (n > 1) {
-        const size_t up = (n + BINV_K - 1) / BINV_K;
-        s += n + up;
-        n = up;
-    }
-    return s + 1;
-}
-
 template <class F> static void batch_inv(F *x, uint32_t n, F *scr, cudaStream_t s)
 {
     if (n == 1) {

@@ -1,9 +1,10 @@
 /*
  * msm_ba_kernels.cuh — the device code of the batch-affine bucket sums
- * (msm_ba.cuh describes the algorithm): the kernels and their helpers, with
- * no host code and no CUDA runtime calls, so that tests/cuda/test_cuda_ba_emul
- * can compile them for the CPU (tests/cuda/emu/cuda_emu.h) and check them
- * against the CPU curve code where no GPU is present.
+ * (msm_ba.cuh describes the algorithm): the kernels, their helpers and the
+ * scratch size of the shared inversion's tree, with no launches and no CUDA
+ * runtime calls, so that tests/cuda/test_cuda_ba_emul can compile them for the
+ * CPU (tests/cuda/emu/cuda_emu.h) and check them against the CPU curve code
+ * where no GPU is present.
  */
 #ifndef CZK_CUDA_MSM_BA_KERNELS_CUH
 #define CZK_CUDA_MSM_BA_KERNELS_CUH
@@ -338,6 +339,18 @@ __global__ void __launch_bounds__(128, BA_P2_BLOCKS(B))
 }
 
 /* ---- the shared inversion: x[0..n) <- 1 / x[i] (all nonzero) ---- */
+
+/* scratch elements batch_inv needs for n: pre and up of every step */
+static inline size_t binv_scratch(size_t n)
+{
+    size_t s = 0;
+    while (n > 1) {
+        const size_t up = (n + BINV_K - 1) / BINV_K;
+        s += n + up;
+        n = up;
+    }
+    return s + 1;
+}
 
 /* pre[i] = x[uK] ... x[i] within thread u's chunk, up[u] = the chunk's product */
 template <class F> __global__ void k_binv_up(const F *x, uint32_t n, F *pre, F *up)

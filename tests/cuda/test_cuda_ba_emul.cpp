@@ -100,13 +100,6 @@ template <class F> static void emu_batch_inv(F *x, uint32_t n, F *scr)
     emu_launch(dim3(grid(up, 128)), dim3(128), [&] { k_binv_down<F>(x, n, pre, u); });
 }
 
-template <class F> struct is_g2 {
-    static const bool value = false;
-};
-template <class B> struct is_g2<fp2x<B>> {
-    static const bool value = true;
-};
-
 /* k_ba_add: G1 one output per thread, G2 on lane pairs */
 template <class F>
 static void emu_ba_add(const aff_t<F> *src, const ba_lvl &L, uint32_t K, uint32_t T, const F *P, const F *TP,
@@ -253,7 +246,7 @@ template <class G> struct ba_case_run {
                    std::vector<A> &dst, std::vector<J> &next, unsigned lv)
     {
         const uint32_t O = L.outputs(), T = (O + K - 1) / K;
-        std::vector<F> P(O), TP(T), scr(3 * (size_t)T + 8); /* batch_inv's tree: under 2.1 T */
+        std::vector<F> P(O), TP(T), scr(binv_scratch(T));
         std::vector<uint2> OPS(O);
         dst.assign(O, A());
         const ba_lvl dl = L.dev();
