@@ -8,8 +8,5 @@
 
 #define T_STOP_AT_FAILURE
 #include "tests/common/test_util.h"
-#if !T_UTIL_STOPS
-#error "tests/common/test_util.h was included before bk_test.h, without T_STOP_AT_FAILURE"
-#endif
 
 #endif

@@ -13,6 +13,10 @@
  * T_STOP_AT_FAILURE before the first include: CHECK then exits 1 at once,
  * naming the process (forked children report their own failures).
  */
+/* a stopping suite's header included after another that counts: CHECK would count */
+#if defined(T_STOP_AT_FAILURE) && defined(T_UTIL_STOPS) && !T_UTIL_STOPS
+#error "tests/common/test_util.h was first included without T_STOP_AT_FAILURE"
+#endif
 #ifndef CZK_TESTS_COMMON_TEST_UTIL_H
 #define CZK_TESTS_COMMON_TEST_UTIL_H
 

@@ -22,9 +22,6 @@
 
 #define T_STOP_AT_FAILURE
 #include "tests/common/test_util.h"
-#if !T_UTIL_STOPS
-#error "tests/common/test_util.h was included before cuda_test_util.h, without T_STOP_AT_FAILURE"
-#endif
 
 static uint64_t tu_rng_s[4];
 

@@ -16,9 +16,6 @@
 
 #define T_STOP_AT_FAILURE
 #include "tests/common/test_util.h"
-#if !T_UTIL_STOPS
-#error "tests/common/test_util.h was included before tutil.h, without T_STOP_AT_FAILURE"
-#endif
 
 #define CHECK_RC(expr)                                                                                      \
     do {                                                                                                    \
