@@ -121,9 +121,10 @@ static size_t ba_chunk(size_t bytes, size_t pairs, size_t nb, size_t fb)
  * field elements of fb bytes, capped at CZK_CUDA_MSM_BA_MB MiB (default
  * CZK_CUDA_MSM_BA_MB_DEFAULT) and at a quarter of the device memory free,
  * halved while the device cannot give it (to 1/16); without it (or with CZK_CUDA_MSM_BA=0) every MSM runs the XYZZ
- * first level */
+ * first level (ba_init and ba_free are inline: only msm.cu's context calls them,
+ * and bn254_msm.cu includes this header too) */
 #define CZK_CUDA_MSM_BA_MB_DEFAULT 24576u
-static int ba_init(czk_msm_ws *ws, size_t fb)
+static inline int ba_init(czk_msm_ws *ws, size_t fb)
 {
     ws->ba_mem = NULL;
     ws->ba_bytes = 0;
@@ -151,7 +152,7 @@ static int ba_init(czk_msm_ws *ws, size_t fb)
     return 0;
 }
 
-static void ba_free(czk_msm_ws *ws)
+static inline void ba_free(czk_msm_ws *ws)
 {
     cudaFree(ws->ba_mem);
     for (int i = 0; i < 2; i++) {
