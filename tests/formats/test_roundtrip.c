@@ -56,7 +56,7 @@ static void patch_file(const char *path, long off, const void *bytes, size_t len
 static void test_wtns_into(const char *path, const czk_fr *w, uint32_t n)
 {
     const long sec2 = 76; /* 12-byte container header, section 1 (12 + 40 bytes), section 2's 12 */
-    uint8_t *buf = aligned_alloc(64, (size_t)n * 32 + 64);
+    uint8_t *buf = aligned_alloc(64, ((size_t)n * 32 + 127) & ~(size_t)63);
     char bad_path[4300];
     czk_error e = {0};
     czk_wtns rd;

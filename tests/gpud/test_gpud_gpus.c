@@ -474,6 +474,7 @@ static void test_placement(void)
     t_conn_free(fin);
     t_conn_free(cl);
     t_rmtree(dir);
+    free(dir);
 }
 
 int main(void)
