@@ -146,10 +146,11 @@ static void check_setup(const struct curve_ops *c, const char *dir)
     czk_setup_accel accel = { .name = "GPU 0", .gen_mul = cuda_gen_mul };
     czk_error e = { 0 };
 
-    snprintf(r1cs, sizeof(r1cs), "%s/%s.r1cs", dir, c->name);
-    snprintf(wtns, sizeof(wtns), "%s/%s.wtns", dir, c->name);
-    snprintf(cpu, sizeof(cpu), "%s/%s-cpu.zkey", dir, c->name);
-    snprintf(gpu, sizeof(gpu), "%s/%s-gpu.zkey", dir, c->name);
+    CHECK(snprintf(r1cs, sizeof(r1cs), "%s/%s.r1cs", dir, c->name) < (int)sizeof(r1cs) &&
+              snprintf(wtns, sizeof(wtns), "%s/%s.wtns", dir, c->name) < (int)sizeof(wtns) &&
+              snprintf(cpu, sizeof(cpu), "%s/%s-cpu.zkey", dir, c->name) < (int)sizeof(cpu) &&
+              snprintf(gpu, sizeof(gpu), "%s/%s-gpu.zkey", dir, c->name) < (int)sizeof(gpu),
+          "paths under %s too long", dir);
     CHECK(czk_gencircuit(&o, r1cs, wtns, &e) == 0, "%s", e.msg);
     CHECK(c->setup(r1cs, cpu, NULL, &e) == 0, "%s CPU setup: %s", c->name, e.msg);
     CHECK(c->setup(r1cs, gpu, &accel, &e) == 0, "%s GPU setup: %s", c->name, e.msg);

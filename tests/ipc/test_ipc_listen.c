@@ -62,7 +62,7 @@ static int answers(const char *path)
     CHECK(fd >= 0);
     memset(&sa, 0, sizeof(sa));
     sa.sun_family = AF_UNIX;
-    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+    CHECK(snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path) < (int)sizeof(sa.sun_path));
     r = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
     close(fd);
     return r;
