@@ -108,7 +108,7 @@ static msm_plan plan_make(size_t n, unsigned c, unsigned ncls)
     return p;
 }
 
-static inline msm_plan plan_for(size_t n, int g2, unsigned curve)
+[[maybe_unused]] static msm_plan plan_for(size_t n, int g2, unsigned curve)
 {
     static unsigned force_c = env_uint("CZK_CUDA_MSM_C", 0);
     return plan_make(n, (force_c >= 4 && force_c <= 24) ? force_c : c_for_bitlen(bitlen(n), g2, curve), 0);
@@ -1010,8 +1010,8 @@ __global__ void __launch_bounds__(128) k_tab_norm(const xyzz_t<F> *in, uint32_t 
 /* the shape of a table over n bases asked with rows (0: all) and window c
  * (0: tab_c_for): its window, bucket windows ceil(windows / rows) and the
  * rows those need; -EINVAL for a window outside 4..22 */
-static inline int tab_shape(size_t n, int g2, unsigned curve, unsigned rows, unsigned &c, unsigned &ncls,
-                            unsigned &nrows)
+[[maybe_unused]] static int tab_shape(size_t n, int g2, unsigned curve, unsigned rows, unsigned &c,
+                                      unsigned &ncls, unsigned &nrows)
 {
     if (!c)
         c = tab_c_for(n, g2, curve);
