@@ -121,6 +121,36 @@ template <class B> FF_DEV void p2_mul(const p2ctx &k, B &r, const B &a, const B 
     r = p2_sel(k.c != 0, s, d);
 }
 
+/* r = a * b in Fp2 with one reduction per lane (r may alias a or b): lane 0
+ * c0 = redc(a0 b0 + a1 (p - b1)), lane 1 c1 = redc(a1 b0 + a0 b1), each the
+ * sum of two plain products (mul_wide_eo), below 2 p^2 < p 2^(32N), which is
+ * mont_redc_eo's bound; a1 (p - b1) = -a1 b1 mod p.  Two plain products and
+ * one reduction per lane against p2_mul's two Montgomery products, and two
+ * operand exchanges against three. */
+template <class B> FF_DEV void p2_mul_lz(const p2ctx &k, B &r, const B &a, const B &b)
+{
+    constexpr int N = ff_traits<B>::N;
+    const bool one = k.c != 0;
+    const B ao = p2_other(k, a), bo = p2_other(k, b);
+    B nb;
+    neg(nb, bo);
+    const B y0 = p2_sel(one, bo, b), y1 = p2_sel(one, b, nb);
+    uint32_t W[2 * N], X[2 * N];
+    mul_wide_eo<N>(W, a.v, y0.v);  /* lane 0: a0 b0, lane 1: a1 b0 */
+    mul_wide_eo<N>(X, ao.v, y1.v); /* lane 0: a1 (p - b1), lane 1: a0 b1 */
+    add_words<2 * N>(W, W, X);
+    mont_redc_eo<N>(r.v, W, ff_traits<B>::mod(), ff_traits<B>::ninv);
+}
+
+/* p2_mul_lz (LZ) or p2_mul */
+template <bool LZ, class B> FF_DEV void p2_mulx(const p2ctx &k, B &r, const B &a, const B &b)
+{
+    if (LZ)
+        p2_mul_lz(k, r, a, b);
+    else
+        p2_mul(k, r, a, b);
+}
+
 /* r = a^2 in Fp2: lane 0 (a0+a1)(a0-a1), lane 1 2 a0 a1 */
 template <class B> FF_DEV void p2_sqr(const p2ctx &k, B &r, const B &a)
 {

@@ -20,7 +20,7 @@
  *              codes (OPS), computes its denominator d (x2 − x1; 2 y1 for a
  *              doubling; 1 for a copy, an infinity operand or P + (−P)) and
  *              stores the running product of its d's (P[o]) and the whole
- *              product (TP[t]);
+ *              product (TP[t]) (G2: lane pair t, k_ba_pre_p2);
  *   batch_inv  TP[0..T) inverted in place, by the same trick in a tree of
  *              chunks of BINV_K (one Fermat inversion for the level);
  *   k_ba_add   thread t walks its outputs backwards: 1/d_o = 1/P[o] · P[o−T],
@@ -46,6 +46,38 @@
 
 #include "backend/cuda/msm_ba_kernels.cuh"
 
+/* G2's kernel choices (benchmarks; read once per process):
+ * CZK_CUDA_MSM_P2_LAZY=0 makes k_ba_add_p2 use p2_mul for its two dependent
+ * products instead of p2_mul_lz, CZK_CUDA_MSM_BA_PRE2=0 runs G2's k_ba_pre on
+ * one thread per walker instead of k_ba_pre_p2 on lane pairs */
+static bool ba_p2_lazy(void)
+{
+    static const bool on = env_uint("CZK_CUDA_MSM_P2_LAZY", 1) != 0;
+    return on;
+}
+static bool ba_pre2(void)
+{
+    static const bool on = env_uint("CZK_CUDA_MSM_BA_PRE2", 1) != 0;
+    return on;
+}
+
+/* k_ba_pre's launch: G1 one walker per thread, G2 on lane pairs */
+template <bool GATHER, class F>
+static void ba_pre_launch(const aff_t<F> *src, const uint32_t *vals, const ba_lvl &L, uint32_t K, uint32_t T, F *P,
+                          F *TP, uint2 *OPS, cudaStream_t s)
+{
+    k_ba_pre<F, GATHER><<<grid_for(T, 128), 128, 0, s>>>(src, vals, L, K, T, P, TP, OPS);
+}
+template <bool GATHER, class B>
+static void ba_pre_launch(const aff_t<fp2x<B>> *src, const uint32_t *vals, const ba_lvl &L, uint32_t K, uint32_t T,
+                          fp2x<B> *P, fp2x<B> *TP, uint2 *OPS, cudaStream_t s)
+{
+    if (ba_pre2())
+        k_ba_pre_p2<B, GATHER><<<grid_for(2 * (size_t)T, 128), 128, 0, s>>>(src, vals, L, K, T, P, TP, OPS);
+    else
+        k_ba_pre<fp2x<B>, GATHER><<<grid_for(T, 128), 128, 0, s>>>(src, vals, L, K, T, P, TP, OPS);
+}
+
 /* k_ba_add's launch: G1 one output per thread, G2 on lane pairs */
 template <class F>
 static void ba_add_launch(const aff_t<F> *src, const ba_lvl &L, uint32_t K, uint32_t T, const F *P, const F *TP,
@@ -57,7 +89,10 @@ template <class B>
 static void ba_add_launch(const aff_t<fp2x<B>> *src, const ba_lvl &L, uint32_t K, uint32_t T, const fp2x<B> *P,
                           const fp2x<B> *TP, const uint2 *OPS, aff_t<fp2x<B>> *dst, cudaStream_t s)
 {
-    k_ba_add_p2<B><<<grid_for(2 * (size_t)T, 128), 128, 0, s>>>(src, L, K, T, P, TP, OPS, dst);
+    if (ba_p2_lazy())
+        k_ba_add_p2<B, true><<<grid_for(2 * (size_t)T, 128), 128, 0, s>>>(src, L, K, T, P, TP, OPS, dst);
+    else
+        k_ba_add_p2<B, false><<<grid_for(2 * (size_t)T, 128), 128, 0, s>>>(src, L, K, T, P, TP, OPS, dst);
 }
 
 /* ---- the shared inversion (k_binv_*) ---- */
@@ -242,9 +277,9 @@ static int ba_buckets(czk_cuda_ctx *ctx, const aff_t<F> *bases, const msm_plan &
             aff_t<F> *dst = buf[lv & 1];
             const uint32_t *vals = ws->vals[1] + off;
             if (lv == 0)
-                k_ba_pre<F, true><<<grid_for(T, 128), 128, 0, s>>>(src, vals, L, K, T, P, TP, OPS);
+                ba_pre_launch<true>(src, vals, L, K, T, P, TP, OPS, s);
             else
-                k_ba_pre<F, false><<<grid_for(T, 128), 128, 0, s>>>(src, vals, L, K, T, P, TP, OPS);
+                ba_pre_launch<false>(src, vals, L, K, T, P, TP, OPS, s);
             batch_inv<F>(TP, T, scr, s);
             ba_add_launch(src, L, K, T, P, TP, OPS, dst, s);
             CZK_CU_LAUNCH("k_ba level");

@@ -278,10 +278,56 @@ template <class B> FF_DEV int p2_ba_case(const p2ctx &pk, const aff_t<B> &p, con
     return BA_INF;
 }
 
+/* k_ba_pre for G2 on lane pairs: pair t does what thread t of k_ba_pre
+ * does, each lane one component of the denominators and of their running
+ * product (p2_mul_lz); lane 0 records the operand codes */
+template <class B, bool GATHER>
+__global__ void __launch_bounds__(128) k_ba_pre_p2(const aff_t<fp2x<B>> *src, const uint32_t *vals, ba_lvl L,
+                                                   uint32_t K, uint32_t T, fp2x<B> *P, fp2x<B> *TP, uint2 *OPS)
+{
+    const uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) >> 1;
+    const p2ctx pk = p2_ctx();
+    if (t >= T)
+        return;
+    const uint32_t O = ba_outputs(L);
+    const B *S = reinterpret_cast<const B *>(src); /* this lane's x of point i: S[4 i + c] */
+    B *Pc = reinterpret_cast<B *>(P) + pk.c;
+    B acc;
+    p2_set_one(pk, acc);
+    for (uint32_t k = 0, o = t; k < K && o < O; k++, o += T) {
+        const uint2 c = ba_codes<GATHER>(vals, L, o);
+        if (pk.c == 0)
+            OPS[o] = c;
+        B d;
+        if (c.y != SENT) {
+            const B x1 = ld_global(S + 4 * (size_t)(c.x >> 1) + pk.c), x2 = ld_global(S + 4 * (size_t)(c.y >> 1) + pk.c);
+            if (p2_is_zero(pk, x1) || p2_is_zero(pk, x2) || p2_eq(pk, x1, x2)) {
+                const aff_t<B> p = p2_ba_point(pk, src, c.x), q = p2_ba_point(pk, src, c.y);
+                const int cs = p2_ba_case(pk, p, q, true);
+                if (cs == BA_ADD)
+                    sub(d, q.x, p.x);
+                else if (cs == BA_DBL)
+                    dbl(d, p.y);
+                else
+                    p2_set_one(pk, d);
+            } else {
+                sub(d, x2, x1);
+            }
+        } else {
+            p2_set_one(pk, d);
+        }
+        p2_mul_lz(pk, acc, acc, d);
+        st_global(Pc + 2 * (size_t)o, acc);
+    }
+    st_global(reinterpret_cast<B *>(TP) + 2 * (size_t)t + pk.c, acc);
+}
+
 /* 3 blocks per SM for BLS12-381 (168 registers, 12 warps, against 251 and
- * 8 warps for one G2 output per thread), 4 for BN254 (120 registers) */
+ * 8 warps for one G2 output per thread), 4 for BN254 (120 registers).  LZ:
+ * the two dependent products of the sum by p2_mul_lz (one reduction per
+ * lane), else by p2_mul. */
 #define BA_P2_BLOCKS(B) (ff_traits<B>::N > 8 ? 3 : 4)
-template <class B>
+template <class B, bool LZ = true>
 __global__ void __launch_bounds__(128, BA_P2_BLOCKS(B))
     k_ba_add_p2(const aff_t<fp2x<B>> *src, ba_lvl L, uint32_t K, uint32_t T, const fp2x<B> *P, const fp2x<B> *TPinv,
                 const uint2 *OPS, aff_t<fp2x<B>> *dst)
@@ -320,12 +366,12 @@ __global__ void __launch_bounds__(128, BA_P2_BLOCKS(B))
                 dbl(lam, t1);
                 add(lam, lam, t1);
             }
-            p2_mul(pk, lam, lam, id);
+            p2_mulx<LZ>(pk, lam, lam, id);
             p2_sqr(pk, t1, lam);
             sub(t1, t1, p.x);
             sub(r.x, t1, q.x); /* q.x = p.x for a doubling */
             sub(t1, p.x, r.x);
-            p2_mul(pk, t1, t1, lam);
+            p2_mulx<LZ>(pk, t1, t1, lam);
             sub(r.y, t1, p.y);
         } else {
             r = ba_noslope(cs, p, q);

@@ -94,6 +94,45 @@ static unsigned env_uint(const char *name, unsigned dflt)
 
 static unsigned nwin_for(unsigned c) { return (257 + c - 1) / c; }
 
+/* The largest digit of the top window of c-bit signed digits of scalars below
+ * the curve's r (BLS12-381: 255 bits, BN254: 254): the bits of r above the
+ * last whole window, plus the carry of the window below; 1 when c divides the
+ * bit length (the top window holds the carry alone). */
+static unsigned top_digit(unsigned c, unsigned curve)
+{
+    const bool bn = curve == CZK_CUDA_CURVE_BN254;
+    const unsigned bits = bn ? 254 : 255;
+    const uint32_t top = bn ? 0x30644e72u : 0x73eda753u; /* r >> 224 */
+    const unsigned rem = bits % c;
+    return rem ? (top >> (bits - 224 - rem)) + 1 : 1;
+}
+
+/* A window size whose top window is lopsided: its nonzero digits fall into
+ * fewer than 1/32 of the window's 2^(c-1) buckets, so its buckets hold more
+ * than 32 times the points of the others (at c=15, BLS12-381 scalars put the
+ * carry alone in an 18th window: about 45% of all points into one bucket, a
+ * batch-affine run of 14 levels).  c_for picks a neighbour of plan_for's rule
+ * without one (c+1 first: fewer windows), or keeps c when both have it. */
+static bool top_lopsided(unsigned c, unsigned curve)
+{
+    return ((size_t)top_digit(c, curve) << 5) < ((size_t)1 << (c - 1));
+}
+
+/* the window size for n terms: c_for_bitlen's, moved off a lopsided top
+ * window unless CZK_CUDA_MSM_CTOP=0 (benchmarks; read once) */
+static unsigned c_for(size_t n, int g2, unsigned curve)
+{
+    static const unsigned keep = !env_uint("CZK_CUDA_MSM_CTOP", 1);
+    const unsigned c = c_for_bitlen(bitlen(n), g2, curve);
+    if (keep || !top_lopsided(c, curve))
+        return c;
+    if (c < 22 && !top_lopsided(c + 1, curve))
+        return c + 1;
+    if (c > 8 && !top_lopsided(c - 1, curve))
+        return c - 1;
+    return c;
+}
+
 /* ncls 0: one bucket window per digit window (no table) */
 static msm_plan plan_make(size_t n, unsigned c, unsigned ncls)
 {
@@ -111,7 +150,7 @@ static msm_plan plan_make(size_t n, unsigned c, unsigned ncls)
 [[maybe_unused]] static msm_plan plan_for(size_t n, int g2, unsigned curve)
 {
     static unsigned force_c = env_uint("CZK_CUDA_MSM_C", 0);
-    return plan_make(n, (force_c >= 4 && force_c <= 24) ? force_c : c_for_bitlen(bitlen(n), g2, curve), 0);
+    return plan_make(n, (force_c >= 4 && force_c <= 24) ? force_c : c_for(n, g2, curve), 0);
 }
 
 /* Window bits of a full fixed-base table (every window's multiple stored,

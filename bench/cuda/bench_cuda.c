@@ -11,7 +11,8 @@
  *   "20 21 22 23 24"), CZK_BENCH_H ("20 24"), CZK_BENCH_REPS (5),
  *   CZK_BENCH_CPU_MSM_LOG (16, 0 = skip; G2 runs 2 lower),
  *   CZK_BENCH_CPU_NTT_LOG (20, 0 = skip), CZK_BENCH_BITS (share of the
- *   MSM scalars that are 0 or 1, default 0).
+ *   MSM scalars that are 0 or 1, default 0), CZK_BENCH_MSM_LESS (MSMs of
+ *   2^k - D terms, default 0).
  * MSM bases are distinct points (bench_msm.h), each size also with a full
  * fixed-base table (CZK_BENCH_TABLE=0 skips those rows).  Scalars are
  * uniform random below r.

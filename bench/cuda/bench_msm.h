@@ -14,7 +14,8 @@
  * point, then a batch conversion to affine).  Each size runs plain, then
  * (CZK_BENCH_TABLE, default 1) over bases of that size with a full fixed-base
  * table (czk_cuda_bases_precompute; its build time in the notes); the CPU run
- * at 2^cpu_log also checks the result.
+ * at 2^cpu_log also checks the result.  CZK_BENCH_MSM_LESS=D times n = 2^k - D
+ * terms instead of 2^k (a partition's n sits just below a power of two).
  * Needs bench_cuda.c's helpers (die, row, median, now_ms, msm_floor_ms, bench_threads).
  */
 #ifndef CZK_BENCH_MSM_H
@@ -90,8 +91,10 @@ static void NAME(czk_cuda_ctx *ctx, const void *scv, const unsigned *logs, int n
     if ((rc = czk_cuda_upload_async(ctx, CZK_CUDA_BUF_W, 0, (const czk_fr *)sc, nb, NULL, NULL)))            \
         die("upload scalars", rc);                                                                           \
     const int table = getenv("CZK_BENCH_TABLE") ? atoi(getenv("CZK_BENCH_TABLE")) : 1;                      \
+    const size_t less = getenv("CZK_BENCH_MSM_LESS") ? strtoull(getenv("CZK_BENCH_MSM_LESS"), NULL, 0) : 0;  \
     for (int i = 0; i < nl; i++) {                                                                           \
         size_t n = (size_t)1 << logs[i];                                                                     \
+        n -= less < n ? less : 0;                                                                            \
         unsigned c = czk_cuda_msm_window_bits(n, G2, CURVE);                                                 \
         JAC r;                                                                                               \
         if ((rc = MSM(ctx, db, 0, CZK_CUDA_BUF_W, 0, n, &r)))                                                \
@@ -102,7 +105,8 @@ static void NAME(czk_cuda_ctx *ctx, const void *scv, const unsigned *logs, int n
             tm[t] = now_ms() - s;                                                                            \
         }                                                                                                    \
         char note[96];                                                                                       \
-        snprintf(note, sizeof note, "c=%u, scalars on device", c);                                           \
+        snprintf(note, sizeof note, "c=%u, scalars on device, n = 2^%u - %zu", c, logs[i],                   \
+                 ((size_t)1 << logs[i]) - n);                                                                \
         row(GRP, logs[i], median(tm, reps), msm_floor_ms(n, G2, MUL_IMAD, c, 0), note);                      \
         double s = now_ms();                                                                                 \
         MSM_HOST(ctx, db, sc, n, &r);                                                                        \

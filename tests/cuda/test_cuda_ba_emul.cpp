@@ -16,6 +16,8 @@
  * bucket sums (also a chunk continuing the previous chunk's bucket) and the
  * bookkeeping kernels (k_ba_half, k_ba_heads, k_ba_real, k_ba_max) as well.
  * Outputs per thread K = 1, 3 and 64, so walks of one and of many outputs.
+ * G2 levels run with every kernel choice msm_ba.cuh's knobs select
+ * (k_ba_pre_p2 or k_ba_pre, k_ba_add_p2 with p2_mul_lz or p2_mul).
  */
 #define _Static_assert static_assert
 extern "C" {
@@ -100,18 +102,44 @@ template <class F> static void emu_batch_inv(F *x, uint32_t n, F *scr)
     emu_launch(dim3(grid(up, 128)), dim3(128), [&] { k_binv_down<F>(x, n, pre, u); });
 }
 
+/* The kernel choices of a level (msm_ba.cuh's knobs): variant 0 the
+ * defaults (G2: k_ba_pre_p2 and k_ba_add_p2<B, true>), variant 1 G2's
+ * alternatives (k_ba_pre on one thread per walker, k_ba_add_p2<B, false>:
+ * CZK_CUDA_MSM_BA_PRE2=0, CZK_CUDA_MSM_P2_LAZY=0); G1 has one kernel of each. */
+template <bool GATHER, class F>
+static void emu_ba_pre(int, const aff_t<F> *src, const uint32_t *vals, const ba_lvl &L, uint32_t K, uint32_t T, F *P,
+                       F *TP, uint2 *OPS)
+{
+    emu_launch(dim3(grid(T, 128)), dim3(128), [&] { k_ba_pre<F, GATHER>(src, vals, L, K, T, P, TP, OPS); });
+}
+template <bool GATHER, class B>
+static void emu_ba_pre(int variant, const aff_t<fp2x<B>> *src, const uint32_t *vals, const ba_lvl &L, uint32_t K,
+                       uint32_t T, fp2x<B> *P, fp2x<B> *TP, uint2 *OPS)
+{
+    if (variant == 0)
+        emu_launch(dim3(grid(2 * (size_t)T, 128)), dim3(128),
+                   [&] { k_ba_pre_p2<B, GATHER>(src, vals, L, K, T, P, TP, OPS); });
+    else
+        emu_launch(dim3(grid(T, 128)), dim3(128), [&] { k_ba_pre<fp2x<B>, GATHER>(src, vals, L, K, T, P, TP, OPS); });
+}
+
 /* k_ba_add: G1 one output per thread, G2 on lane pairs */
 template <class F>
-static void emu_ba_add(const aff_t<F> *src, const ba_lvl &L, uint32_t K, uint32_t T, const F *P, const F *TP,
+static void emu_ba_add(int, const aff_t<F> *src, const ba_lvl &L, uint32_t K, uint32_t T, const F *P, const F *TP,
                        const uint2 *OPS, aff_t<F> *dst)
 {
     emu_launch(dim3(grid(T, 128)), dim3(128), [&] { k_ba_add<F>(src, L, K, T, P, TP, OPS, dst); });
 }
 template <class B>
-static void emu_ba_add(const aff_t<fp2x<B>> *src, const ba_lvl &L, uint32_t K, uint32_t T, const fp2x<B> *P,
-                       const fp2x<B> *TP, const uint2 *OPS, aff_t<fp2x<B>> *dst)
+static void emu_ba_add(int variant, const aff_t<fp2x<B>> *src, const ba_lvl &L, uint32_t K, uint32_t T,
+                       const fp2x<B> *P, const fp2x<B> *TP, const uint2 *OPS, aff_t<fp2x<B>> *dst)
 {
-    emu_launch(dim3(grid(2 * (size_t)T, 128)), dim3(128), [&] { k_ba_add_p2<B>(src, L, K, T, P, TP, OPS, dst); });
+    if (variant == 0)
+        emu_launch(dim3(grid(2 * (size_t)T, 128)), dim3(128),
+                   [&] { k_ba_add_p2<B, true>(src, L, K, T, P, TP, OPS, dst); });
+    else
+        emu_launch(dim3(grid(2 * (size_t)T, 128)), dim3(128),
+                   [&] { k_ba_add_p2<B, false>(src, L, K, T, P, TP, OPS, dst); });
 }
 
 /* the host's view of a level: runs, their inputs and outputs */
@@ -171,6 +199,7 @@ template <class G> struct ba_case_run {
     typedef typename G::jac J;
     typedef aff_t<F> A;
     const char *name;
+    int variants; /* kernel variants of a level (emu_ba_pre, emu_ba_add) */
     std::vector<J> pool; /* random points */
 
     J rand_pool() { return pool[t_rand64() % pool.size()]; }
@@ -245,15 +274,22 @@ template <class G> struct ba_case_run {
     void run_level(const level &L, const A *src, const uint32_t *vals, const std::vector<J> &E, uint32_t K,
                    std::vector<A> &dst, std::vector<J> &next, unsigned lv)
     {
+        for (int variant = 0; variant < variants; variant++)
+            run_level_v<GATHER>(variant, L, src, vals, E, K, dst, next, lv);
+    }
+    template <bool GATHER>
+    void run_level_v(int variant, const level &L, const A *src, const uint32_t *vals, const std::vector<J> &E,
+                     uint32_t K, std::vector<A> &dst, std::vector<J> &next, unsigned lv)
+    {
         const uint32_t O = L.outputs(), T = (O + K - 1) / K;
         std::vector<F> P(O), TP(T), scr(binv_scratch(T));
         std::vector<uint2> OPS(O);
         dst.assign(O, A());
         const ba_lvl dl = L.dev();
-        emu_launch(dim3(grid(T, 128)), dim3(128),
-                   [&] { k_ba_pre<F, GATHER>(src, vals, dl, K, T, P.data(), TP.data(), OPS.data()); });
+        emu_ba_pre<GATHER>(variant, src, vals, dl, K, T, P.data(), TP.data(), OPS.data());
         emu_batch_inv<F>(TP.data(), T, scr.data());
-        emu_ba_add(src, dl, K, T, (const F *)P.data(), (const F *)TP.data(), (const uint2 *)OPS.data(), dst.data());
+        emu_ba_add(variant, src, dl, K, T, (const F *)P.data(), (const F *)TP.data(), (const uint2 *)OPS.data(),
+                   dst.data());
         next.resize(O);
         uint32_t bad = 0;
         for (uint32_t r = 0; r < L.in_cnt.size(); r++)
@@ -264,10 +300,12 @@ template <class G> struct ba_case_run {
                     G::add(&s, &E[i], &E[i + 1]);
                 next[o] = s;
                 if (!aff_same<G>(dst[o], dev_aff<G>(s)) && bad++ < 3)
-                    CHECK(0, "%s K=%u level %u: output %u (run %u, pair %u of %u inputs) differs from the CPU sum",
-                          name, K, lv, o, r, j, L.in_cnt[r]);
+                    CHECK(0,
+                          "%s variant %d K=%u level %u: output %u (run %u, pair %u of %u inputs) differs from the "
+                          "CPU sum",
+                          name, variant, K, lv, o, r, j, L.in_cnt[r]);
             }
-        CHECK(bad == 0, "%s K=%u level %u: %u of %u outputs wrong", name, K, lv, bad, O);
+        CHECK(bad == 0, "%s variant %d K=%u level %u: %u of %u outputs wrong", name, variant, K, lv, bad, O);
     }
 
     /* k_ba_finish: the XYZZ sum of each run into its bucket (run 0 added to
@@ -401,10 +439,10 @@ int main(void)
 {
     t_seed("test_cuda_ba_emul");
     check_real();
-    ba_case_run<bls_g1>{"BLS12-381 G1", {}}.run(400);
-    ba_case_run<bn_g1>{"BN254 G1", {}}.run(400);
-    ba_case_run<bls_g2>{"BLS12-381 G2", {}}.run(160);
-    ba_case_run<bn_g2>{"BN254 G2", {}}.run(160);
+    ba_case_run<bls_g1>{"BLS12-381 G1", 1, {}}.run(400);
+    ba_case_run<bn_g1>{"BN254 G1", 1, {}}.run(400);
+    ba_case_run<bls_g2>{"BLS12-381 G2", 2, {}}.run(160);
+    ba_case_run<bn_g2>{"BN254 G2", 2, {}}.run(160);
     if (t_failures) {
         fprintf(stderr, "test_cuda_ba_emul: %d failures\n", t_failures);
         return 1;
