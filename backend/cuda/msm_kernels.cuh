@@ -68,7 +68,8 @@ static unsigned bitlen(size_t x)
  * BN254 (curve CZK_CUDA_CURVE_BN254): one bit more, about 2^8 points per
  * bucket at every size (its 8-word points make the larger bucket sets cheap:
  * at 2^22 c=15 took G1 17.2 / G2 47.5 ms against 19.2 / 52.8 for c=14, at 2^24
- * c=17 58.8 / 160.5 against 60.8 / 165.3 for c=16; docs/bench-gpu.md, "BN254"). */
+ * c=17 58.8 / 160.5 against 60.8 / 165.3 for c=16; docs/bench-gpu.md, "BN254").
+ * c_for moves this off a window size whose top window is lopsided. */
 static unsigned c_for_bitlen(unsigned k, int g2, unsigned curve)
 {
     /* G1 from 2^25 up (bit length 26): about 2^8 points per bucket.  With the
