@@ -87,6 +87,16 @@ static void send_ready(synth *s, const fill *f)
     send_or_close(s, &m);
 }
 
+static void live_unlink(synth *s, fill *f)
+{
+    if (f->live_prev)
+        f->live_prev->live_next = f->live_next;
+    else
+        s->live = f->live_next;
+    if (f->live_next)
+        f->live_next->live_prev = f->live_prev;
+}
+
 void synth_fill_done(czk_loop_task *t, void *ctx)
 {
     fill *f = ctx;
@@ -114,6 +124,7 @@ void synth_fill_done(czk_loop_task *t, void *ctx)
     }
     if (s->conn && f->conn_epoch == s->conn_epoch && czk_conn_is_open(s->conn))
         send_ready(s, f);
+    live_unlink(s, f);
     free(f);
     if (!s->conn && s->outstanding == 0 && !s->backoff.pending && !s->stopping)
         try_connect(s);
@@ -198,6 +209,10 @@ static void on_assign(synth *s, const czk_msg_assign *a)
     f->partition = a->partition;
     f->conn_epoch = s->conn_epoch;
     snprintf(f->spool, sizeof(f->spool), "%s", a->spool);
+    f->live_next = s->live;
+    if (s->live)
+        s->live->live_prev = f;
+    s->live = f;
     s->held[a->slot].state = H_FILLING;
     s->held[a->slot].gen = f->gen;
     s->held[a->slot].f = f;
@@ -526,6 +541,13 @@ int main(int argc, char **argv)
     czk_daemon_stopping();
     synth_fill_stop(s);
     czk_loop_destroy(s->loop);
+    /* fills the stopped loop will not deliver: still queued, or done with their
+     * completion posted; gpud takes their slots back after the lease */
+    while (s->live) {
+        fill *f = s->live;
+        s->live = f->live_next;
+        free(f);
+    }
     czk_metrics_free(s->metrics);
     if (s->have_pool)
         czk_pool_close(&s->pool);

@@ -36,7 +36,8 @@ typedef struct fill {
     int cancel;          /* atomic: RELEASE arrived while it was queued or running */
     int rc;              /* worker: 0 or -errno */
     char reason[CZK_MSG_STR_LONG];
-    struct fill *next;
+    struct fill *next;                 /* the queue (mu) */
+    struct fill *live_prev, *live_next; /* synth.live (loop thread) */
 } fill;
 
 typedef struct held {
@@ -70,6 +71,8 @@ struct synth {
     fill *q_head, *q_tail;
     int q_stop;
     unsigned outstanding; /* fills queued or running (loop thread count) */
+    fill *live;           /* every fill from ASSIGN until synth_fill_done frees it (loop thread):
+                           * what shutdown frees when the loop stops before it delivers them */
     pthread_t th;
     uint64_t fills_ok, fills_failed;
     /* metrics (main.c's open_metrics; [synth] metrics_port + node): the
