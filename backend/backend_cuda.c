@@ -292,31 +292,36 @@ static unsigned resident_on(const czk_backend *b, unsigned circuit, char *on, si
 
 /* Fixed-base MSM tables (czk_cuda_bases_precompute) for circuit's key on gpu,
  * once its points are resident: B2 first (the slowest MSM, and a G2 table
- * saves the most time per byte), then H, A, B1, C; each only while the GPU
- * keeps k->tab_keep free.  What does not fit runs without a table (same
- * proofs, slower); logged either way.  Ends early when keys_free asks. */
+ * saves the most time per byte), then H, A, B1, C; each the fastest that
+ * leaves k->tab_keep free (czk_cuda_bases_table_fit: a full table, else one
+ * of fewer rows).  What gets none runs without (same proofs, slower); logged
+ * either way.  Ends early when keys_free asks. */
 static void tables_build(cuda_gpu *gpu, unsigned circuit)
 {
     cuda_keys *k = &gpu->keys[circuit];
     czk_cuda_bases *order[CZK_KEYMEM_SECTIONS] = {k->b2, k->h, k->a, k->b1, k->c};
     static const char *const name[CZK_KEYMEM_SECTIONS] = {"B2", "H", "A", "B1", "C"};
-    char built[160] = "", left[160] = "";
+    char built[256] = "", left[160] = "";
     size_t keep = k->tab_keep, total = 0, lb = 0, ll = 0;
     uint64_t t0 = czk_trace_now();
 
     for (int i = 0; i < CZK_KEYMEM_SECTIONS && !atomic_load(&k->tab_stop); i++) {
         czk_cuda_table_plan tp;
         czk_cuda_dev_info info;
-        int r = czk_cuda_bases_table_plan(order[i], 0, 0, &tp);
-        if (r == 0 && (r = czk_cuda_device_info(gpu->device, &info)) == 0 && tp.peak_bytes + keep > info.mem_free)
-            r = -ENOMEM;
-        if (r == 0 && (r = czk_cuda_bases_precompute(order[i], 0, 0)) < 0)
+        int r = czk_cuda_device_info(gpu->device, &info);
+        if (r == 0)
+            r = czk_cuda_bases_table_fit(order[i], info.mem_free > keep ? info.mem_free - keep : 0, &tp);
+        if (r == 0 && (r = czk_cuda_bases_precompute(order[i], tp.rows, tp.c)) < 0)
             czk_warn("cuda backend: circuit %u: the %s MSM's table on GPU %d failed (the MSM runs without): %s",
                      circuit, name[i], gpu->device, cuda_err());
         if (r == 0) {
             total += tp.bytes;
-            lb += (size_t)snprintf(built + lb, sizeof(built) - lb, "%s%s (c=%u, %zu MiB)", lb ? ", " : "", name[i],
-                                   tp.c, tp.bytes >> 20);
+            if (tp.rows < tp.windows)
+                lb += (size_t)snprintf(built + lb, sizeof(built) - lb, "%s%s (c=%u, %u of %u rows, %zu MiB)",
+                                       lb ? ", " : "", name[i], tp.c, tp.rows, tp.windows, tp.bytes >> 20);
+            else
+                lb += (size_t)snprintf(built + lb, sizeof(built) - lb, "%s%s (c=%u, %zu MiB)", lb ? ", " : "",
+                                       name[i], tp.c, tp.bytes >> 20);
         } else {
             ll += (size_t)snprintf(left + ll, sizeof(left) - ll, "%s%s", ll ? ", " : "", name[i]);
         }
@@ -825,9 +830,11 @@ static int h_and_wait(czk_cuda_ctx *cc, const cuda_circuit *z)
     do {                                                                                                           \
         G1 pa, pb1, pc, ph;                                                                                        \
         G2 pb2;                                                                                                    \
+        czk_cuda_msm_keep_digits(c->cc, 1); /* A, B1 and B2 read the witness: one sort of its digits */           \
         MSM(CZK_TRACE_MSM_A, "the A MSM", MSM_G1(c->cc, k->a, 0, CZK_CUDA_BUF_W, 0, z->n_vars, &pa));             \
         MSM(CZK_TRACE_MSM_B1, "the B1 MSM", MSM_G1(c->cc, k->b1, 0, CZK_CUDA_BUF_W, 0, z->n_vars, &pb1));         \
         MSM(CZK_TRACE_MSM_B2, "the B2 MSM", MSM_G2(c->cc, k->b2, 0, CZK_CUDA_BUF_W, 0, z->n_vars, &pb2));         \
+        czk_cuda_msm_keep_digits(c->cc, 0);                                                                        \
         MSM(CZK_TRACE_MSM_C, "the C MSM",                                                                          \
             MSM_G1(c->cc, k->c, 0, CZK_CUDA_BUF_W, (size_t)z->n_public + 1, npriv, &pc));                         \
         MSM(CZK_TRACE_MSM_H, "the H MSM", MSM_G1(c->cc, k->h, 0, CZK_CUDA_BUF_A, 0, z->domain_size, &ph));        \
@@ -874,6 +881,7 @@ static int cuda_compute(czk_backend *b, unsigned ctx, unsigned circuit, czk_grot
         czk_trace_add(c->job, c->partition, stage, t, czk_trace_now());                                          \
     } while (0)
 
+    czk_cuda_msm_keep_digits(c->cc, 0); /* the buffers were written since any earlier MSM */
     MSM(CZK_TRACE_H, "computing h", h_and_wait(c->cc, z));
     if (is_bn(z))
         CUDA_MSMS(czk_bn254_g1, czk_bn254_g2, czk_cuda_bn254_msm_g1, czk_cuda_bn254_msm_g2, czk_bn254_g1_add,

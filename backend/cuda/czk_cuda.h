@@ -171,15 +171,40 @@ size_t czk_cuda_point_bytes(unsigned curve, int g2);
  * the bases instead. */
 typedef struct czk_cuda_table_plan {
     unsigned c, rows, bucket_windows;
+    unsigned windows;  /* the MSM's windows at c (rows = all of them: a full table) */
     size_t bytes;      /* device memory the table adds once built */
     size_t peak_bytes; /* free device memory the build needs */
 } czk_cuda_table_plan;
 int czk_cuda_bases_table_plan(const czk_cuda_bases *b, unsigned rows, unsigned c, czk_cuda_table_plan *out);
+/* The table to build for b within mem bytes of free device memory, for MSMs
+ * on contexts created with cfg.msm_tables (their workspace holds the full
+ * table's plan): the default full table when it fits mem; otherwise the
+ * partial table (fewer rows, so several bucket windows, maybe a narrower
+ * window; no more buckets than the full table's nor more windows than the
+ * plain plan's) that the backend's cost model says is fastest, if it beats
+ * the plain plan by 3% or more; -ENOSPC when no table fits and pays (not an
+ * error: nothing is logged).  Build it with czk_cuda_bases_precompute(b,
+ * out->rows, out->c).  czk_cuda_table_fit is the rule itself for n bases of
+ * curve and group and a workspace of cap_buckets buckets (0: the full
+ * table's); host code, needs no GPU. */
+int czk_cuda_bases_table_fit(const czk_cuda_bases *b, size_t mem, czk_cuda_table_plan *out);
+int czk_cuda_table_fit(size_t n, int g2, unsigned curve, size_t mem, size_t cap_buckets, czk_cuda_table_plan *out);
 int czk_cuda_bases_precompute(czk_cuda_bases *b, unsigned rows, unsigned c);
 /* rows of b's table, 0 without one */
 unsigned czk_cuda_bases_table_rows(const czk_cuda_bases *b);
 /* 1 when the last MSM on ctx ran over a fixed-base table */
 int czk_cuda_msm_used_table(const czk_cuda_ctx *ctx);
+/* Sorted digits kept between MSMs of ctx that read the same scalars (a
+ * proof's A, B1 and B2 all read the witness).  Between on (1) and off (0)
+ * the caller promises that nothing writes the scalar buffers its MSMs read:
+ * no upload and no compute into them.  Meanwhile an MSM over the same
+ * scalars (buffer, offset, count) whose plan has the same window, bucket
+ * windows and table stride as the MSM before it on ctx skips its digits and
+ * sort (the bases may differ, G1 or G2).  Off forgets them; a failed MSM
+ * turns it off.  czk_cuda_msm_kept_digits: 1 when the last MSM on ctx
+ * reused them. */
+void czk_cuda_msm_keep_digits(czk_cuda_ctx *ctx, int on);
+int czk_cuda_msm_kept_digits(const czk_cuda_ctx *ctx);
 
 /* r = sum_{i<n} s[off+i] * base[base_off+i], scalars (STANDARD form) taken from
  * device buffer scalar_buf (e.g. BUF_A after compute_h, BUF_W after an upload). */

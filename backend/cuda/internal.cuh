@@ -61,6 +61,16 @@ struct czk_msm_ws {
     void *result;        /* per-window Jacobian sums (device) */
     void *host_result;   /* pinned copy */
     int last_tab;        /* the last MSM ran over a fixed-base table */
+    /* czk_cuda_msm_keep_digits: keep on, the sorted digits in keys[1] and
+     * vals[1] are those of the scalars buf[sbuf][soff, soff + n) at window c
+     * with ncls bucket windows and table stride stride (sorted.valid) */
+    int keep, last_kept;
+    struct {
+        int valid, sbuf;
+        size_t soff, n;
+        unsigned c, ncls;
+        uint32_t stride;
+    } sorted;
     /* batch-affine bucket sums (msm_ba.cuh): ba_bytes of scratch (0: none,
      * every MSM runs the XYZZ first level), run counts and starts */
     void *ba_mem;

@@ -303,19 +303,54 @@ extern "C" int czk_cuda_bases_precompute(czk_cuda_bases *b, unsigned rows, unsig
     return b->curve == CZK_CUDA_CURVE_BN254 ? czk_cuda_tab_build_bn_(b, rows, c) : czk_cuda_tab_build_bls_(b, rows, c);
 }
 
+static void tab_plan_out(size_t n, size_t pt, unsigned c, unsigned ncls, unsigned rows, czk_cuda_table_plan *out)
+{
+    out->c = c;
+    out->rows = rows;
+    out->bucket_windows = ncls;
+    out->windows = nwin_for(c);
+    out->bytes = (size_t)rows * n * pt;
+    out->peak_bytes = tab_peak(n, pt, rows);
+}
+
 extern "C" int czk_cuda_bases_table_plan(const czk_cuda_bases *b, unsigned rows, unsigned c, czk_cuda_table_plan *out)
 {
+    unsigned ncls = 0;
     memset(out, 0, sizeof *out);
-    if (tab_shape(b->n, b->g2, b->curve, rows, c, out->bucket_windows, out->rows) < 0)
+    if (tab_shape(b->n, b->g2, b->curve, rows, c, ncls, rows) < 0)
         return -EINVAL;
-    const size_t pt = czk_cuda_point_bytes(b->curve, b->g2);
-    out->c = c;
-    out->bytes = (size_t)out->rows * b->n * pt;
-    out->peak_bytes = (size_t)out->rows * b->n * pt + (b->n < ((size_t)1 << 20) ? b->n : ((size_t)1 << 20)) * 2 * pt;
+    tab_plan_out(b->n, czk_cuda_point_bytes(b->curve, b->g2), c, ncls, rows, out);
     return 0;
 }
 
+extern "C" int czk_cuda_table_fit(size_t n, int g2, unsigned curve, size_t mem, size_t cap_buckets,
+                                  czk_cuda_table_plan *out)
+{
+    unsigned c = 0, ncls = 0, rows = 0;
+    memset(out, 0, sizeof *out);
+    const size_t pt = czk_cuda_point_bytes(curve, g2);
+    const int r = tab_fit(n, g2, curve, pt, mem, cap_buckets, c, ncls, rows);
+    if (r < 0)
+        return r;
+    tab_plan_out(n, pt, c, ncls, rows, out);
+    return 0;
+}
+
+extern "C" int czk_cuda_bases_table_fit(const czk_cuda_bases *b, size_t mem, czk_cuda_table_plan *out)
+{
+    return czk_cuda_table_fit(b->n, b->g2, b->curve, mem, 0, out);
+}
+
 extern "C" int czk_cuda_msm_used_table(const czk_cuda_ctx *ctx) { return ctx->msm.last_tab; }
+
+extern "C" void czk_cuda_msm_keep_digits(czk_cuda_ctx *ctx, int on)
+{
+    ctx->msm.keep = on != 0;
+    if (!on)
+        ctx->msm.sorted.valid = 0;
+}
+
+extern "C" int czk_cuda_msm_kept_digits(const czk_cuda_ctx *ctx) { return ctx->msm.last_kept; }
 
 extern "C" unsigned czk_cuda_bases_table_rows(const czk_cuda_bases *b)
 {

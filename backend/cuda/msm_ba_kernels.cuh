@@ -278,6 +278,17 @@ template <class B> FF_DEV int p2_ba_case(const p2ctx &pk, const aff_t<B> &p, con
     return BA_INF;
 }
 
+/* ba_den on a lane pair: this lane's component of the denominator */
+template <class B> FF_DEV void p2_ba_den(const p2ctx &pk, B &d, int cs, const aff_t<B> &p, const aff_t<B> &q)
+{
+    if (cs == BA_ADD)
+        sub(d, q.x, p.x);
+    else if (cs == BA_DBL)
+        dbl(d, p.y);
+    else
+        p2_set_one(pk, d);
+}
+
 /* k_ba_pre for G2 on lane pairs: pair t does what thread t of k_ba_pre
  * does, each lane one component of the denominators and of their running
  * product (p2_mul_lz); lane 0 records the operand codes */
@@ -303,13 +314,7 @@ __global__ void __launch_bounds__(128) k_ba_pre_p2(const aff_t<fp2x<B>> *src, co
             const B x1 = ld_global(S + 4 * (size_t)(c.x >> 1) + pk.c), x2 = ld_global(S + 4 * (size_t)(c.y >> 1) + pk.c);
             if (p2_is_zero(pk, x1) || p2_is_zero(pk, x2) || p2_eq(pk, x1, x2)) {
                 const aff_t<B> p = p2_ba_point(pk, src, c.x), q = p2_ba_point(pk, src, c.y);
-                const int cs = p2_ba_case(pk, p, q, true);
-                if (cs == BA_ADD)
-                    sub(d, q.x, p.x);
-                else if (cs == BA_DBL)
-                    dbl(d, p.y);
-                else
-                    p2_set_one(pk, d);
+                p2_ba_den(pk, d, p2_ba_case(pk, p, q, true), p, q);
             } else {
                 sub(d, x2, x1);
             }
@@ -349,11 +354,8 @@ __global__ void __launch_bounds__(128, BA_P2_BLOCKS(B))
         if (cs == BA_ADD || cs == BA_DBL) {
             B id, lam, t1;
             if (o >= T) {
-                B d; /* the denominator: x2 − x1, or 2 y1 for a doubling */
-                if (cs == BA_ADD)
-                    sub(d, q.x, p.x);
-                else
-                    dbl(d, p.y);
+                B d;
+                p2_ba_den(pk, d, cs, p, q); /* an addition's or a doubling's */
                 /* 1 / d_o = 1/P[o] · P[o − T], 1 / P[o − T] = 1/P[o] · d_o */
                 p2_mul2<true>(pk, id, acc, acc, ld_global(Pc + 2 * (size_t)(o - T)), acc, d);
             } else {

@@ -750,8 +750,8 @@ static bool plan_fits(const czk_cuda_ctx *ctx, const msm_plan &p)
 }
 
 template <class F>
-static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, int sbuf, size_t soff, size_t n,
-                   void *host_out)
+static int msm_run_(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, int sbuf, size_t soff, size_t n,
+                    void *host_out)
 {
     typedef msm_group<F> G;
     struct czk_msm_ws *ws = &ctx->msm;
@@ -817,14 +817,23 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
     if (!plan_fits(ctx, p))
         return czk_cuda_errf_(-ENOMEM, "msm: plan for %zu terms (c=%u, %u bucket windows) exceeds the workspace", n,
                               p.c, p.ncls);
-    k_digits<<<grid_for(n, 256), 256, 0, s>>>(ctx->buf[sbuf] + soff, (uint32_t)n, p.c, p.nwin, p.ncls, stride,
-                                              ws->keys[0], ws->vals[0]);
-    MSM_LAUNCHED("k_digits");
-    PHASE("digits");
+    /* the previous MSM's sorted digits, while the caller keeps them and they
+     * are of these scalars and this plan (the bases do not enter them) */
+    static const unsigned keep_ok = env_uint("CZK_CUDA_MSM_KEEP", 1); /* 0: always sort (A/B) */
+    const auto &so = ws->sorted;
+    ws->last_kept = keep_ok && ws->keep && so.valid && so.sbuf == sbuf && so.soff == soff && so.n == n && so.c == p.c &&
+                    so.ncls == p.ncls && so.stride == stride;
+    ws->sorted.valid = 0;
     size_t tmp = ws->cub_bytes;
-    CZK_CU(cub::DeviceRadixSort::SortPairs(ws->cub_tmp, tmp, ws->keys[0], ws->keys[1], ws->vals[0], ws->vals[1],
-                                           (int)p.pairs, 0, (int)p.key_bits, s));
-    PHASE("sort");
+    if (!ws->last_kept) {
+        k_digits<<<grid_for(n, 256), 256, 0, s>>>(ctx->buf[sbuf] + soff, (uint32_t)n, p.c, p.nwin, p.ncls, stride,
+                                                  ws->keys[0], ws->vals[0]);
+        MSM_LAUNCHED("k_digits");
+        PHASE("digits");
+        CZK_CU(cub::DeviceRadixSort::SortPairs(ws->cub_tmp, tmp, ws->keys[0], ws->keys[1], ws->vals[0], ws->vals[1],
+                                               (int)p.pairs, 0, (int)p.key_bits, s));
+        PHASE("sort");
+    }
     /* levels of bucket sums until every bucket has one sum */
     const uint32_t *in_keys = ws->keys[1];
     size_t m = p.pairs;
@@ -974,7 +983,23 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
     CZK_CU(cudaStreamSynchronize(s));
     G::horner(host_out, ws->host_result, p.ncls, p.c);
     PHASE("final");
+    /* keys[1] and vals[1] are read-only after the sort: still these digits */
+    if (ws->keep)
+        ws->sorted = {1, sbuf, soff, n, p.c, p.ncls, stride};
     return 0;
+}
+
+/* msm_run_; a failed MSM ends keep_digits (the caller's scope may be left) */
+template <class F>
+static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, int sbuf, size_t soff, size_t n,
+                   void *host_out)
+{
+    const int r = msm_run_<F>(ctx, b, base_off, sbuf, soff, n, host_out);
+    if (r < 0) {
+        ctx->msm.keep = 0;
+        ctx->msm.sorted.valid = 0;
+    }
+    return r;
 }
 
 /* ---- fixed-base tables ----
@@ -1063,6 +1088,63 @@ __global__ void __launch_bounds__(128) k_tab_norm(const xyzz_t<F> *in, uint32_t 
     ncls = (nwin + rows - 1) / rows;
     nrows = (nwin + ncls - 1) / ncls;
     return 0;
+}
+
+/* An MSM plan's time in units of one bucket addition: its n x windows
+ * additions (and as many sort pairs), and about 8 additions' time a bucket
+ * for the bucket reduction (a full BLS12-381 G1 table at 2^24 on the H200:
+ * 5.8 ms of window sums for its 2^21 buckets against 69.8 ms for its
+ * 12 x 2^24 additions; docs/bench-gpu.md, "Run 48"). */
+static double plan_cost(size_t n, const msm_plan &p) { return (double)n * p.nwin + 8.0 * (double)p.nbuckets; }
+
+/* device memory a table of rows rows over n points of pt bytes needs to be
+ * built (its rows and tab_build's scratch of up to 2^20 Jacobian-sized points) */
+static size_t tab_peak(size_t n, size_t pt, unsigned rows)
+{
+    return (size_t)rows * n * pt + (n < ((size_t)1 << 20) ? n : ((size_t)1 << 20)) * 2 * pt;
+}
+
+/* The table to build over n bases of pt bytes in at most mem bytes of free
+ * device memory, for MSMs in a workspace of cap_buckets buckets (0: as many
+ * as the full table's plan has, which a context created with cfg.msm_tables
+ * holds for n up to its max_msm_n): the default full table (tab_shape's rows
+ * 0, c 0) when it fits both; otherwise the partial one (at least 2 rows, a
+ * window no wider than the full table's, no more windows than the plain plan,
+ * so no more sort pairs, and at most 64 bucket windows) of least plan_cost,
+ * the fewest rows among equals, when it costs under 97% of the plain plan.
+ * -ENOSPC when none does (not an error: nothing is logged).
+ * CZK_CUDA_MSM_TAB_FIT=0: the full table or none (A/B). */
+[[maybe_unused]] static int tab_fit(size_t n, int g2, unsigned curve, size_t pt, size_t mem, size_t cap_buckets,
+                                    unsigned &c, unsigned &ncls, unsigned &rows)
+{
+    unsigned c0 = 0, ncls0 = 0, rows0 = 0;
+    if (n == 0 || tab_shape(n, g2, curve, 0, c0, ncls0, rows0) < 0)
+        return czk_cuda_errf_(-EINVAL, "msm table over %zu bases: no plan", n);
+    if (!cap_buckets)
+        cap_buckets = plan_make(n, c0, ncls0).nbuckets;
+    if (tab_peak(n, pt, rows0) <= mem && plan_make(n, c0, ncls0).nbuckets <= cap_buckets) {
+        c = c0, ncls = ncls0, rows = rows0;
+        return 0;
+    }
+    static const unsigned partial = env_uint("CZK_CUDA_MSM_TAB_FIT", 1);
+    const msm_plan plain = plan_for(n, g2, curve);
+    double best = 0.97 * plan_cost(n, plain);
+    bool found = false;
+    for (unsigned cc = 4; partial && cc <= c0; cc++) {
+        const unsigned nwin = nwin_for(cc);
+        for (unsigned k = cc == c0 ? 2 : 1; nwin <= plain.nwin && k <= nwin && k <= 64; k++) {
+            const unsigned r = (nwin + k - 1) / k, kk = (nwin + r - 1) / r;
+            if (r < 2 || kk != k || (size_t)r * n >= ((size_t)1 << 31))
+                continue; /* no table, another k's shape, or too many points */
+            const msm_plan p = plan_make(n, cc, k);
+            const double cost = plan_cost(n, p);
+            if (p.nbuckets > cap_buckets || tab_peak(n, pt, r) > mem || cost > best || (found && cost == best && r >= rows))
+                continue;
+            best = cost, found = true;
+            c = cc, ncls = k, rows = r;
+        }
+    }
+    return found ? 0 : -ENOSPC;
 }
 
 /* rows (0: all) rows of b's table at window c (0: tab_c_for); with fewer

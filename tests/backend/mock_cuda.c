@@ -35,6 +35,7 @@ struct czk_cuda_ctx {
     int cb_pending;
     double copy_ms; /* host memcpy time of the uploads since the last czk_cuda_copy_ms */
     int copy_open;
+    int keep; /* czk_cuda_msm_keep_digits */
 };
 
 struct czk_cuda_bases {
@@ -350,8 +351,28 @@ int czk_cuda_bases_table_plan(const czk_cuda_bases *b, unsigned rows, unsigned c
     out->c = c ? c : 16;
     out->rows = rows && rows < MOCK_TABLE_ROWS ? rows : MOCK_TABLE_ROWS;
     out->bucket_windows = 1;
+    out->windows = MOCK_TABLE_ROWS;
     out->bytes = (out->rows - (b->borrowed ? 0 : 1)) * b->n * mock_pt(b);
     out->peak_bytes = out->rows * b->n * mock_pt(b);
+    return 0;
+}
+
+/* the real rule's shape: the full table when it fits mem, else as many rows
+ * as fit (at least 2); records what it was asked */
+size_t mock_cuda_fit_mem_max;  /* the most memory a table_fit was offered */
+unsigned mock_cuda_rows_min = ~0u, mock_cuda_rows_max;  /* rows of the tables built */
+int czk_cuda_bases_table_fit(const czk_cuda_bases *b, size_t mem, czk_cuda_table_plan *out)
+{
+    const size_t row = b->n * mock_pt(b);
+    if (mem > mock_cuda_fit_mem_max)
+        mock_cuda_fit_mem_max = mem;
+    czk_cuda_bases_table_plan(b, 0, 0, out);
+    if (out->peak_bytes <= mem)
+        return 0;
+    if (mem / row < 2)
+        return fail(-ENOSPC, "msm table: none fits");
+    czk_cuda_bases_table_plan(b, (unsigned)(mem / row), 0, out);
+    out->bucket_windows = (MOCK_TABLE_ROWS + out->rows - 1) / out->rows;
     return 0;
 }
 
@@ -362,11 +383,19 @@ int czk_cuda_bases_precompute(czk_cuda_bases *b, unsigned rows, unsigned c)
         return fail(-EBUSY, "msm table: the bases already have one");
     czk_cuda_bases_table_plan(b, rows, c, &tp);
     b->tab_rows = tp.rows;
+    if (tp.rows < mock_cuda_rows_min)
+        mock_cuda_rows_min = tp.rows;
+    if (tp.rows > mock_cuda_rows_max)
+        mock_cuda_rows_max = tp.rows;
     mock_cuda_tables++;
     return 0;
 }
 
 unsigned czk_cuda_bases_table_rows(const czk_cuda_bases *b) { return b->tab_rows; }
+
+/* kept digits change no result: the flag alone */
+void czk_cuda_msm_keep_digits(czk_cuda_ctx *ctx, int on) { ctx->keep = on; }
+int czk_cuda_msm_kept_digits(const czk_cuda_ctx *ctx) { return ctx->keep; }
 
 /* czk_cuda_vmm.h over a memfd: "device memory" that outlives its creator
  * while an fd is held, as the real one does */

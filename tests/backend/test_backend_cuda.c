@@ -389,7 +389,8 @@ static void partial_residency(const char *zkey_path, const char *wtns_path)
     czk_zkey_close(&z);
 }
 
-extern unsigned mock_cuda_tables;
+extern unsigned mock_cuda_tables, mock_cuda_rows_min, mock_cuda_rows_max;
+extern size_t mock_cuda_fit_mem_max;
 
 /* the fixed-base tables: built for every MSM of a circuit that asks for them
  * when the GPU has room beyond table_reserve, for none without room or
@@ -417,9 +418,34 @@ static void tables_policy(const char *zkey_path)
     CHECK(ops->serves(b, 0, 0), "no tables: the circuit is served");
     ops->destroy(b);
     bc.tables_on = &on;
+    mock_cuda_fit_mem_max = 0;
+    mock_cuda_rows_min = ~0u;
     CHECK(czk_backend_open("cuda", 0, &bc, &ops, &b, &e) == 0, "%s", e.msg);
     CHECK(mock_cuda_tables == before + 5, "%u tables for the 5 MSMs", mock_cuda_tables - before);
+    CHECK(mock_cuda_rows_min == 12, "room for all: a table of %u rows", mock_cuda_rows_min);
     ops->destroy(b);
+    /* room for 4 rows of the largest G1 section: the tables offered exactly
+     * what the reserve leaves, B2's (G2, twice the bytes) at least 2 rows */
+    {
+        const size_t no_reserve = mock_cuda_fit_mem_max;
+        const size_t g1_max = (z.n_vars > z.domain_size ? z.n_vars : z.domain_size) * sizeof(czk_g1_aff);
+        CHECK(no_reserve > 4 * g1_max && no_reserve < mock_cuda_mem_free, "offered %zu of %zu bytes", no_reserve,
+              mock_cuda_mem_free);
+        bc.table_reserve = no_reserve - 4 * g1_max;
+        mock_cuda_fit_mem_max = 0;
+        mock_cuda_rows_min = ~0u;
+        mock_cuda_rows_max = 0;
+        before = mock_cuda_tables;
+        CHECK(czk_backend_open("cuda", 0, &bc, &ops, &b, &e) == 0, "%s", e.msg);
+        CHECK(mock_cuda_fit_mem_max == 4 * g1_max, "offered %zu bytes, %zu left by the reserve", mock_cuda_fit_mem_max,
+              4 * g1_max);
+        CHECK(mock_cuda_tables == before + 5 && mock_cuda_rows_min >= 2 && mock_cuda_rows_min < 12 &&
+                  mock_cuda_rows_max <= 12,
+              "%u partial tables, rows %u..%u", mock_cuda_tables - before, mock_cuda_rows_min, mock_cuda_rows_max);
+        CHECK(ops->serves(b, 0, 0), "partial tables: the circuit is served");
+        ops->destroy(b);
+        bc.table_reserve = 0;
+    }
     /* czk-gpud's way (defer_keys, add_key): built on a thread of their own */
     bc.defer_keys = 1;
     before = mock_cuda_tables;

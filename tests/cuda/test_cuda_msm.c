@@ -233,6 +233,78 @@ static struct {
     char tag[40];
 } tables[] = {{0, 0, " (full table)"}, {3, 8, ""}};
 
+/* czk_cuda_bases_table_fit in room for 4 rows: a partial table (fewer rows
+ * than windows) whose MSMs equal the CPU's */
+static void check_fit(czk_cuda_ctx *ctx, const czk_g1_aff *b1, czk_fr *s, czk_fr *sr, unsigned lg)
+{
+    czk_cuda_bases *db;
+    czk_cuda_table_plan full, tp;
+    const size_t n = (size_t)1 << lg;
+    CHECK(czk_cuda_bases_upload_g1(ctx, &db, b1, n) == 0, "upload g1 bases: %s", czk_cuda_last_error());
+    CHECK(czk_cuda_bases_table_plan(db, 0, 0, &full) == 0, "plan: %s", czk_cuda_last_error());
+    CHECK(czk_cuda_bases_table_fit(db, SIZE_MAX, &tp) == 0 && tp.rows == full.rows && tp.c == full.c,
+          "fit with room: %u rows c=%u, the full table has %u c=%u", tp.rows, tp.c, full.rows, full.c);
+    const size_t mem = 4 * n * sizeof(czk_g1_aff) + (full.peak_bytes - full.bytes);
+    CHECK(czk_cuda_bases_table_fit(db, mem, &tp) == 0, "fit in 4 rows: %s", czk_cuda_last_error());
+    CHECK(tp.rows >= 2 && tp.rows <= 4 && tp.rows < tp.windows && tp.peak_bytes <= mem,
+          "fit in 4 rows: %u of %u rows, %zu bytes", tp.rows, tp.windows, tp.peak_bytes);
+    CHECK(czk_cuda_bases_table_fit(db, n * sizeof(czk_g1_aff), &tp) == -ENOSPC, "a table in 1 row's memory");
+    CHECK(czk_cuda_bases_table_fit(db, mem, &tp) == 0 && czk_cuda_bases_precompute(db, tp.rows, tp.c) == 0,
+          "partial table: %s", czk_cuda_last_error());
+    char tag[64];
+    snprintf(tag, sizeof tag, " (fitted table: %u of %u rows, c=%u)", tp.rows, tp.windows, tp.c);
+    check_g1(ctx, db, b1, s, sr, lg, tag);
+    czk_cuda_bases_free(db);
+}
+
+/* czk_cuda_msm_keep_digits: MSMs over the same scalars and plan (full tables
+ * of 512 points: the same window for G1 and G2) reuse the digits, any other
+ * offset or count sorts again, off sorts again; every result equals the CPU */
+static void check_kept(czk_cuda_ctx *ctx, const czk_g1_aff *b1, const czk_g2_aff *b2, czk_fr *s)
+{
+    const size_t n = 512;
+    czk_cuda_bases *da, *db, *dq;
+    CHECK(czk_cuda_bases_upload_g1(ctx, &da, b1, n) == 0 && czk_cuda_bases_upload_g1(ctx, &db, b1 + n, n) == 0 &&
+              czk_cuda_bases_upload_g2(ctx, &dq, b2, n) == 0,
+          "upload: %s", czk_cuda_last_error());
+    CHECK(czk_cuda_bases_precompute(da, 0, 0) == 0 && czk_cuda_bases_precompute(db, 0, 0) == 0 &&
+              czk_cuda_bases_precompute(dq, 0, 0) == 0,
+          "tables: %s", czk_cuda_last_error());
+    make_scalars(s, n, S_RANDOM);
+    CHECK(czk_cuda_upload_async(ctx, CZK_CUDA_BUF_W, 0, s, n, NULL, NULL) == 0, "upload scalars");
+    static const struct {
+        int g2, on, kept;
+        unsigned which; /* 0: da, 1: db, 2: dq */
+        size_t off;
+    } step[] = {{0, 1, 0, 0, 0}, {0, 1, 1, 1, 0}, {1, 1, 1, 2, 0}, {0, 1, 0, 0, 1},
+                {0, 1, 1, 1, 1}, {0, 1, 0, 1, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 1, 0}};
+    for (size_t i = 0; i < sizeof step / sizeof step[0]; i++) {
+        czk_cuda_msm_keep_digits(ctx, step[i].on);
+        const size_t m = n - step[i].off;
+        if (step[i].g2) {
+            czk_g2 gpu, cpu;
+            CHECK(czk_cuda_msm_g2(ctx, dq, 0, CZK_CUDA_BUF_W, step[i].off, m, &gpu) == 0, "msm: %s",
+                  czk_cuda_last_error());
+            CHECK(czk_msm_g2(&cpu, b2, s + step[i].off, m, 0) == 0 && czk_g2_eq(&gpu, &cpu), "kept step %zu: g2 != cpu",
+                  i);
+        } else {
+            czk_g1 gpu, cpu;
+            CHECK(czk_cuda_msm_g1(ctx, step[i].which ? db : da, 0, CZK_CUDA_BUF_W, step[i].off, m, &gpu) == 0,
+                  "msm: %s", czk_cuda_last_error());
+            CHECK(czk_msm_g1(&cpu, b1 + (step[i].which ? n : 0), s + step[i].off, m, 0) == 0 && czk_g1_eq(&gpu, &cpu),
+                  "kept step %zu: g1 != cpu", i);
+        }
+        CHECK(czk_cuda_msm_used_table(ctx), "kept step %zu: no table", i);
+        CHECK(czk_cuda_msm_kept_digits(ctx) == step[i].kept, "kept step %zu: digits kept %d, want %d", i,
+              czk_cuda_msm_kept_digits(ctx), step[i].kept);
+    }
+    czk_cuda_msm_keep_digits(ctx, 0);
+    czk_cuda_bases_free(da);
+    czk_cuda_bases_free(db);
+    czk_cuda_bases_free(dq);
+    printf("msm 2^9: digits kept across G1 and G2 MSMs of the same scalars ok\n");
+}
+
 int main(void)
 {
     tu_seed();
@@ -289,7 +361,7 @@ int main(void)
         czk_cuda_ctx_free(dctx);
         printf("msm g1 2^10: table for dense scalars only ok\n");
     }
-    free(b1);
+    check_fit(ctx, b1, s, sr, max_log);
 
     unsigned max_log2 = max_log >= 12 ? max_log - 2 : 10;
     size_t nmax2 = (size_t)1 << max_log2;
@@ -308,6 +380,8 @@ int main(void)
         check_g2(ctx, dt, b2, s, sr, max_log2, tables[t].tag);
         czk_cuda_bases_free(dt);
     }
+    check_kept(ctx, b1, b2, s);
+    free(b1);
     /* a G1 context refuses G2 bases */
     czk_g2 dummy;
     CHECK(czk_cuda_msm_g1(ctx, db2, 0, CZK_CUDA_BUF_W, 0, 16, (czk_g1 *)&dummy) == -EINVAL,

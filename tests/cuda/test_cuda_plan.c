@@ -11,7 +11,9 @@
  * none.  The sizes pinned at the end are the ones measured (docs/bench-gpu.md,
  * "Run 49").
  */
+#include <errno.h>
 #include <gmp.h>
+#include <stdint.h>
 
 #include "tests/cuda/cuda_test_util.h"
 
@@ -29,6 +31,85 @@ static int lopsided(const mpz_t r, unsigned c)
     const int lop = mpz_cmp_ui(t, 1ul << (c - 1)) < 0;
     mpz_clear(t);
     return lop;
+}
+
+static unsigned nwin(unsigned c) { return (257 + c - 1) / c; }
+
+/* some table no wider than 22 bits, of 2 or more rows, fits mem and cap and
+ * has fewer windows than w with no more buckets than nb */
+static int better_table(size_t n, size_t pt, size_t mem, size_t cap, unsigned w, size_t nb)
+{
+    const size_t scratch = (n < ((size_t)1 << 20) ? n : ((size_t)1 << 20)) * 2 * pt;
+    for (unsigned c = 4; c <= 22; c++)
+        for (unsigned rows = 2; rows <= nwin(c); rows++) {
+            const unsigned k = (nwin(c) + rows - 1) / rows;
+            if (nwin(c) < w && (size_t)k << (c - 1) <= nb && (size_t)k << (c - 1) <= cap &&
+                rows * n * pt + scratch <= mem)
+                return 1;
+        }
+    return 0;
+}
+
+/* czk_cuda_table_fit, the rule that sizes a fixed-base table to the free
+ * memory: with room, the default full table; with less, a table of fewer
+ * rows that fits the memory and the workspace's buckets, covers every window,
+ * needs fewer windows than the plain MSM and is not dominated (no table that
+ * fits has fewer windows and no more buckets); with room for under 2 rows,
+ * none; without one, none that would clearly pay fits */
+static void table_fit(void)
+{
+    const size_t ns[] = {((size_t)1 << 24) - 11, (size_t)1 << 24, ((size_t)1 << 22) - 14, 100000};
+    const unsigned curves[] = {CZK_CUDA_CURVE_BLS12_381, CZK_CUDA_CURVE_BN254};
+    for (unsigned ci = 0; ci < 2; ci++)
+        for (int g2 = 0; g2 <= 1; g2++)
+            for (unsigned ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ni++) {
+                const size_t n = ns[ni], pt = czk_cuda_point_bytes(curves[ci], g2);
+                czk_cuda_table_plan full, tp;
+                CHECK(czk_cuda_table_fit(n, g2, curves[ci], SIZE_MAX, SIZE_MAX, &full) == 0, "n=%zu: %s", n,
+                      czk_cuda_last_error());
+                CHECK(full.rows == full.windows && full.bucket_windows == 1 && full.windows == nwin(full.c) &&
+                          full.bytes == full.rows * n * pt && full.peak_bytes > full.bytes,
+                      "n=%zu g2=%d: unbounded: c=%u %u of %u rows, %u bucket windows", n, g2, full.c, full.rows,
+                      full.windows, full.bucket_windows);
+                const size_t cap = (size_t)1 << (full.c - 1); /* a workspace sized for the full table */
+                const unsigned plain = nwin(czk_cuda_msm_window_bits(n, g2, curves[ci]));
+                for (unsigned q = 0; q <= 4 * full.rows; q++) {
+                    const size_t mem = q * n * pt / 4 + (full.peak_bytes - full.bytes);
+                    const int r = czk_cuda_table_fit(n, g2, curves[ci], mem, cap, &tp);
+                    if (mem >= full.peak_bytes) {
+                        CHECK(r == 0 && tp.rows == full.rows && tp.c == full.c, "n=%zu g2=%d: room for the full "
+                              "table, got c=%u %u rows", n, g2, tp.c, tp.rows);
+                        continue;
+                    }
+                    if (q < 8) {
+                        CHECK(r == -ENOSPC, "n=%zu g2=%d: a table of %u rows in %u/4 rows' memory", n, g2, tp.rows,
+                              q);
+                        continue;
+                    }
+                    if (r != 0) {
+                        /* none pays: then none fits with a fifth fewer windows and buckets n / 8 at most */
+                        CHECK(!better_table(n, pt, mem, cap, plain * 4 / 5 + 1, n / 8),
+                              "n=%zu g2=%d q=%u: no table, but one with 4/5 of the plain %u windows fits", n, g2, q,
+                              plain);
+                        continue;
+                    }
+                    const size_t nb = (size_t)tp.bucket_windows << (tp.c - 1);
+                    CHECK(tp.peak_bytes <= mem && tp.bytes == tp.rows * n * pt && nb <= cap && tp.rows >= 2 &&
+                              tp.windows == nwin(tp.c) && tp.rows * tp.bucket_windows >= tp.windows &&
+                              tp.bucket_windows == (tp.windows + tp.rows - 1) / tp.rows && tp.windows < plain,
+                          "n=%zu g2=%d q=%u: c=%u %u of %u rows, %u bucket windows, %zu of %zu bytes", n, g2, q, tp.c,
+                          tp.rows, tp.windows, tp.bucket_windows, tp.peak_bytes, mem);
+                    CHECK(!better_table(n, pt, mem, cap, tp.windows, nb), "n=%zu g2=%d q=%u: c=%u (%u windows) is "
+                          "dominated", n, g2, q, tp.c, tp.windows);
+                }
+            }
+    /* the 2^24 partition's C MSM in room for 4 rows, in a workspace for the
+     * full table's 2^21 buckets (cap 0): 13 windows of 20 bits */
+    czk_cuda_table_plan tp;
+    const size_t n = ((size_t)1 << 24) - 11, pt = czk_cuda_point_bytes(CZK_CUDA_CURVE_BLS12_381, 0);
+    CHECK(czk_cuda_table_fit(n, 0, CZK_CUDA_CURVE_BLS12_381, 4 * n * pt + ((size_t)2 << 20) * pt, 0, &tp) == 0 &&
+              tp.c == 20 && tp.rows == 4 && tp.bucket_windows == 4,
+          "BLS12-381 G1 2^24 in 4 rows: c=%u %u rows %u bucket windows", tp.c, tp.rows, tp.bucket_windows);
 }
 
 int main(void)
@@ -67,6 +148,7 @@ int main(void)
     CHECK(czk_cuda_msm_window_bits(((size_t)1 << 22) - 14, 0, CZK_CUDA_CURVE_BN254) == 15,
           "BN254 G1 2^22 - 14: c=%u, not 15", czk_cuda_msm_window_bits(((size_t)1 << 22) - 14, 0, CZK_CUDA_CURVE_BN254));
     CHECK(fine > 0, "no size has a window without a lopsided top");
+    table_fit();
     if (t_failures)
         return 1;
     printf("test_cuda_plan: ok\n");
