@@ -315,13 +315,12 @@ static void tables_build(cuda_gpu *gpu, unsigned circuit)
             czk_warn("cuda backend: circuit %u: the %s MSM's table on GPU %d failed (the MSM runs without): %s",
                      circuit, name[i], gpu->device, cuda_err());
         if (r == 0) {
-            total += tp.bytes;
+            char rows[32] = ""; /* a partial table's share of the rows */
             if (tp.rows < tp.windows)
-                lb += (size_t)snprintf(built + lb, sizeof(built) - lb, "%s%s (c=%u, %u of %u rows, %zu MiB)",
-                                       lb ? ", " : "", name[i], tp.c, tp.rows, tp.windows, tp.bytes >> 20);
-            else
-                lb += (size_t)snprintf(built + lb, sizeof(built) - lb, "%s%s (c=%u, %zu MiB)", lb ? ", " : "",
-                                       name[i], tp.c, tp.bytes >> 20);
+                snprintf(rows, sizeof(rows), "%u of %u rows, ", tp.rows, tp.windows);
+            total += tp.bytes;
+            lb += (size_t)snprintf(built + lb, sizeof(built) - lb, "%s%s (c=%u, %s%zu MiB)", lb ? ", " : "", name[i],
+                                   tp.c, rows, tp.bytes >> 20);
         } else {
             ll += (size_t)snprintf(left + ll, sizeof(left) - ll, "%s%s", ll ? ", " : "", name[i]);
         }
