@@ -783,12 +783,10 @@ static int msm_run_(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off,
         G::set_inf(host_out);
         return 0;
     }
-    /* scalars: wait for their upload and for any compute that produced them */
+    /* scalars: wait for their last write (an upload, an NTT, h on streams
+     * 1..3), not for unrelated work on the other streams (h overlaps the
+     * MSMs over other buffers) */
     CZK_CU(cudaStreamWaitEvent(s, ctx->buf_ready[sbuf], 0));
-    for (int i = 1; i < CZK_CUDA_NSTREAMS; i++) {
-        CZK_CU(cudaEventRecord(ctx->done[i], ctx->st[i]));
-        CZK_CU(cudaStreamWaitEvent(s, ctx->done[i], 0));
-    }
     /* with a fixed-base table: its window and bucket windows, its rows of b->n points
      * (tab_build publishes tab last, so its fields are set once it is seen);
      * a table plan this workspace cannot hold runs as the plain plan */
@@ -1120,9 +1118,10 @@ static size_t tab_peak(size_t n, size_t pt, unsigned rows)
     unsigned c0 = 0, ncls0 = 0, rows0 = 0;
     if (n == 0 || tab_shape(n, g2, curve, 0, c0, ncls0, rows0) < 0)
         return czk_cuda_errf_(-EINVAL, "msm table over %zu bases: no plan", n);
+    const size_t full_buckets = plan_make(n, c0, ncls0).nbuckets;
     if (!cap_buckets)
-        cap_buckets = plan_make(n, c0, ncls0).nbuckets;
-    if (tab_peak(n, pt, rows0) <= mem && plan_make(n, c0, ncls0).nbuckets <= cap_buckets) {
+        cap_buckets = full_buckets;
+    if (tab_peak(n, pt, rows0) <= mem && full_buckets <= cap_buckets) {
         c = c0, ncls = ncls0, rows = rows0;
         return 0;
     }
@@ -1132,7 +1131,9 @@ static size_t tab_peak(size_t n, size_t pt, unsigned rows)
     bool found = false;
     for (unsigned cc = 4; partial && cc <= c0; cc++) {
         const unsigned nwin = nwin_for(cc);
-        for (unsigned k = cc == c0 ? 2 : 1; nwin <= plain.nwin && k <= nwin && k <= 64; k++) {
+        if (nwin > plain.nwin)
+            continue; /* more windows than the plain plan: never cheaper */
+        for (unsigned k = cc == c0 ? 2 : 1; k <= nwin && k <= 64; k++) {
             const unsigned r = (nwin + k - 1) / k, kk = (nwin + r - 1) / r;
             if (r < 2 || kk != k || (size_t)r * n >= ((size_t)1 << 31))
                 continue; /* no table, another k's shape, or too many points */
