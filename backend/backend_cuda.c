@@ -43,13 +43,11 @@
  * device-wide synchronisation happens on this path.
  *
  * compute: h on the device (compute_h_dev of the circuit's curve, h left in A, standard
- * form), queued on streams of its own, then the five MSMs (each returns when
- * its result is on the host): A·w, B1·w, B2·w, C·w[nPublic+1..] from W run
- * beside h, H·h from A waits for it on the device; C·w + H·h and the
- * conversion to affine on the host (CZK_CUDA_H_OVERLAP=0: h is waited for
- * before the MSMs).  h (by its device time) and each MSM are trace records
- * (common/runtime/trace.h); gpud's worker records the copy and the whole
- * compute around them.
+ * form), waited for with a context-stream sync (for its trace record), then
+ * the five MSMs (each returns when its result is on the host): A·w, B1·w,
+ * B2·w, C·w[nPublic+1..] from W, H·h from A; C·w + H·h and the conversion to
+ * affine on the host.  h and each MSM are trace records (common/runtime/trace.h);
+ * gpud's worker records the copy and the whole compute around them.
  *
  * Each context (device buffers, semaphore, host copy of the public signals)
  * is used by the one worker thread gpud gives it to.  A circuit's device
@@ -129,7 +127,6 @@ struct czk_backend {
     unsigned n;
     czk_backend_region *regs; /* registered host regions */
     unsigned n_regs;
-    int h_overlap; /* h queued beside the A, B1, B2, C MSMs (CZK_CUDA_H_OVERLAP=0: before them, waited for) */
 };
 
 static const char *cuda_err(void)
@@ -585,7 +582,6 @@ static int cuda_create(czk_backend **out, const czk_backend_config *cfg, czk_err
         return czk_errorf(e, -ENOMEM, "cuda backend: out of memory");
     pthread_mutex_init(&b->add_mu, NULL);
     b->cfg = *cfg;
-    b->h_overlap = !(getenv("CZK_CUDA_H_OVERLAP") && !strcmp(getenv("CZK_CUDA_H_OVERLAP"), "0"));
     b->n_gpus = (unsigned)ndev;
     b->n = cfg->contexts ? cfg->contexts : CUDA_CONTEXTS_PER_GPU * b->n_gpus;
     if (b->n < b->n_gpus)
@@ -819,18 +815,11 @@ static int cuda_copy_in(czk_backend *b, unsigned ctx, unsigned circuit, const cz
     return 0;
 }
 
-/* h into buffer A, queued: the MSMs over the witness run beside it and the
- * H MSM waits for it on the device */
-static int h_queue(czk_cuda_ctx *cc, const cuda_circuit *z)
-{
-    return is_bn(z) ? czk_cuda_bn254_compute_h_dev(cc, z->log_domain) : czk_cuda_compute_h_dev(cc, z->log_domain);
-}
-
-/* h waited for before the MSMs (CZK_CUDA_H_OVERLAP=0); the sync waits for
- * this context's streams only, never for the whole device */
+/* h into buffer A; the sync waits for this context's streams only (for the
+ * h trace record and its errors), never for the whole device */
 static int h_and_wait(czk_cuda_ctx *cc, const cuda_circuit *z)
 {
-    int r = h_queue(cc, z);
+    int r = is_bn(z) ? czk_cuda_bn254_compute_h_dev(cc, z->log_domain) : czk_cuda_compute_h_dev(cc, z->log_domain);
     return r < 0 ? r : czk_cuda_sync(cc);
 }
 
@@ -862,7 +851,7 @@ static int cuda_compute(czk_backend *b, unsigned ctx, unsigned circuit, czk_grot
     const cuda_circuit *z;
     const cuda_keys *k;
     size_t npriv;
-    uint64_t t, th;
+    uint64_t t;
     int r;
 
     if (ctx >= b->n || circuit >= b->cfg.n_circuits)
@@ -877,8 +866,9 @@ static int cuda_compute(czk_backend *b, unsigned ctx, unsigned circuit, czk_grot
     memset(res, 0, sizeof(*res));
     res->curve = z->curve;
 
-#define RUN(what, call)                                                                                            \
+#define MSM(stage, what, call)                                                                                     \
     do {                                                                                                           \
+        t = czk_trace_now();                                                                                       \
         if ((r = (call)) < 0) {                                                                                    \
             char why_[512];                                                                                        \
             snprintf(why_, sizeof(why_), "%s", cuda_err());                                                        \
@@ -887,34 +877,18 @@ static int cuda_compute(czk_backend *b, unsigned ctx, unsigned circuit, czk_grot
                               (unsigned long long)c->job, c->partition, why_,                                      \
                               r == -ENODEV ? " (a sticky error: the device is lost)" : "");                        \
         }                                                                                                          \
-    } while (0)
-#define MSM(stage, what, call)                                                                                     \
-    do {                                                                                                           \
-        t = czk_trace_now();                                                                                       \
-        RUN(what, call);                                                                                           \
         czk_trace_add(c->job, c->partition, stage, t, czk_trace_now());                                          \
     } while (0)
 
     czk_cuda_msm_keep_digits(c->cc, 0); /* the buffers were written since any earlier MSM */
-    th = czk_trace_now();
-    if (b->h_overlap)
-        RUN("computing h", h_queue(c->cc, z)); /* beside the A, B1, B2 and C MSMs; H waits for it */
-    else
-        MSM(CZK_TRACE_H, "computing h", h_and_wait(c->cc, z));
+    MSM(CZK_TRACE_H, "computing h", h_and_wait(c->cc, z));
     if (is_bn(z))
         CUDA_MSMS(czk_bn254_g1, czk_bn254_g2, czk_cuda_bn254_msm_g1, czk_cuda_bn254_msm_g2, czk_bn254_g1_add,
                   czk_bn254_g1_to_aff, czk_bn254_g2_to_aff, &res->u.bn);
     else
         CUDA_MSMS(czk_g1, czk_g2, czk_cuda_msm_g1, czk_cuda_msm_g2, czk_g1_add, czk_g1_to_aff, czk_g2_to_aff,
                   &res->u.bls);
-    if (b->h_overlap) {
-        /* h's trace record: its device time from when it was queued */
-        double ms;
-        RUN("computing h", czk_cuda_h_ms(c->cc, &ms));
-        czk_trace_add(c->job, c->partition, CZK_TRACE_H, th, th + (uint64_t)(ms * 1e6));
-    }
 #undef MSM
-#undef RUN
     memcpy(pub, c->pub, (size_t)z->n_public * sizeof(czk_fr));
     return 0;
 }

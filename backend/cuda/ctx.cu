@@ -121,15 +121,8 @@ static int ctx_alloc(czk_cuda_ctx *ctx, const czk_cuda_cfg *cfg)
     ctx->curves = cfg->curves ? cfg->curves : CZK_CUDA_CURVE_BLS12_381;
     CZK_CU(cudaSetDevice(ctx->device));
     CZK_CU(cudaDeviceGetAttribute(&ctx->sm_count, cudaDevAttrMultiProcessorCount, ctx->device));
-    /* the MSMs' stream first, h's streams last: h is off the critical path
-     * until the H MSM and fills what the MSMs leave idle
-     * (CZK_CUDA_H_PRIO=0: all at the default priority) */
-    static const int prio = !(getenv("CZK_CUDA_H_PRIO") && !strcmp(getenv("CZK_CUDA_H_PRIO"), "0"));
-    int least = 0, greatest = 0;
-    if (prio)
-        CZK_CU(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     for (int i = 0; i < CZK_CUDA_NSTREAMS; i++) {
-        CZK_CU(cudaStreamCreateWithPriority(&ctx->st[i], cudaStreamNonBlocking, i == 0 ? greatest : least));
+        CZK_CU(cudaStreamCreateWithFlags(&ctx->st[i], cudaStreamNonBlocking));
         CZK_CU(cudaEventCreateWithFlags(&ctx->done[i], cudaEventDisableTiming));
     }
     CZK_CU(cudaStreamCreateWithFlags(&ctx->copy, cudaStreamNonBlocking));
@@ -137,8 +130,6 @@ static int ctx_alloc(czk_cuda_ctx *ctx, const czk_cuda_cfg *cfg)
         CZK_CU(cudaEventCreateWithFlags(&ctx->buf_ready[i], cudaEventDisableTiming));
     CZK_CU(cudaEventCreate(&ctx->cp0));
     CZK_CU(cudaEventCreate(&ctx->cp1));
-    CZK_CU(cudaEventCreate(&ctx->h0));
-    CZK_CU(cudaEventCreate(&ctx->h1));
     size_t n = (size_t)1 << cfg->max_log_n;
     for (int i = 0; i < 4; i++) {
         size_t len = n;
@@ -180,10 +171,6 @@ extern "C" void czk_cuda_ctx_free(czk_cuda_ctx *ctx)
         cudaEventDestroy(ctx->cp0);
     if (ctx->cp1)
         cudaEventDestroy(ctx->cp1);
-    if (ctx->h0)
-        cudaEventDestroy(ctx->h0);
-    if (ctx->h1)
-        cudaEventDestroy(ctx->h1);
     cudaGetLastError();
     free(ctx);
 }
@@ -242,20 +229,6 @@ extern "C" int czk_cuda_copy_ms(czk_cuda_ctx *ctx, double *ms)
     CZK_CU(cudaSetDevice(ctx->device));
     CZK_CU(cudaEventSynchronize(ctx->cp1));
     CZK_CU(cudaEventElapsedTime(&f, ctx->cp0, ctx->cp1));
-    *ms = f;
-    return 0;
-}
-
-extern "C" int czk_cuda_h_ms(czk_cuda_ctx *ctx, double *ms)
-{
-    float f = 0;
-
-    if (!ctx->h_open)
-        return czk_cuda_errf_(-EINVAL, "no h computed since the last czk_cuda_h_ms");
-    ctx->h_open = 0;
-    CZK_CU(cudaSetDevice(ctx->device));
-    CZK_CU(cudaEventSynchronize(ctx->h1));
-    CZK_CU(cudaEventElapsedTime(&f, ctx->h0, ctx->h1));
     *ms = f;
     return 0;
 }

@@ -132,13 +132,8 @@ int czk_cuda_ntt_to_odd_coset_dev(czk_cuda_ctx *ctx, unsigned log_n);
 /* h from a, b, c already in buffers A, B, C (Montgomery, natural order,
  * evaluations on the size-2^log_n domain): each goes to the odd coset, then
  * h_j = a_j b_j - c_j, converted to STANDARD form, left in buffer A
- * (the H-MSM scalars).  Queued, not waited for, on streams of its own after
- * everything queued on ctx before it: MSMs queued next over other buffers
- * (the witness in W) run beside it, and an MSM, NTT or download of buffer A
- * waits for it.  czk_cuda_h_ms: the device time of the last h (waits for it;
- * -EINVAL when none was queued since the previous call). */
+ * (the H-MSM scalars). */
 int czk_cuda_compute_h_dev(czk_cuda_ctx *ctx, unsigned log_n);
-int czk_cuda_h_ms(czk_cuda_ctx *ctx, double *ms);
 /* host convenience wrappers: copy in, compute, copy out */
 int czk_cuda_ntt(czk_cuda_ctx *ctx, czk_fr *a, unsigned log_n, int inverse);
 int czk_cuda_compute_h(czk_cuda_ctx *ctx, const czk_fr *a, const czk_fr *b, const czk_fr *c,

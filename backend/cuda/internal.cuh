@@ -42,11 +42,7 @@ int czk_cuda_errf_(int code, const char *fmt, ...) __attribute__((format(printf,
 /* blocks of t threads for n items */
 static inline unsigned grid_for(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
 
-/* compute streams: st[0] runs the MSMs and the single-vector NTTs, st[1..3]
- * the h computation's three vectors (so an MSM overlaps h).  Ordering
- * between them goes through buf_ready: whoever writes a buffer, on any
- * stream, records buf_ready[buf] after it; a reader waits for that event */
-#define CZK_CUDA_NSTREAMS 4
+#define CZK_CUDA_NSTREAMS 3
 
 struct czk_msm_ws {
     size_t cap_pairs;   /* key/value slots */
@@ -93,11 +89,9 @@ struct czk_cuda_ctx {
     unsigned curves;          /* CZK_CUDA_CURVE_* served (cfg's mask, 0 read as BLS12-381) */
     cudaStream_t st[CZK_CUDA_NSTREAMS];
     cudaStream_t copy;
-    cudaEvent_t buf_ready[4]; /* recorded after the last write into a buffer (an upload, an NTT, h) */
+    cudaEvent_t buf_ready[4]; /* recorded after each upload into a buffer */
     cudaEvent_t cp0, cp1;     /* timing: start of the first upload since the last czk_cuda_copy_ms, end of the last */
     int cp_open;              /* cp0 recorded, not yet read */
-    cudaEvent_t h0, h1;       /* timing: start and end of the last czk_cuda_compute_h_dev */
-    int h_open;               /* h0, h1 recorded, not yet read */
     cudaEvent_t done[CZK_CUDA_NSTREAMS];
     fr_t *buf[4];
     size_t buf_len[4];

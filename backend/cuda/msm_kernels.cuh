@@ -783,10 +783,12 @@ static int msm_run_(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off,
         G::set_inf(host_out);
         return 0;
     }
-    /* scalars: wait for their last write (an upload, an NTT, h on streams
-     * 1..3), not for unrelated work on the other streams (h overlaps the
-     * MSMs over other buffers) */
+    /* scalars: wait for their upload and for any compute that produced them */
     CZK_CU(cudaStreamWaitEvent(s, ctx->buf_ready[sbuf], 0));
+    for (int i = 1; i < CZK_CUDA_NSTREAMS; i++) {
+        CZK_CU(cudaEventRecord(ctx->done[i], ctx->st[i]));
+        CZK_CU(cudaStreamWaitEvent(s, ctx->done[i], 0));
+    }
     /* with a fixed-base table: its window and bucket windows, its rows of b->n points
      * (tab_build publishes tab last, so its fields are set once it is seen);
      * a table plan this workspace cannot hold runs as the plain plan */

@@ -335,10 +335,9 @@ template <class F> static int ntt_dev(czk_cuda_ctx *ctx, unsigned log_n, int inv
             return rc;
         k_scale<F><<<grid_for(n, 256), 256, 0, s>>>(a, t.consts, log_n, n);
         CZK_CU_LAUNCH("k_scale");
-    } else if ((rc = tmp ? ntt_dit_gather<false>(a, tmp, t.tw, log_n, s) : ntt_passes<true, false>(a, t.tw, log_n, s)))
-        return rc;
-    CZK_CU(cudaEventRecord(ctx->buf_ready[CZK_CUDA_BUF_A], s));
-    return 0;
+        return 0;
+    }
+    return tmp ? ntt_dit_gather<false>(a, tmp, t.tw, log_n, s) : ntt_passes<true, false>(a, t.tw, log_n, s);
 }
 
 template <class F> static int odd_coset_dev(czk_cuda_ctx *ctx, unsigned log_n)
@@ -349,10 +348,7 @@ template <class F> static int odd_coset_dev(czk_cuda_ctx *ctx, unsigned log_n)
         return rc;
     CZK_CU(cudaSetDevice(ctx->device));
     CZK_CU(cudaStreamWaitEvent(ctx->st[0], ctx->buf_ready[CZK_CUDA_BUF_A], 0));
-    if ((rc = odd_coset(t, (F *)ctx->buf[CZK_CUDA_BUF_A], log_n, ctx->st[0])))
-        return rc;
-    CZK_CU(cudaEventRecord(ctx->buf_ready[CZK_CUDA_BUF_A], ctx->st[0]));
-    return 0;
+    return odd_coset(t, (F *)ctx->buf[CZK_CUDA_BUF_A], log_n, ctx->st[0]);
 }
 
 template <class F> static int compute_h_dev(czk_cuda_ctx *ctx, unsigned log_n)
@@ -363,31 +359,20 @@ template <class F> static int compute_h_dev(czk_cuda_ctx *ctx, unsigned log_n)
         return rc;
     CZK_CU(cudaSetDevice(ctx->device));
     size_t n = (size_t)1 << log_n;
-    /* a, b, c on streams 1..3 (not the MSMs' stream 0, so an MSM queued
-     * after this overlaps it), each after its buffer's last write and after
-     * everything queued on stream 0 so far (an earlier MSM may read them) */
-    CZK_CU(cudaEventRecord(ctx->done[0], ctx->st[0]));
+    /* a, b, c on three streams, each after its upload */
     for (int i = 0; i < 3; i++) {
-        cudaStream_t s = ctx->st[1 + i];
-        CZK_CU(cudaStreamWaitEvent(s, ctx->done[0], 0));
-        CZK_CU(cudaStreamWaitEvent(s, ctx->buf_ready[i], 0));
-        if (i == 0)
-            CZK_CU(cudaEventRecord(ctx->h0, s));
-        if ((rc = odd_coset(t, (F *)ctx->buf[i], log_n, s)))
+        CZK_CU(cudaStreamWaitEvent(ctx->st[i], ctx->buf_ready[i], 0));
+        rc = odd_coset(t, (F *)ctx->buf[i], log_n, ctx->st[i]);
+        if (rc)
             return rc;
     }
-    for (int i = 2; i <= 3; i++) {
+    for (int i = 1; i < 3; i++) {
         CZK_CU(cudaEventRecord(ctx->done[i], ctx->st[i]));
-        CZK_CU(cudaStreamWaitEvent(ctx->st[1], ctx->done[i], 0));
+        CZK_CU(cudaStreamWaitEvent(ctx->st[0], ctx->done[i], 0));
     }
-    k_h_join<F><<<grid_for(n, 256), 256, 0, ctx->st[1]>>>((F *)ctx->buf[0], (const F *)ctx->buf[1],
+    k_h_join<F><<<grid_for(n, 256), 256, 0, ctx->st[0]>>>((F *)ctx->buf[0], (const F *)ctx->buf[1],
                                                           (const F *)ctx->buf[2], n);
     CZK_CU_LAUNCH("k_h_join");
-    /* the join wrote A and was the last to touch B and C */
-    for (int i = 0; i < 3; i++)
-        CZK_CU(cudaEventRecord(ctx->buf_ready[i], ctx->st[1]));
-    CZK_CU(cudaEventRecord(ctx->h1, ctx->st[1]));
-    ctx->h_open = 1;
     return 0;
 }
 

@@ -35,8 +35,6 @@ struct czk_cuda_ctx {
     int cb_pending;
     double copy_ms; /* host memcpy time of the uploads since the last czk_cuda_copy_ms */
     int copy_open;
-    double h_ms; /* host time of the last compute_h_dev, for czk_cuda_h_ms */
-    int h_open;
     int keep; /* czk_cuda_msm_keep_digits */
 };
 
@@ -250,37 +248,17 @@ static int h_check(czk_cuda_ctx *c, unsigned log_n, int bn)
     return 0;
 }
 
-/* h computed at once (the real one is queued); its host time is what
- * czk_cuda_h_ms reports */
-static int h_timed(czk_cuda_ctx *c, unsigned log_n, int bn)
+int czk_cuda_compute_h_dev(czk_cuda_ctx *c, unsigned log_n)
 {
-    struct timespec t0, t1;
-    int r = h_check(c, log_n, bn);
-
-    if (r)
-        return r;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (bn) {
-        czk_bn254_fr *a = (czk_bn254_fr *)c->buf[0], *b = (czk_bn254_fr *)c->buf[1], *cc = (czk_bn254_fr *)c->buf[2];
-        r = czk_groth16_bn254_compute_h(a, b, cc, a, log_n, 1);
-    } else
-        r = czk_groth16_compute_h(c->buf[0], c->buf[1], c->buf[2], c->buf[0], log_n, 1);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    c->h_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
-    c->h_open = r == 0;
-    return r;
+    int r = h_check(c, log_n, 0);
+    return r ? r : czk_groth16_compute_h(c->buf[0], c->buf[1], c->buf[2], c->buf[0], log_n, 1);
 }
 
-int czk_cuda_compute_h_dev(czk_cuda_ctx *c, unsigned log_n) { return h_timed(c, log_n, 0); }
-int czk_cuda_bn254_compute_h_dev(czk_cuda_ctx *c, unsigned log_n) { return h_timed(c, log_n, 1); }
-
-int czk_cuda_h_ms(czk_cuda_ctx *c, double *ms)
+int czk_cuda_bn254_compute_h_dev(czk_cuda_ctx *c, unsigned log_n)
 {
-    if (!c->h_open)
-        return fail(-EINVAL, "no h computed since the last czk_cuda_h_ms");
-    c->h_open = 0;
-    *ms = c->h_ms;
-    return 0;
+    int r = h_check(c, log_n, 1);
+    czk_bn254_fr *a = (czk_bn254_fr *)c->buf[0], *b = (czk_bn254_fr *)c->buf[1], *cc = (czk_bn254_fr *)c->buf[2];
+    return r ? r : czk_groth16_bn254_compute_h(a, b, cc, a, log_n, 1);
 }
 
 static int bases_up(czk_cuda_bases **b, const void *pts, size_t n, size_t sz, int g2, int bn)

@@ -12,15 +12,12 @@
  * above 2^16), at the bases' size and at 2^10 over 2^max bases, and a
  * context that uses a table only for dense scalars (msm_table_dense_pm)
  * picks it by the scalars.
- * h queued (czk_cuda_compute_h_dev) with MSMs queued right after it, one over
- * the witness buffer beside it and one over h's buffer A, against the CPU.
  * Bucket sums as the context picks them (batch-affine by default; ctest also
  * runs it with CZK_CUDA_MSM_BA=0 and in 1 MiB chunks).
  * Sizes 2^10..2^CZK_CUDA_TEST_MSM_MAX_LOG (default 12; G2 stops 2 lower).
  * Exit 77 without a GPU.
  */
 #include "common/crypto/msm.h"
-#include "common/groth16/groth16.h"
 #include "tests/cuda/cuda_test_util.h"
 
 enum { S_RANDOM = TU_S_RANDOM, S_OVER = TU_S_COMMON, S_COUNT };
@@ -309,48 +306,6 @@ static void check_kept(czk_cuda_ctx *ctx, const czk_g1_aff *b1, const czk_g2_aff
     printf("msm 2^9: digits kept across G1 and G2 MSMs of the same scalars ok\n");
 }
 
-/* h runs on streams of its own: an MSM over W queued after it runs beside it,
- * one over A waits for it (both against the CPU), twice over the same
- * context (the second h after the first one's MSMs) */
-static void check_h_overlap(czk_cuda_ctx *ctx, const czk_g1_aff *b1, czk_fr *s)
-{
-    const unsigned lg = 10;
-    const size_t n = (size_t)1 << lg;
-    czk_fr *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
-    czk_fr *h = malloc(n * sizeof *h);
-    czk_cuda_bases *db;
-    double ms;
-    CHECK(a && b && c && h, "oom");
-    CHECK(czk_cuda_bases_upload_g1(ctx, &db, b1, n) == 0, "upload: %s", czk_cuda_last_error());
-    for (int round = 0; round < 2; round++) {
-        czk_g1 gw, gh, cw, ch;
-        for (size_t i = 0; i < n; i++) {
-            tu_rand_fr(&a[i]);
-            tu_rand_fr(&b[i]);
-            tu_rand_fr(&c[i]);
-        }
-        make_scalars(s, n, S_RANDOM);
-        CHECK(czk_cuda_upload_async(ctx, CZK_CUDA_BUF_A, 0, a, n, NULL, NULL) == 0 &&
-                  czk_cuda_upload_async(ctx, CZK_CUDA_BUF_B, 0, b, n, NULL, NULL) == 0 &&
-                  czk_cuda_upload_async(ctx, CZK_CUDA_BUF_C, 0, c, n, NULL, NULL) == 0 &&
-                  czk_cuda_upload_async(ctx, CZK_CUDA_BUF_W, 0, s, n, NULL, NULL) == 0,
-              "upload: %s", czk_cuda_last_error());
-        CHECK(czk_cuda_compute_h_dev(ctx, lg) == 0, "h: %s", czk_cuda_last_error());
-        CHECK(czk_cuda_msm_g1(ctx, db, 0, CZK_CUDA_BUF_W, 0, n, &gw) == 0 &&
-                  czk_cuda_msm_g1(ctx, db, 0, CZK_CUDA_BUF_A, 0, n, &gh) == 0,
-              "msm: %s", czk_cuda_last_error());
-        CHECK(czk_cuda_h_ms(ctx, &ms) == 0 && ms > 0, "h_ms: %s", czk_cuda_last_error());
-        CHECK(czk_cuda_h_ms(ctx, &ms) == -EINVAL, "a second h_ms without an h");
-        CHECK(czk_groth16_compute_h(a, b, c, h, lg, 1) == 0, "cpu h");
-        CHECK(czk_msm_g1(&cw, b1, s, n, 0) == 0 && czk_g1_eq(&gw, &cw), "round %d: msm over W beside h != cpu",
-              round);
-        CHECK(czk_msm_g1(&ch, b1, h, n, 0) == 0 && czk_g1_eq(&gh, &ch), "round %d: msm over h != cpu", round);
-    }
-    czk_cuda_bases_free(db);
-    free(a), free(b), free(c), free(h);
-    printf("msm 2^10: MSMs queued beside and after h ok\n");
-}
-
 int main(void)
 {
     tu_seed();
@@ -427,7 +382,6 @@ int main(void)
         czk_cuda_bases_free(dt);
     }
     check_kept(ctx, b1, b2, s);
-    check_h_overlap(ctx, b1, s);
     free(b1);
     /* a G1 context refuses G2 bases */
     czk_g2 dummy;
