@@ -60,6 +60,11 @@ for curve in $CURVES; do
             tc=$(win "$T/0" "table c=")
             p0=$(ms "$T/0" "msm $grp")
             t0=$(ms "$T/0" "msm $grp (table)")
+            if [ -z "$c" ] || [ -z "$p0" ]; then
+                echo "msm_windows: no \"msm $grp\" row with its window in bench_cuda's output ($curve 2^$k):" >&2
+                tail -5 "$T/0" >&2
+                exit 1
+            fi
             pr='' tr=''
             for d in -2 -1 1; do
                 pc=$((c + d))
