@@ -211,7 +211,7 @@ static int ba_buckets(czk_cuda_ctx *ctx, const aff_t<F> *bases, const msm_plan &
 {
     czk_msm_ws *ws = &ctx->msm;
     xyzz_t<F> *buckets = (xyzz_t<F> *)ws->buckets;
-    static const unsigned stop_k = env_uint("CZK_CUDA_MSM_BA_STOP", 4000);
+    static const unsigned stop_k = env_uint("CZK_CUDA_MSM_BA_STOP", BA_STOP_K);
     const unsigned K = ba_k();
     const size_t nb = p.nbuckets;
     const size_t half = ba_half(ch, nb); /* outputs of a level, at most */

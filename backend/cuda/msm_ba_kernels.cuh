@@ -14,6 +14,7 @@
 #define SENT 0xffffffffu /* the sort key of a zero digit: sorts last, no bucket */
 #define BINV_K 32u   /* elements per thread in each step of batch_inv's tree */
 #define BA_RESID 512u /* most points per run k_ba_finish is left to sum */
+#define BA_STOP_K 4000u /* a level that adds fewer thousand pairs may be the last (CZK_CUDA_MSM_BA_STOP) */
 
 /* ---- the level's run bookkeeping ---- */
 

@@ -108,30 +108,92 @@ static unsigned top_digit(unsigned c, unsigned curve)
     return rem ? (top >> (bits - 224 - rem)) + 1 : 1;
 }
 
-/* A window size whose top window is lopsided: its nonzero digits fall into
- * fewer than 1/32 of the window's 2^(c-1) buckets, so its buckets hold more
- * than 32 times the points of the others (at c=15, BLS12-381 scalars put the
- * carry alone in an 18th window: about 45% of all points into one bucket, a
- * batch-affine run of 14 levels).  c_for picks a neighbour of plan_for's rule
- * without one (c+1 first: fewer windows), or keeps c when both have it. */
+/* A window size whose top window is lopsided by the first rule: its nonzero
+ * digits fall into fewer than 1/32 of the window's 2^(c-1) buckets, so its
+ * buckets hold more than 32 times the points of the others (at c=15,
+ * BLS12-381 scalars put the carry alone in an 18th window: about 45% of all
+ * points into one bucket, a batch-affine run of 14 levels). */
 static bool top_lopsided(unsigned c, unsigned curve)
 {
     return ((size_t)top_digit(c, curve) << 5) < ((size_t)1 << (c - 1));
 }
 
-/* the window size for n terms: c_for_bitlen's, moved off a lopsided top
- * window unless CZK_CUDA_MSM_CTOP=0 (benchmarks; read once) */
+/* The batch-affine levels ba_buckets (msm_ba.cuh) runs over `pairs` sorted
+ * pairs in R bucket runs whose longest holds maxc points, with the default
+ * stop rule: a level after the first runs while it adds BA_STOP_K thousand
+ * pairs or more, or while a run would keep BA_RESID points or more; the
+ * outputs of a level are at most (inputs + R) / 2 + 1.  An estimate: one
+ * chunk, every bucket hit. */
+static unsigned ba_levels_est(size_t pairs, size_t R, size_t maxc)
+{
+    size_t bound = pairs;
+    unsigned lv = 0;
+    for (; lv == 0 || ((size_t)1 << lv) < maxc; lv++) {
+        const size_t add = bound > R ? (bound - R) / 2 : 0;
+        if (lv > 0 && add < (size_t)BA_STOP_K * 1000 && ((maxc - 1) >> lv) < BA_RESID)
+            break;
+        if ((bound + R) / 2 + 1 < bound)
+            bound = (bound + R) / 2 + 1;
+    }
+    return lv;
+}
+
+/* The levels the top window adds to an MSM of n terms at window c with ncls
+ * bucket windows (msm_plan's; ncls < the window count: a fixed-base table,
+ * whose windows share bucket sets): the top window's nonzero digits take
+ * only top_digit values, so each of those buckets collects about
+ * n / top_digit points from it alone, where the other windows spread theirs
+ * over all 2^(c-1) buckets; the levels the longest run needs beyond those of
+ * evenly spread runs.  Measured on the H100 at 2^16..2^21 - 14
+ * (docs/bench-gpu.md, "Run 52"): every window it puts at 2 or more extra
+ * levels was slower than a neighbour with fewer (up to 3.4 times). */
+static unsigned top_extra_levels(size_t n, unsigned c, unsigned ncls, unsigned curve)
+{
+    const unsigned nwin = nwin_for(c);
+    const size_t pairs = n * nwin, nb = (size_t)ncls << (c - 1);
+    const size_t R = nb < pairs ? nb : pairs;
+    const size_t even = R ? (pairs + R - 1) / R : 1;
+    const size_t top = n / top_digit(c, curve) + (ncls < nwin ? even : 0);
+    const unsigned l_even = ba_levels_est(pairs, R, even);
+    const unsigned l_top = ba_levels_est(pairs, R, top > even ? top : even);
+    return l_top > l_even ? l_top - l_even : 0;
+}
+
+/* The window size for n terms: c_for_bitlen's, or of it and c+1, c-1, c-2
+ * the one whose top window adds the fewest levels (top_extra_levels at the
+ * top of n's octave, so that c is a function of n's bit length; ties: in that
+ * order).  From bit length 25 on the first rule instead (c+1, else c-1, when c
+ * is lopsided and they are not; measured at 2^24 and 2^26, where the pair
+ * count runs more levels than the top window needs).  CZK_CUDA_MSM_CTOP=0:
+ * c_for_bitlen's alone (benchmarks; read once). */
 static unsigned c_for(size_t n, int g2, unsigned curve)
 {
     static const unsigned keep = !env_uint("CZK_CUDA_MSM_CTOP", 1);
-    const unsigned c = c_for_bitlen(bitlen(n), g2, curve);
-    if (keep || !top_lopsided(c, curve))
+    const unsigned k = bitlen(n);
+    const unsigned c = c_for_bitlen(k, g2, curve);
+    if (keep)
         return c;
-    if (c < 22 && !top_lopsided(c + 1, curve))
-        return c + 1;
-    if (c > 8 && !top_lopsided(c - 1, curve))
-        return c - 1;
-    return c;
+    if (k > 24) {
+        if (!top_lopsided(c, curve))
+            return c;
+        if (c < 22 && !top_lopsided(c + 1, curve))
+            return c + 1;
+        if (c > 8 && !top_lopsided(c - 1, curve))
+            return c - 1;
+        return c;
+    }
+    const size_t top = ((size_t)1 << k) - 1;
+    unsigned best = c, least = top_extra_levels(top, c, nwin_for(c), curve);
+    const int step[3] = {1, -1, -2};
+    for (int i = 0; i < 3; i++) {
+        const int cc = (int)c + step[i];
+        if (cc < 8 || cc > 22)
+            continue;
+        const unsigned e = top_extra_levels(top, (unsigned)cc, nwin_for((unsigned)cc), curve);
+        if (e < least)
+            best = (unsigned)cc, least = e;
+    }
+    return best;
 }
 
 /* ncls 0: one bucket window per digit window (no table) */
@@ -164,19 +226,33 @@ static msm_plan plan_make(size_t n, unsigned c, unsigned ncls)
  * c=20 (one row fewer: 33 against 36 GiB); BN254 G1 48.7 / G2 137.5 at c=22
  * against 50.3 / 138.9 at c=20.  So: 2^(c-1) about n/8 (c = bit length of
  * n - 1, less 2: 22 for 2^23 < n <= 2^24), then the narrowest window with as
- * many windows.  CZK_CUDA_MSM_TC forces it (benchmarks; read once). */
+ * many windows; then off a lopsided top window: all windows share the one
+ * bucket set, so a top window of few digit values piles its n points onto a
+ * few buckets (BN254 2^20: c=18 puts n/4 on each of 4 buckets; moving to
+ * c=17 halved the MSM, docs/bench-gpu.md "Run 52").  CZK_CUDA_MSM_TC forces
+ * it, CZK_CUDA_MSM_CTOP=0 skips the last step (benchmarks; read once). */
 static unsigned tab_c_for(size_t n, int g2, unsigned curve)
 {
     static unsigned force = env_uint("CZK_CUDA_MSM_TC", 0);
+    static const unsigned keep = !env_uint("CZK_CUDA_MSM_CTOP", 1);
     if (force >= 4 && force <= 22)
         return force;
     (void)g2;
-    (void)curve;
-    int c = (int)bitlen(n > 1 ? n - 1 : 1) - 2;
+    const unsigned k = bitlen(n > 1 ? n - 1 : 1);
+    int c = (int)k - 2;
     c = c < 8 ? 8 : c > 22 ? 22 : c;
     /* the narrowest window with as many windows (c=21 has c=20's 13, with twice the buckets) */
     while (c > 8 && nwin_for((unsigned)c - 1) == nwin_for((unsigned)c))
         c--;
+    if (keep)
+        return (unsigned)c;
+    /* the first of c, c+1, c-1, c-2, c-3 whose top window adds at most one level */
+    const int step[5] = {0, 1, -1, -2, -3};
+    for (int i = 0; i < 5; i++) {
+        const int cc = c + step[i];
+        if (cc >= 8 && cc <= 22 && top_extra_levels((size_t)1 << k, (unsigned)cc, 1, curve) <= 1)
+            return (unsigned)cc;
+    }
     return (unsigned)c;
 }
 
