@@ -251,15 +251,14 @@ static int ba_buckets(czk_cuda_ctx *ctx, const aff_t<F> *bases, const msm_plan &
             /* the last levels add few points (most runs are down to one):
              * leave what remains to k_ba_finish once a level would add fewer
              * than stop_k thousand pairs and every run has fewer than BA_RESID
-             * points left (k_ba_finish sums a run on one thread: a run of the
-             * short top window can hold 2^26 / 2^7 points) */
-            if (lv > 0 && (bound - R) / 2 < (size_t)stop_k * 1000 && ((maxc - 1) >> lv) < BA_RESID)
+             * points left (a run of the short top window can hold 2^26 / 2^7
+             * points) */
+            if (!ba_level_runs(lv, bound, R, maxc, stop_k))
                 break;
             k_ba_half<<<grid_for(R, 256), 256, 0, s>>>(cnt[a], R, cnt[1 - a]);
             tmp = ws->cub_bytes;
             CZK_CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tmp, cnt[1 - a], start[1 - a], (int)R, s));
-            if ((bound + R) / 2 + 1 < bound)
-                bound = (bound + R) / 2 + 1; /* level outputs: at most ceil(inputs / 2) per run */
+            bound = ba_level_bound(bound, R);
             const uint32_t T = (uint32_t)((bound + K - 1) / K);
             /* the run of each output: the sorted keys and values of step 1
              * (free after the sort) hold the head flags and their sums */

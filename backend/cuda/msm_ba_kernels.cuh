@@ -16,6 +16,24 @@
 #define BA_RESID 512u /* most points per run k_ba_finish is left to sum */
 #define BA_STOP_K 4000u /* a level that adds fewer thousand pairs may be the last (CZK_CUDA_MSM_BA_STOP) */
 
+/* The levels' stop rule, shared by ba_buckets and the window rules' estimate
+ * of it (msm_kernels.cuh, ba_levels_est).  Level lv over at most bound
+ * inputs in R runs, the longest of maxc points, runs when it is the first,
+ * or adds stop_k thousand pairs or more, or would leave a run of BA_RESID
+ * points or more to k_ba_finish (which sums a run on one thread). */
+static inline bool ba_level_runs(unsigned lv, size_t bound, size_t R, size_t maxc, unsigned stop_k)
+{
+    const size_t add = bound > R ? (bound - R) / 2 : 0;
+    return lv == 0 || add >= (size_t)stop_k * 1000 || ((maxc - 1) >> lv) >= BA_RESID;
+}
+
+/* the outputs of a level over at most bound inputs in R runs, at most:
+ * ceil(inputs / 2) per run */
+static inline size_t ba_level_bound(size_t bound, size_t R)
+{
+    return (bound + R) / 2 + 1 < bound ? (bound + R) / 2 + 1 : bound;
+}
+
 /* ---- the level's run bookkeeping ---- */
 
 /* out_cnt[r] = ceil(in_cnt[r] / 2) */

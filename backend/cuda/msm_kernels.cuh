@@ -119,22 +119,15 @@ static bool top_lopsided(unsigned c, unsigned curve)
 }
 
 /* The batch-affine levels ba_buckets (msm_ba.cuh) runs over `pairs` sorted
- * pairs in R bucket runs whose longest holds maxc points, with the default
- * stop rule: a level after the first runs while it adds BA_STOP_K thousand
- * pairs or more, or while a run would keep BA_RESID points or more; the
- * outputs of a level are at most (inputs + R) / 2 + 1.  An estimate: one
- * chunk, every bucket hit. */
+ * pairs in R bucket runs whose longest holds maxc points, by its stop rule
+ * (ba_level_runs) at the default BA_STOP_K.  An estimate: one chunk, every
+ * bucket hit. */
 static unsigned ba_levels_est(size_t pairs, size_t R, size_t maxc)
 {
     size_t bound = pairs;
     unsigned lv = 0;
-    for (; lv == 0 || ((size_t)1 << lv) < maxc; lv++) {
-        const size_t add = bound > R ? (bound - R) / 2 : 0;
-        if (lv > 0 && add < (size_t)BA_STOP_K * 1000 && ((maxc - 1) >> lv) < BA_RESID)
-            break;
-        if ((bound + R) / 2 + 1 < bound)
-            bound = (bound + R) / 2 + 1;
-    }
+    for (; (lv == 0 || ((size_t)1 << lv) < maxc) && ba_level_runs(lv, bound, R, maxc, BA_STOP_K); lv++)
+        bound = ba_level_bound(bound, R);
     return lv;
 }
 
