@@ -8,8 +8,8 @@
 # "g1 g2") and n = 2^k - 14 (a partition's n sits just below a power of two),
 # bench_cuda times the plain MSM at the window rule's c and the MSM over a
 # fixed-base table at the table rule's c, then again with both windows moved
-# by -2, -1 and +1 (CZK_CUDA_MSM_C, CZK_CUDA_MSM_TC: one process per setting,
-# the library reads its knobs once).  bench_cuda checks every table MSM
+# by each of OFFSETS (default "-2 -1 1 2"; CZK_CUDA_MSM_C, CZK_CUDA_MSM_TC:
+# one process per setting, the library reads its knobs once).  bench_cuda checks every table MSM
 # against the plain one.  Prints one row per curve, group, size and plan: the
 # rule's window and median, and each neighbour's median as a ratio to it
 # (below 1: the neighbour is faster).  Medians of CZK_BENCH_REPS (default 5).
@@ -19,6 +19,7 @@ B=${1:?usage: msm_windows.sh BENCH_CUDA [LOGS]}
 LOGS=${2:-16 17 18 19 20 21}
 CURVES=${CURVES:-bls12-381 bn254}
 GROUPS_=${MSM_GROUPS:-g1 g2}
+OFFSETS=${OFFSETS:--2 -1 1 2}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
@@ -50,8 +51,13 @@ ms() { awk -F'|' -v l="$2" '{ o = $2; gsub(/^ +| +$/, "", o) } o == l { gsub(/ /
 win() { grep -o "$2[0-9]*" "$1" | head -1 | grep -o "[0-9]*$"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.3f", a / b }'; }
 
-echo "| curve | group | n | plan | rule's c | ms | c-2 | c-1 | c+1 |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+head="| curve | group | n | plan | rule's c | ms |" rule="| --- | --- | --- | --- | --- | --- |"
+for d in $OFFSETS; do
+    case $d in -*) head="$head c$d |" ;; *) head="$head c+$d |" ;; esac
+    rule="$rule --- |"
+done
+echo "$head"
+echo "$rule"
 for curve in $CURVES; do
     for grp in $GROUPS_; do
         for k in $LOGS; do
@@ -66,7 +72,7 @@ for curve in $CURVES; do
                 exit 1
             fi
             pr='' tr=''
-            for d in -2 -1 1; do
+            for d in $OFFSETS; do
                 pc=$((c + d))
                 env=
                 [ "$pc" -ge 4 ] && [ "$pc" -le 24 ] && env="CZK_CUDA_MSM_C=$pc"
