@@ -222,8 +222,13 @@ static msm_plan plan_make(size_t n, unsigned c, unsigned ncls)
  * many windows; then off a lopsided top window: all windows share the one
  * bucket set, so a top window of few digit values piles its n points onto a
  * few buckets (BN254 2^20: c=18 puts n/4 on each of 4 buckets; moving to
- * c=17 halved the MSM, docs/bench-gpu.md "Run 52").  CZK_CUDA_MSM_TC forces
- * it, CZK_CUDA_MSM_CTOP=0 skips the last step (benchmarks; read once). */
+ * c=17 halved the MSM, docs/bench-gpu.md "Run 52").  From bit length 16 the
+ * window is at least 16: at 2^16 BLS12-381's c=13 put about 320 points on
+ * each of 4,096 buckets, more than the batch-affine levels pair before
+ * k_ba_finish sums the rest of each run on one thread, and ran 1.5-2.3 times
+ * slower than c=16 at twice the n (BN254 2^16-2^17: c=16 1-6% faster than
+ * 15; "Run 53").  CZK_CUDA_MSM_TC forces it, CZK_CUDA_MSM_CTOP=0 keeps the
+ * first rule alone (benchmarks; read once). */
 static unsigned tab_c_for(size_t n, int g2, unsigned curve)
 {
     static unsigned force = env_uint("CZK_CUDA_MSM_TC", 0);
@@ -239,6 +244,8 @@ static unsigned tab_c_for(size_t n, int g2, unsigned curve)
         c--;
     if (keep)
         return (unsigned)c;
+    if (k >= 16 && c < 16)
+        c = 16;
     /* the first of c, c+1, c-1, c-2, c-3 whose top window adds at most one level */
     const int step[5] = {0, 1, -1, -2, -3};
     for (int i = 0; i < 5; i++) {
