@@ -79,6 +79,11 @@ static unsigned c_for_bitlen(unsigned k, int g2, unsigned curve)
      * docs/bench-gpu.md, "Third round").  G2 keeps the rule above (not
      * measured above 2^24). */
     int c = (int)k - (curve == CZK_CUDA_CURVE_BN254 || (!g2 && k >= 26) ? 8 : 9);
+    /* BN254 from bit length 20: at least 15, the narrowest window above 13
+     * whose top window is not lopsided; at 2^20 and 2^21 - 14 it took 0.65-0.77
+     * of c=13's time, G1 and G2 (H100, docs/bench-gpu.md "Run 54") */
+    if (curve == CZK_CUDA_CURVE_BN254 && k >= 20 && c < 15)
+        c = 15;
     if (c < 8)
         c = 8;
     if (c > 22)
