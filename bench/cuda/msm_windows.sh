@@ -9,8 +9,8 @@
 # bench_cuda times the plain MSM at the window rule's c and the MSM over a
 # fixed-base table at the table rule's c, then again with both windows moved
 # by each of OFFSETS (default "-2 -1 1 2"; CZK_CUDA_MSM_C, CZK_CUDA_MSM_TC:
-# one process per setting, the library reads its knobs once).  bench_cuda checks every table MSM
-# against the plain one.  Prints one row per curve, group, size and plan: the
+# one process per setting, the library reads its knobs once).  bench_cuda
+# checks every table MSM against the plain one.  Prints one row per curve, group, size and plan: the
 # rule's window and median, and each neighbour's median as a ratio to it
 # (below 1: the neighbour is faster).  Medians of CZK_BENCH_REPS (default 5).
 # Exit 77 without a GPU (bench_cuda's), 1 when a run fails.

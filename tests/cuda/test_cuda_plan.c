@@ -151,7 +151,7 @@ int main(void)
     static const struct {
         unsigned curve, k;
         unsigned plain[2], table[2]; /* the windows within 5% of the fastest measured (0: none) */
-    } run52[] = {
+    } measured[] = {
         {CZK_CUDA_CURVE_BLS12_381, 16, {8, 0}, {16, 0}},  {CZK_CUDA_CURVE_BLS12_381, 17, {8, 0}, {16, 0}},
         {CZK_CUDA_CURVE_BLS12_381, 18, {8, 0}, {16, 0}},  {CZK_CUDA_CURVE_BLS12_381, 19, {8, 0}, {16, 0}},
         {CZK_CUDA_CURVE_BLS12_381, 20, {8, 10}, {16, 0}}, {CZK_CUDA_CURVE_BLS12_381, 21, {13, 0}, {20, 0}},
@@ -159,18 +159,18 @@ int main(void)
         {CZK_CUDA_CURVE_BN254, 18, {8, 0}, {16, 17}},     {CZK_CUDA_CURVE_BN254, 19, {10, 0}, {16, 17}},
         {CZK_CUDA_CURVE_BN254, 20, {15, 0}, {16, 17}},    {CZK_CUDA_CURVE_BN254, 21, {15, 0}, {17, 20}},
     };
-    for (unsigned i = 0; i < sizeof(run52) / sizeof(run52[0]); i++)
+    for (unsigned i = 0; i < sizeof(measured) / sizeof(measured[0]); i++)
         for (int g2 = 0; g2 <= 1; g2++) {
-            const size_t n = ((size_t)1 << run52[i].k) - 14;
-            const char *name = run52[i].curve == CZK_CUDA_CURVE_BN254 ? "BN254" : "BLS12-381";
-            const unsigned c = czk_cuda_msm_window_bits(n, g2, run52[i].curve);
-            CHECK(c == run52[i].plain[0] || c == run52[i].plain[1], "%s g2=%d 2^%u - 14: plain c=%u, not %u or %u",
-                  name, g2, run52[i].k, c, run52[i].plain[0], run52[i].plain[1]);
+            const size_t n = ((size_t)1 << measured[i].k) - 14;
+            const char *name = measured[i].curve == CZK_CUDA_CURVE_BN254 ? "BN254" : "BLS12-381";
+            const unsigned c = czk_cuda_msm_window_bits(n, g2, measured[i].curve);
+            CHECK(c == measured[i].plain[0] || c == measured[i].plain[1], "%s g2=%d 2^%u - 14: plain c=%u, not %u or %u",
+                  name, g2, measured[i].k, c, measured[i].plain[0], measured[i].plain[1]);
             czk_cuda_table_plan full;
-            CHECK(czk_cuda_table_fit(n, g2, run52[i].curve, SIZE_MAX, SIZE_MAX, &full) == 0 &&
-                      (full.c == run52[i].table[0] || full.c == run52[i].table[1]),
-                  "%s g2=%d 2^%u - 14: table c=%u, not %u or %u", name, g2, run52[i].k, full.c, run52[i].table[0],
-                  run52[i].table[1]);
+            CHECK(czk_cuda_table_fit(n, g2, measured[i].curve, SIZE_MAX, SIZE_MAX, &full) == 0 &&
+                      (full.c == measured[i].table[0] || full.c == measured[i].table[1]),
+                  "%s g2=%d 2^%u - 14: table c=%u, not %u or %u", name, g2, measured[i].k, full.c, measured[i].table[0],
+                  measured[i].table[1]);
         }
     CHECK(czk_cuda_msm_window_bits(((size_t)1 << 24) - 14, 0, CZK_CUDA_CURVE_BLS12_381) == 16,
           "BLS12-381 G1 2^24 - 14: c=%u, not 16",
