@@ -50,8 +50,9 @@ int czk_cuda_msm_init_(czk_cuda_ctx *ctx)
     size_t nmax = ctx->max_msm_n ? ctx->max_msm_n : 1;
     /* within an octave the plan is fixed and pairs grow with n: the maximum is at the
      * top of each octave (or at nmax) */
-    size_t cap_pairs = 0, cap_buckets = 0;
-    for (unsigned k = 1; k <= bitlen(nmax); k++) {
+    size_t cap_pairs = 0, cap_buckets = 0, nsh = 0;
+    ba_shape sh[64 * 8]; /* bit lengths x groups x curves x plans */
+    for (unsigned k = 1; k <= bitlen(nmax) && k <= 64; k++) {
         size_t top = ((size_t)1 << k) - 1;
         if (top > nmax)
             top = nmax;
@@ -61,8 +62,11 @@ int czk_cuda_msm_init_(czk_cuda_ctx *ctx)
                     continue;
                 /* the plain plan and (cfg.msm_tables) that of a full fixed-base table */
                 const msm_plan plans[2] = {plan_for(top, g2, curve), plan_make(top, tab_c_for(top, g2, curve), 1)};
+                const size_t fb = curve == CZK_CUDA_CURVE_BN254 ? (g2 ? sizeof(bn_fp2_t) : sizeof(bn_fp_t))
+                                                                : (g2 ? sizeof(fp2_t) : sizeof(fp_t));
                 for (int pi = 0; pi < (ctx->msm_tables ? 2 : 1); pi++) {
                     const msm_plan &p = plans[pi];
+                    sh[nsh++] = {p.pairs, p.nbuckets, fb};
                     if (p.pairs > cap_pairs)
                         cap_pairs = p.pairs;
                     if (p.nbuckets > cap_buckets)
@@ -106,8 +110,10 @@ int czk_cuda_msm_init_(czk_cuda_ctx *ctx)
     CZK_CU(cudaMallocHost((void **)&ws->host_counters, 8 * sizeof(uint32_t)));
     /* CUB scratch: the largest of the three primitives at full capacity */
     size_t b1 = 0, b2 = 0, b3 = 0;
-    CZK_CU(cub::DeviceRadixSort::SortPairs(nullptr, b1, ws->keys[0], ws->keys[1], ws->vals[0], ws->vals[1],
-                                           (int)cap_pairs, 0, 32, ctx->st[0]));
+    {
+        cub::DoubleBuffer<uint32_t> dk(ws->keys[0], ws->keys[1]), dv(ws->vals[0], ws->vals[1]);
+        CZK_CU(cub::DeviceRadixSort::SortPairs(nullptr, b1, dk, dv, (int)cap_pairs, 0, 32, ctx->st[0]));
+    }
     CZK_CU(cub::DeviceRunLengthEncode::Encode(nullptr, b2, ws->keys[1], ws->run_keys, ws->run_cnt, ws->counters,
                                               (int)(cap_pairs > ws->cap_parts ? cap_pairs : ws->cap_parts),
                                               ctx->st[0]));
@@ -116,7 +122,7 @@ int czk_cuda_msm_init_(czk_cuda_ctx *ctx)
     if (b3 > ws->cub_bytes)
         ws->cub_bytes = b3;
     CZK_CU(cudaMalloc(&ws->cub_tmp, ws->cub_bytes));
-    return ba_init(ws, ws->pt_bytes / 4);
+    return ba_init(ws, sh, nsh);
 }
 
 void czk_cuda_msm_free_(czk_cuda_ctx *ctx)

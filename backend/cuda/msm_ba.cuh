@@ -119,47 +119,21 @@ static unsigned ba_k(void)
     return K ? K : 64;
 }
 
-/* outputs of the levels of a chunk of ch pairs into nb buckets, at most:
- * every run of k points gives ceil(k / 2), so level 0 has at most half =
- * (ch + nb) / 2 + 1 outputs and level 1 at most (half + nb) / 2 + 1 (the
- * even levels write buffer 0, the odd ones buffer 1) */
-static size_t ba_half(size_t ch, size_t nb) { return (ch + nb) / 2 + 1; }
-static size_t ba_quarter(size_t ch, size_t nb) { return (ba_half(ch, nb) + nb) / 2 + 1; }
-
-/* scratch bytes for chunks of ch pairs into nb buckets, field elements of
- * fb bytes: the two point buffers, the prefix products P and operand codes
- * of level 0's outputs, TP and batch_inv's tree */
-static size_t ba_need(size_t ch, size_t nb, size_t fb)
-{
-    const size_t half = ba_half(ch, nb), tmax = (half + ba_k() - 1) / ba_k();
-    return (half + ba_quarter(ch, nb)) * 2 * fb + half * (fb + sizeof(uint2)) + (tmax + binv_scratch(tmax)) * fb + 256;
-}
-
-/* the largest chunk (at most `pairs`, at least 2 nb or all the pairs) that
- * `bytes` of scratch hold; 0: none */
-static size_t ba_chunk(size_t bytes, size_t pairs, size_t nb, size_t fb)
-{
-    size_t lo = pairs < 2 * nb ? pairs : 2 * nb, hi = pairs;
-    if (ba_need(lo, nb, fb) > bytes)
-        return 0;
-    while (lo < hi) {
-        const size_t mid = lo + (hi - lo + 1) / 2;
-        if (ba_need(mid, nb, fb) <= bytes)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
-/* the scratch of ws (init): a chunk of all cap_pairs pairs of points with
- * field elements of fb bytes, capped at CZK_CUDA_MSM_BA_MB MiB (default
- * CZK_CUDA_MSM_BA_MB_DEFAULT) and at a quarter of the device memory free,
- * halved while the device cannot give it (to 1/16); without it (or with CZK_CUDA_MSM_BA=0) every MSM runs the XYZZ
- * first level (ba_init and ba_free are inline: only msm.cu's context calls them,
- * and bn254_msm.cu includes this header too) */
+/* the scratch of ws (init): one chunk of each MSM shape the context can run
+ * (sh: its plain and full-table plans, G1 and G2, per curve), capped at
+ * CZK_CUDA_MSM_BA_MB MiB (default CZK_CUDA_MSM_BA_MB_DEFAULT) and at a
+ * quarter of the device memory free; under the cap, the least that splits
+ * every shape into as few chunks as the cap would (ba_even: what the cap
+ * holds beyond that is device memory for keys and tables, about 5 GiB at
+ * 2^24 with G2); halved while the device cannot give it (to 1/16); without
+ * it (or with CZK_CUDA_MSM_BA=0) every MSM runs the XYZZ first level
+ * (ba_init and ba_free are inline: only msm.cu's context calls them, and
+ * bn254_msm.cu includes this header too) */
 #define CZK_CUDA_MSM_BA_MB_DEFAULT 24576u
-static inline int ba_init(czk_msm_ws *ws, size_t fb)
+struct ba_shape {
+    size_t pairs, nb, fb; /* pairs into nb buckets, field elements of fb bytes */
+};
+static inline int ba_init(czk_msm_ws *ws, const ba_shape *sh, size_t nsh)
 {
     ws->ba_mem = NULL;
     ws->ba_bytes = 0;
@@ -173,8 +147,18 @@ static inline int ba_init(czk_msm_ws *ws, size_t fb)
     size_t dev_free = 0, dev_total = 0;
     if (cudaMemGetInfo(&dev_free, &dev_total) == cudaSuccess && cap > dev_free / 4)
         cap = dev_free / 4; /* keys and tables come after the context */
-    const size_t want = ba_need(ws->cap_pairs, ws->cap_buckets, fb);
-    size_t b = want < cap ? want : cap;
+    size_t want = 0, b = 0;
+    for (size_t i = 0; i < nsh; i++) {
+        const size_t w = ba_need(sh[i].pairs, sh[i].nb, sh[i].fb, ba_k());
+        want = w > want ? w : want;
+    }
+    if (want <= cap)
+        b = want;
+    else
+        for (size_t i = 0; i < nsh; i++) {
+            const size_t e = ba_even(cap, sh[i].pairs, sh[i].nb, sh[i].fb, ba_k());
+            b = e > b ? e : b;
+        }
     const size_t least = b / 16;
     for (; b >= least && b > 0; b /= 2) {
         if (cudaMalloc(&ws->ba_mem, b) == cudaSuccess) {
@@ -200,7 +184,7 @@ static inline void ba_free(czk_msm_ws *ws)
  * (0: it has none big enough; msm_run runs the XYZZ first level) */
 template <class F> static size_t ba_plan(const czk_msm_ws *ws, const msm_plan &p)
 {
-    return ws->ba_bytes ? ba_chunk(ws->ba_bytes, p.pairs, p.nbuckets, sizeof(F)) : 0;
+    return ws->ba_bytes ? ba_chunk(ws->ba_bytes, p.pairs, p.nbuckets, sizeof(F), ba_k()) : 0;
 }
 
 /* the buckets of plan p (ws->buckets) from the sorted pairs (ws->keys[1],

@@ -419,6 +419,54 @@ static inline size_t binv_scratch(size_t n)
     return s + 1;
 }
 
+/* ---- scratch sizes (host; msm_ba.cuh sizes and chunks by these) ---- */
+
+/* outputs of the levels of a chunk of ch pairs into nb buckets, at most:
+ * every run of k points gives ceil(k / 2), so level 0 has at most half =
+ * (ch + nb) / 2 + 1 outputs and level 1 at most (half + nb) / 2 + 1 (the
+ * even levels write buffer 0, the odd ones buffer 1) */
+static inline size_t ba_half(size_t ch, size_t nb) { return (ch + nb) / 2 + 1; }
+static inline size_t ba_quarter(size_t ch, size_t nb) { return (ba_half(ch, nb) + nb) / 2 + 1; }
+
+/* scratch bytes for chunks of ch pairs into nb buckets, field elements of
+ * fb bytes, K outputs per thread: the two point buffers, the prefix products
+ * P and operand codes of level 0's outputs, TP and batch_inv's tree */
+static inline size_t ba_need(size_t ch, size_t nb, size_t fb, unsigned K)
+{
+    const size_t half = ba_half(ch, nb), tmax = (half + K - 1) / K;
+    return (half + ba_quarter(ch, nb)) * 2 * fb + half * (fb + sizeof(uint2)) + (tmax + binv_scratch(tmax)) * fb + 256;
+}
+
+/* the largest chunk (at most `pairs`, at least 2 nb or all the pairs) that
+ * `bytes` of scratch hold; 0: none */
+static inline size_t ba_chunk(size_t bytes, size_t pairs, size_t nb, size_t fb, unsigned K)
+{
+    size_t lo = pairs < 2 * nb ? pairs : 2 * nb, hi = pairs;
+    if (ba_need(lo, nb, fb, K) > bytes)
+        return 0;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo + 1) / 2;
+        if (ba_need(mid, nb, fb, K) <= bytes)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* scratch for `pairs` pairs of field elements of fb bytes in as few chunks
+ * as cap bytes allow, those chunks of equal size: no more than cap, and
+ * less when the last chunk of cap-sized ones would be short (cap when not
+ * even 2 nb pairs fit) */
+static inline size_t ba_even(size_t cap, size_t pairs, size_t nb, size_t fb, unsigned K)
+{
+    const size_t ch = ba_chunk(cap, pairs, nb, fb, K);
+    if (!ch)
+        return cap;
+    const size_t k = (pairs + ch - 1) / ch;
+    return ba_need((pairs + k - 1) / k, nb, fb, K);
+}
+
 /* pre[i] = x[uK] ... x[i] within thread u's chunk, up[u] = the chunk's product */
 template <class F> __global__ void k_binv_up(const F *x, uint32_t n, F *pre, F *up)
 {

@@ -911,8 +911,17 @@ static int msm_run_(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off,
                                                   ws->keys[0], ws->vals[0]);
         MSM_LAUNCHED("k_digits");
         PHASE("digits");
-        CZK_CU(cub::DeviceRadixSort::SortPairs(ws->cub_tmp, tmp, ws->keys[0], ws->keys[1], ws->vals[0], ws->vals[1],
-                                               (int)p.pairs, 0, (int)p.key_bits, s));
+        /* double-buffered: CUB's scratch stays small instead of another copy
+         * of the pairs (1.6 GB at 2^24 with a table); the buffers swap so
+         * that the sorted pairs are keys[1] / vals[1] as the levels expect */
+        cub::DoubleBuffer<uint32_t> dk(ws->keys[0], ws->keys[1]), dv(ws->vals[0], ws->vals[1]);
+        CZK_CU(cub::DeviceRadixSort::SortPairs(ws->cub_tmp, tmp, dk, dv, (int)p.pairs, 0, (int)p.key_bits, s));
+        if (dk.Current() != ws->keys[1]) {
+            ws->keys[0] = dk.Alternate();
+            ws->keys[1] = dk.Current();
+            ws->vals[0] = dv.Alternate();
+            ws->vals[1] = dv.Current();
+        }
         PHASE("sort");
     }
     /* levels of bucket sums until every bucket has one sum */

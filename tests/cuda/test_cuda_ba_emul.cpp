@@ -17,7 +17,8 @@
  * bookkeeping kernels (k_ba_half, k_ba_heads, k_ba_real, k_ba_max) as well.
  * Outputs per thread K = 1, 3 and 64, so walks of one and of many outputs.
  * G2 levels run with every kernel choice msm_ba.cuh's knobs select
- * (k_ba_pre_p2 or k_ba_pre, k_ba_add_p2 with p2_mul_lz or p2_mul).
+ * (k_ba_pre_p2 or k_ba_pre, k_ba_add_p2 with p2_mul_lz or p2_mul).  The
+ * scratch sizing (ba_chunk, ba_even) is checked for its defining properties.
  */
 #define _Static_assert static_assert
 extern "C" {
@@ -435,10 +436,68 @@ static void check_real(void)
         }
 }
 
+/* chunks of ch pairs that `pairs` needs in `bytes` of scratch (0: none fits) */
+static size_t chunks_in(size_t bytes, size_t pairs, size_t nb, size_t fb, unsigned K)
+{
+    const size_t ch = ba_chunk(bytes, pairs, nb, fb, K);
+    return ch ? (pairs + ch - 1) / ch : 0;
+}
+
+/* the scratch sizing ba_init uses: ba_chunk is the largest chunk that fits
+ * (one more pair does not), and ba_even keeps the chunk count that cap gives
+ * while no byte less would (one byte less: more chunks), never above cap */
+static void check_scratch_sizes(void)
+{
+    const size_t MiB = (size_t)1 << 20;
+    struct {
+        size_t pairs, nb, fb, cap;
+    } c[] = {
+        {12u << 24, 1u << 21, 96, 24576 * MiB}, /* BLS12-381 G2 table MSM at 2^24: 2 chunks */
+        {12u << 24, 1u << 21, 48, 24576 * MiB}, /* its G1 twin: 1 chunk */
+        {12u << 24, 1u << 21, 64, 24576 * MiB}, /* BN254 G2 at 2^24: just over the cap */
+        {(size_t)12 << 26, 1u << 21, 48, 24576 * MiB},
+        {(size_t)12 << 22, 1u << 21, 96, 24576 * MiB}, /* fits whole */
+        {1000, 64, 48, 1000}, /* not even 2 nb pairs fit */
+    };
+    for (auto &k : c)
+        for (unsigned K : {1u, 64u}) {
+            const size_t ch = ba_chunk(k.cap, k.pairs, k.nb, k.fb, K), e = ba_even(k.cap, k.pairs, k.nb, k.fb, K);
+            if (!ch) {
+                CHECK(e == k.cap, "ba_even: nothing fits %zu bytes, got %zu", k.cap, e);
+                continue;
+            }
+            CHECK(ba_need(ch, k.nb, k.fb, K) <= k.cap && (ch == k.pairs || ba_need(ch + 1, k.nb, k.fb, K) > k.cap),
+                  "ba_chunk: %zu pairs in %zu bytes is not the largest chunk", ch, k.cap);
+            const size_t n_cap = chunks_in(k.cap, k.pairs, k.nb, k.fb, K), n_e = chunks_in(e, k.pairs, k.nb, k.fb, K),
+                         n_less = chunks_in(e - 1, k.pairs, k.nb, k.fb, K);
+            CHECK(e <= k.cap && n_e == n_cap && (n_less == 0 || n_less > n_cap),
+                  "ba_even: %zu pairs, cap %zu: %zu bytes give %zu chunks (cap %zu), one byte less %zu", k.pairs, k.cap,
+                  e, n_e, n_cap, n_less);
+        }
+    /* ba_init's sizing for a BLS12-381 context of 2^24 with G2 and tables:
+     * the plain plan (c=16: 17 windows of 2^15 buckets) and the full table
+     * (c=22: 12 windows, 2^21 buckets), G1 and G2; every shape keeps the
+     * chunk count of the 24 GiB cap, and at least 4 GiB of it are left over */
+    const size_t cap = 24576 * MiB;
+    const size_t sh[4][3] = {{(size_t)17 << 24, (size_t)17 << 15, 48}, {(size_t)12 << 24, (size_t)1 << 21, 48},
+                             {(size_t)17 << 24, (size_t)17 << 15, 96}, {(size_t)12 << 24, (size_t)1 << 21, 96}};
+    size_t b = 0;
+    for (auto &x : sh) {
+        const size_t e = ba_even(cap, x[0], x[1], x[2], 64);
+        b = e > b ? e : b;
+    }
+    CHECK(b + 4096 * MiB <= cap, "ba_init at 2^24: %zu MiB of scratch", b / MiB);
+    for (auto &x : sh)
+        CHECK(chunks_in(b, x[0], x[1], x[2], 64) == chunks_in(cap, x[0], x[1], x[2], 64),
+              "ba_init at 2^24: %zu pairs of %zu-byte elements in %zu chunks, %zu under the cap", x[0], x[2],
+              chunks_in(b, x[0], x[1], x[2], 64), chunks_in(cap, x[0], x[1], x[2], 64));
+}
+
 int main(void)
 {
     t_seed("test_cuda_ba_emul");
     check_real();
+    check_scratch_sizes();
     ba_case_run<bls_g1>{"BLS12-381 G1", 1, {}}.run(400);
     ba_case_run<bn_g1>{"BN254 G1", 1, {}}.run(400);
     ba_case_run<bls_g2>{"BLS12-381 G2", 2, {}}.run(160);
