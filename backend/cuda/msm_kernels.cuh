@@ -911,9 +911,10 @@ static int msm_run_(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off,
                                                   ws->keys[0], ws->vals[0]);
         MSM_LAUNCHED("k_digits");
         PHASE("digits");
-        /* double-buffered: CUB's scratch stays small instead of another copy
-         * of the pairs (1.6 GB at 2^24 with a table); the buffers swap so
-         * that the sorted pairs are keys[1] / vals[1] as the levels expect */
+        /* double-buffered: CUB's scratch stays small instead of holding
+         * another copy of the pairs (8 bytes a pair of the workspace's
+         * largest plan: 2.2 GiB at 2^24); the buffers swap so that the
+         * sorted pairs are keys[1] / vals[1] as the levels expect */
         cub::DoubleBuffer<uint32_t> dk(ws->keys[0], ws->keys[1]), dv(ws->vals[0], ws->vals[1]);
         CZK_CU(cub::DeviceRadixSort::SortPairs(ws->cub_tmp, tmp, dk, dv, (int)p.pairs, 0, (int)p.key_bits, s));
         if (dk.Current() != ws->keys[1]) {
