@@ -83,6 +83,7 @@
 typedef struct cuda_keys {
     czk_cuda_bases *a, *b1, *b2, *c, *h;
     czk_keymem km;  /* the memory a, ... h live in, when it is fd-shareable (km.vm.ptr set) */
+    size_t c_lead;  /* infinity points leading c (km's section C: keymem.h), 0 when c is the zkey's C */
     int resident;   /* the points are on this GPU: its contexts serve the circuit */
     /* the fixed-base tables' build (tables_start), on its own thread for czk-gpud */
     pthread_t tab_th;
@@ -137,12 +138,14 @@ static const char *cuda_err(void)
 
 static int is_bn(const cuda_circuit *z) { return z->curve == CZK_CURVE_BN254; }
 
+/* device memory of a key's points (C as keymem lays it out, led by the
+ * public inputs' infinity points: a few points more than keys_upload's) */
 static size_t key_bytes(const cuda_circuit *z)
 {
-    size_t nv = z->n_vars, npriv = (size_t)z->n_vars - z->n_public - 1;
+    size_t nv = z->n_vars;
     size_t g1 = czk_groth16_any_point_bytes(z->curve, CZK_G16_PT_A);
     size_t g2 = czk_groth16_any_point_bytes(z->curve, CZK_G16_PT_B2);
-    return nv * g1 * 2 + nv * g2 + npriv * g1 + (size_t)z->domain_size * g1;
+    return nv * g1 * 3 + nv * g2 + (size_t)z->domain_size * g1;
 }
 
 /* drop: the fd store's copy goes too (a replaced key); else it stays for the next gpud */
@@ -199,20 +202,38 @@ static void key_points(const czk_zkey *z, const void *pts[CZK_KEYMEM_SECTIONS])
     pts[CZK_KEYMEM_H] = bn ? (const void *)z->bn.h : (const void *)z->h;
 }
 
+/* section C of m: the lead's infinity points (all zero), then z's C points */
+static int c_section_write(czk_keymem *m, const czk_zkey *z, const void *pts)
+{
+    const size_t pt = czk_groth16_any_point_bytes(z->curve, CZK_G16_PT_C), lead = CZK_KEYMEM_C_LEAD(z);
+    void *zero = calloc(lead, pt);
+    int r = zero ? czk_cuda_vmm_write(&m->vm, m->off[CZK_KEYMEM_C], zero, lead * pt) : -ENOMEM;
+    free(zero);
+    if (r >= 0)
+        r = czk_cuda_vmm_write(&m->vm, m->off[CZK_KEYMEM_C] + lead * pt, pts, (m->n[CZK_KEYMEM_C] - lead) * pt);
+    return r;
+}
+
 /* the five bases of k over its key memory's sections; with z's points
  * (z->loaded has them) they are copied there first, else the memory already
  * holds them (a resumed key) */
 static int keys_place(cuda_gpu *gpu, cuda_keys *k, const czk_zkey *z)
 {
     int up = (z->loaded & CZK_ZKEY_POINTS) != 0, r = 0;
-    const czk_keymem *m = &k->km;
+    czk_keymem *m = &k->km;
     const void *pts[CZK_KEYMEM_SECTIONS];
     czk_cuda_bases **out[CZK_KEYMEM_SECTIONS] = {&k->a, &k->b1, &k->b2, &k->c, &k->h};
 
     key_points(z, pts);
+    k->c_lead = CZK_KEYMEM_C_LEAD(z);
     for (int s = 0; s < CZK_KEYMEM_SECTIONS && r >= 0; s++) {
         void *dev = czk_keymem_section(m, s);
         const void *src = up ? pts[s] : NULL;
+        if (s == CZK_KEYMEM_C && src) {
+            if ((r = c_section_write(m, z, src)) < 0)
+                break;
+            src = NULL;
+        }
         r = z->curve == CZK_CURVE_BN254
                 ? czk_cuda_bn254_bases_place(gpu->loader, out[s], dev, src, m->n[s], s == CZK_KEYMEM_B2)
                 : czk_cuda_bases_place(gpu->loader, out[s], dev, src, m->n[s], s == CZK_KEYMEM_B2);
@@ -230,6 +251,7 @@ static int keys_upload(cuda_gpu *gpu, cuda_keys *k, const czk_zkey *z)
     int r = 0;
 
     key_points(z, pts);
+    k->c_lead = 0;
     for (int s = 0; s < CZK_KEYMEM_SECTIONS && r >= 0; s++) {
         int g2 = s == CZK_KEYMEM_B2;
         if (z->curve == CZK_CURVE_BN254)
@@ -823,19 +845,25 @@ static int h_and_wait(czk_cuda_ctx *cc, const cuda_circuit *z)
     return r < 0 ? r : czk_cuda_sync(cc);
 }
 
-/* the four MSMs of a partition whose h is in buffer A and w in buffer W, on
- * the curve of z; MSM(stage, what, call) runs and traces each */
+/* the five MSMs of a partition whose h is in buffer A and w in buffer W, on
+ * the curve of z; MSM(stage, what, call) runs and traces each.  A, B1 and B2
+ * read the witness, and so does C where its section is led by the public
+ * inputs' infinity points (k->c_lead): one sort of its digits serves them all
+ * (where their plans agree); else C reads the private part only */
 #define CUDA_MSMS(G1, G2, MSM_G1, MSM_G2, G1_ADD, G1_AFF, G2_AFF, out)                                        \
     do {                                                                                                           \
         G1 pa, pb1, pc, ph;                                                                                        \
         G2 pb2;                                                                                                    \
-        czk_cuda_msm_keep_digits(c->cc, 1); /* A, B1 and B2 read the witness: one sort of its digits */           \
+        czk_cuda_msm_keep_digits(c->cc, 1);                                                                        \
         MSM(CZK_TRACE_MSM_A, "the A MSM", MSM_G1(c->cc, k->a, 0, CZK_CUDA_BUF_W, 0, z->n_vars, &pa));             \
         MSM(CZK_TRACE_MSM_B1, "the B1 MSM", MSM_G1(c->cc, k->b1, 0, CZK_CUDA_BUF_W, 0, z->n_vars, &pb1));         \
         MSM(CZK_TRACE_MSM_B2, "the B2 MSM", MSM_G2(c->cc, k->b2, 0, CZK_CUDA_BUF_W, 0, z->n_vars, &pb2));         \
+        if (k->c_lead)                                                                                             \
+            MSM(CZK_TRACE_MSM_C, "the C MSM", MSM_G1(c->cc, k->c, 0, CZK_CUDA_BUF_W, 0, z->n_vars, &pc));         \
         czk_cuda_msm_keep_digits(c->cc, 0);                                                                        \
-        MSM(CZK_TRACE_MSM_C, "the C MSM",                                                                          \
-            MSM_G1(c->cc, k->c, 0, CZK_CUDA_BUF_W, (size_t)z->n_public + 1, npriv, &pc));                         \
+        if (!k->c_lead)                                                                                            \
+            MSM(CZK_TRACE_MSM_C, "the C MSM",                                                                      \
+                MSM_G1(c->cc, k->c, 0, CZK_CUDA_BUF_W, (size_t)z->n_public + 1, npriv, &pc));                     \
         MSM(CZK_TRACE_MSM_H, "the H MSM", MSM_G1(c->cc, k->h, 0, CZK_CUDA_BUF_A, 0, z->domain_size, &ph));        \
         G1_ADD(&pc, &pc, &ph);                                                                                     \
         G1_AFF(&(out)->a, &pa);                                                                                    \

@@ -16,7 +16,7 @@
 #include "common/runtime/daemon.h"
 
 #define KEYMEM_MAGIC "CZKKEYM1"
-#define KEYMEM_VERSION 1u
+#define KEYMEM_VERSION 2u /* 2: section C led by the public inputs' infinity points */
 
 /* the header, little-endian as the host writes it (one host, one build) */
 typedef struct keymem_hdr {
@@ -41,7 +41,8 @@ void czk_keymem_name(int device, const czk_zkey *z, char name[64])
 
 /* sections A, B1, B2, C, H after the header, each 256-byte aligned, of the
  * key's curve's affine points (the key id, in the name and the header, says
- * which key and so which curve) */
+ * which key and so which curve); C has n_vars points, the first
+ * CZK_KEYMEM_C_LEAD(z) of them infinity (keymem.h) */
 static uint64_t layout(const czk_zkey *z, uint64_t off[], uint64_t n[])
 {
     uint64_t o = CZK_KEYMEM_HDR;
@@ -49,7 +50,7 @@ static uint64_t layout(const czk_zkey *z, uint64_t off[], uint64_t n[])
     const uint64_t g2 = czk_groth16_any_point_bytes(z->curve, CZK_G16_PT_B2);
     const uint64_t sz[CZK_KEYMEM_SECTIONS] = {g1, g1, g2, g1, g1};
     n[CZK_KEYMEM_A] = n[CZK_KEYMEM_B1] = n[CZK_KEYMEM_B2] = z->n_vars;
-    n[CZK_KEYMEM_C] = (uint64_t)z->n_vars - z->n_public - 1;
+    n[CZK_KEYMEM_C] = z->n_vars;
     n[CZK_KEYMEM_H] = z->domain_size;
     for (int s = 0; s < CZK_KEYMEM_SECTIONS; s++) {
         off[s] = o;

@@ -4,7 +4,11 @@
  *
  * The five point sections of one circuit on one GPU (A, B1, B2, C, H, in the
  * zkey's affine layout) live in one fd-shareable allocation
- * (backend/cuda/czk_cuda_vmm.h).  Its first CZK_KEYMEM_HDR bytes describe it:
+ * (backend/cuda/czk_cuda_vmm.h).  Section C is indexed by witness variable
+ * like A, B1 and B2: its first n_public + 1 points (the constant's and the
+ * public inputs', which the zkey's C has none of) are infinity (all zero), so
+ * the C MSM runs over the whole witness and shares the sorted digits of A's
+ * (backend_cuda.c).  Its first CZK_KEYMEM_HDR bytes describe it:
  * magic, the key id, the zkey file's stamp (device, inode, size, mtime) when
  * it was read, the circuit's sizes and the section offsets, under a CRC.
  * Under systemd, gpud puts the allocation's fd into the service's fd store as
@@ -37,6 +41,9 @@
 #define CZK_KEYMEM_HDR 4096u
 
 enum { CZK_KEYMEM_A, CZK_KEYMEM_B1, CZK_KEYMEM_B2, CZK_KEYMEM_C, CZK_KEYMEM_H, CZK_KEYMEM_SECTIONS };
+
+/* infinity points that lead section C: those of the public inputs and the constant one */
+#define CZK_KEYMEM_C_LEAD(z) ((uint64_t)(z)->n_public + 1)
 
 typedef struct czk_keymem {
     czk_cuda_vmm vm;

@@ -159,8 +159,10 @@ size_t czk_cuda_point_bytes(unsigned curve, int g2);
  * window w of an MSM over them reads row w / B and all windows share B
  * bucket windows (B = ceil(windows / rows)): with all rows (B = 1) the
  * buckets are reduced once instead of once per window, which makes a wider
- * window and so fewer windows (fewer additions) pay.  Costs rows x n points
- * of device memory (row 0 a copy of the bases).  Built once per handle
+ * window and so fewer windows (fewer additions) pay.  Row 0 is the bases
+ * themselves (read where they lie, which must outlive the table): the table
+ * adds (rows - 1) x n points of device memory; at least 2 rows (-EINVAL for
+ * 1).  Built once per handle
  * (-EBUSY after), on the handle's context, returning when done; MSMs over
  * the handle on other contexts may run meanwhile (without the table) and
  * use it, at its window c, from the moment it is complete.  rows 0: all

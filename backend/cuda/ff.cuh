@@ -858,6 +858,104 @@ FF_GEN void inv(F &r, const F &a)
     }
     r = acc;
 }
+
+/* r = a^-1 by the binary extended Euclidean algorithm; 0 for a = 0.
+ * VARIABLE TIME in a (its steps follow a's bits), and no products (shifts,
+ * additions and subtractions): only for values whose handling is
+ * data-dependent already (the batch-affine levels' one inversion,
+ * msm_ba.cuh).  The
+ * algorithm runs on the Montgomery representation X = a R as an integer,
+ * with x1 starting at R mod p: x1 X = R u (mod p) throughout, so x1 ends
+ * as R / X = a^-1 in standard form, and 32 N doublings make it
+ * Montgomery. */
+template <int N> FF_DEV void vt_shr1(uint32_t *x, uint32_t top)
+{
+#pragma unroll
+    for (int j = 0; j < N - 1; j++)
+        x[j] = (x[j] >> 1) | (x[j + 1] << 31);
+    x[N - 1] = (x[N - 1] >> 1) | (top << 31);
+}
+/* x <- x / 2 mod p (x < p) */
+template <int N> FF_DEV void vt_half(uint32_t *x, const uint32_t *p)
+{
+    uint32_t top = 0;
+    if (x[0] & 1) {
+        uint64_t s = 0;
+#pragma unroll
+        for (int j = 0; j < N; j++) {
+            s += (uint64_t)x[j] + p[j];
+            x[j] = (uint32_t)s;
+            s >>= 32;
+        }
+        top = (uint32_t)s;
+    }
+    vt_shr1<N>(x, top);
+}
+template <int N> FF_DEV bool vt_geq(const uint32_t *u, const uint32_t *v)
+{
+    for (int j = N - 1; j >= 0; j--)
+        if (u[j] != v[j])
+            return u[j] > v[j];
+    return true;
+}
+/* u <- u - v (u >= v) */
+template <int N> FF_DEV void vt_sub(uint32_t *u, const uint32_t *v)
+{
+    int64_t s = 0;
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+        s += (int64_t)u[j] - v[j];
+        u[j] = (uint32_t)s;
+        s >>= 32;
+    }
+}
+template <int N> FF_DEV bool vt_is_one(const uint32_t *u)
+{
+    uint32_t x = u[0] ^ 1u;
+#pragma unroll
+    for (int j = 1; j < N; j++)
+        x |= u[j];
+    return x == 0;
+}
+FF_GEN void inv_vt(F &r, const F &a)
+{
+    const uint32_t *p = ff_traits<F>::mod(), *one = ff_traits<F>::one();
+    if (is_zero(a)) {
+        r = a;
+        return;
+    }
+    uint32_t u[N], v[N], x1[N], x2[N];
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+        u[j] = a.v[j];
+        v[j] = p[j];
+        x1[j] = one[j];
+        x2[j] = 0;
+    }
+    while (!vt_is_one<N>(u) && !vt_is_one<N>(v)) {
+        while (!(u[0] & 1)) {
+            vt_shr1<N>(u, 0);
+            vt_half<N>(x1, p);
+        }
+        while (!(v[0] & 1)) {
+            vt_shr1<N>(v, 0);
+            vt_half<N>(x2, p);
+        }
+        if (vt_geq<N>(u, v)) {
+            vt_sub<N>(u, v);
+            mod_sub_n<N>(x1, x1, x2, p);
+        } else {
+            vt_sub<N>(v, u);
+            mod_sub_n<N>(x2, x2, x1, p);
+        }
+    }
+    uint32_t *z = vt_is_one<N>(u) ? x1 : x2;
+    for (int i = 0; i < 32 * N; i++)
+        mod_add_n<N>(z, z, z, p);
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        r.v[j] = z[j];
+}
 #undef FF_GEN
 
 /* ---- Fp2 = B[u]/(u^2+1), any base field B ---- */
@@ -901,6 +999,18 @@ FF2 void inv(fp2x<B> &r, const fp2x<B> &a)
     sqr(t1, a.c1);
     add(t0, t0, t1);
     inv(t1, t0);
+    mul(r.c0, a.c0, t1);
+    mul(t0, a.c1, t1);
+    neg(r.c1, t0);
+}
+/* the same through inv_vt (VARIABLE TIME) */
+FF2 void inv_vt(fp2x<B> &r, const fp2x<B> &a)
+{
+    B t0, t1;
+    sqr(t0, a.c0);
+    sqr(t1, a.c1);
+    add(t0, t0, t1);
+    inv_vt(t1, t0);
     mul(r.c0, a.c0, t1);
     mul(t0, a.c1, t1);
     neg(r.c1, t0);

@@ -120,6 +120,7 @@ struct czk_cuda_bases {
     void *pts;
     /* fixed-base table (czk_cuda_bases_precompute), NULL without one:
      * tab_rows rows of n points, row j = 2^(j * tab_cls * tab_c) * pts;
+     * row 0 is pts itself, so tab holds rows 1.. (row j at j - 1);
      * tab is stored last (release) and read first (acquire) */
     void *tab;
     unsigned tab_rows, tab_c, tab_cls;

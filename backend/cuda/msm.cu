@@ -203,7 +203,7 @@ struct msm_group<fp2_t>
                : g2p == 4 ? (const void *)k_acc_seg_g2p<fp_t, 4, 0, false>
                           : (const void *)k_acc_seg_g2p<fp_t, 3, 0, false>;
     }
-    static void level0_tasks(const czk_msm_ws *ws, const aff_t<fp2_t> *bases, uint32_t tasks, uint32_t L,
+    static void level0_tasks(const czk_msm_ws *ws, const base_src<aff_t<fp2_t>> &bases, uint32_t tasks, uint32_t L,
                              uint32_t *out_keys, xyzz_t<fp2_t> *out, cudaStream_t s)
     {
         const unsigned g2p = msm_g2p();
@@ -315,7 +315,7 @@ static void tab_plan_out(size_t n, size_t pt, unsigned c, unsigned ncls, unsigne
     out->rows = rows;
     out->bucket_windows = ncls;
     out->windows = nwin_for(c);
-    out->bytes = (size_t)rows * n * pt;
+    out->bytes = tab_bytes(n, pt, rows);
     out->peak_bytes = tab_peak(n, pt, rows);
 }
 

@@ -22,7 +22,8 @@
  *              stores the running product of its d's (P[o]) and the whole
  *              product (TP[t]) (G2: lane pair t, k_ba_pre_p2);
  *   batch_inv  TP[0..T) inverted in place, by the same trick in a tree of
- *              chunks of BINV_K (one Fermat inversion for the level);
+ *              chunks (binv_k: up to BINV_K elements at the wide steps, pairs
+ *              near the top) and one inversion for the level (inv_vt);
  *   k_ba_add   thread t walks its outputs backwards: 1/d_o = 1/P[o] · P[o−T],
  *              1/P[o−T] = 1/P[o] · d_o, and writes the sum (G2: lane pair t,
  *              k_ba_add_p2, each lane one component of every Fp2 value).
@@ -63,13 +64,13 @@ static bool ba_pre2(void)
 
 /* k_ba_pre's launch: G1 one walker per thread, G2 on lane pairs */
 template <bool GATHER, class F>
-static void ba_pre_launch(const aff_t<F> *src, const uint32_t *vals, const ba_lvl &L, uint32_t K, uint32_t T, F *P,
+static void ba_pre_launch(const base_src<aff_t<F>> &src, const uint32_t *vals, const ba_lvl &L, uint32_t K, uint32_t T, F *P,
                           F *TP, uint2 *OPS, cudaStream_t s)
 {
     k_ba_pre<F, GATHER><<<grid_for(T, 128), 128, 0, s>>>(src, vals, L, K, T, P, TP, OPS);
 }
 template <bool GATHER, class B>
-static void ba_pre_launch(const aff_t<fp2x<B>> *src, const uint32_t *vals, const ba_lvl &L, uint32_t K, uint32_t T,
+static void ba_pre_launch(const base_src<aff_t<fp2x<B>>> &src, const uint32_t *vals, const ba_lvl &L, uint32_t K, uint32_t T,
                           fp2x<B> *P, fp2x<B> *TP, uint2 *OPS, cudaStream_t s)
 {
     if (ba_pre2())
@@ -80,13 +81,13 @@ static void ba_pre_launch(const aff_t<fp2x<B>> *src, const uint32_t *vals, const
 
 /* k_ba_add's launch: G1 one output per thread, G2 on lane pairs */
 template <class F>
-static void ba_add_launch(const aff_t<F> *src, const ba_lvl &L, uint32_t K, uint32_t T, const F *P, const F *TP,
+static void ba_add_launch(const base_src<aff_t<F>> &src, const ba_lvl &L, uint32_t K, uint32_t T, const F *P, const F *TP,
                           const uint2 *OPS, aff_t<F> *dst, cudaStream_t s)
 {
     k_ba_add<F><<<grid_for(T, 128), 128, 0, s>>>(src, L, K, T, P, TP, OPS, dst);
 }
 template <class B>
-static void ba_add_launch(const aff_t<fp2x<B>> *src, const ba_lvl &L, uint32_t K, uint32_t T, const fp2x<B> *P,
+static void ba_add_launch(const base_src<aff_t<fp2x<B>>> &src, const ba_lvl &L, uint32_t K, uint32_t T, const fp2x<B> *P,
                           const fp2x<B> *TP, const uint2 *OPS, aff_t<fp2x<B>> *dst, cudaStream_t s)
 {
     if (ba_p2_lazy())
@@ -97,17 +98,31 @@ static void ba_add_launch(const aff_t<fp2x<B>> *src, const ba_lvl &L, uint32_t K
 
 /* ---- the shared inversion (k_binv_*) ---- */
 
+/* the inversion at the tree's top by inv_vt (default; CZK_CUDA_MSM_BA_INV=0:
+ * by Fermat's inv); CZK_CUDA_MSM_BINV_FIXED=1: BINV_K elements per thread at
+ * every step of the tree (binv_k) */
+static bool ba_inv_vt(void)
+{
+    static const bool on = env_uint("CZK_CUDA_MSM_BA_INV", 1) != 0;
+    return on;
+}
+static bool ba_binv_fixed(void)
+{
+    static const bool on = env_uint("CZK_CUDA_MSM_BINV_FIXED", 0) != 0;
+    return on;
+}
+
 template <class F> static void batch_inv(F *x, uint32_t n, F *scr, cudaStream_t s)
 {
     if (n == 1) {
-        k_binv_one<F><<<1, 1, 0, s>>>(x);
+        k_binv_one<F><<<1, 1, 0, s>>>(x, ba_inv_vt());
         return;
     }
-    const uint32_t up = (n + BINV_K - 1) / BINV_K;
+    const uint32_t K = binv_k(n, ba_binv_fixed()), up = (n + K - 1) / K;
     F *pre = scr, *u = scr + n;
-    k_binv_up<F><<<grid_for(up, 128), 128, 0, s>>>(x, n, pre, u);
+    k_binv_up<F><<<grid_for(up, 128), 128, 0, s>>>(x, n, K, pre, u);
     batch_inv<F>(u, up, u + up, s);
-    k_binv_down<F><<<grid_for(up, 128), 128, 0, s>>>(x, n, pre, u);
+    k_binv_down<F><<<grid_for(up, 128), 128, 0, s>>>(x, n, K, pre, u);
 }
 
 /* ---- the driver ---- */
@@ -190,7 +205,7 @@ template <class F> static size_t ba_plan(const czk_msm_ws *ws, const msm_plan &p
 /* the buckets of plan p (ws->buckets) from the sorted pairs (ws->keys[1],
  * ws->vals[1]), in chunks of ch pairs */
 template <class F>
-static int ba_buckets(czk_cuda_ctx *ctx, const aff_t<F> *bases, const msm_plan &p, size_t ch, bool prof,
+static int ba_buckets(czk_cuda_ctx *ctx, const base_src<aff_t<F>> &bases, const msm_plan &p, size_t ch, bool prof,
                       cudaStream_t s)
 {
     czk_msm_ws *ws = &ctx->msm;
@@ -228,7 +243,7 @@ static int ba_buckets(czk_cuda_ctx *ctx, const aff_t<F> *bases, const msm_plan &
         unsigned levels = 1;
         while (((uint64_t)1 << levels) < maxc)
             levels++;
-        const aff_t<F> *src = bases;
+        base_src<aff_t<F>> src = bases;
         size_t bound = m;
         int a = 0;
         for (unsigned lv = 0; lv < levels; lv++) {
@@ -259,23 +274,40 @@ static int ba_buckets(czk_cuda_ctx *ctx, const aff_t<F> *bases, const msm_plan &
             const ba_lvl L = {start[a], cnt[a], start[1 - a], cnt[1 - a], run, R};
             aff_t<F> *dst = buf[lv & 1];
             const uint32_t *vals = ws->vals[1] + off;
+            /* with the profile: the level's steps timed apart (a synchronisation each) */
+            double ts[4] = {0, 0, 0, 0};
+            if (prof) {
+                CZK_CU(cudaStreamSynchronize(s));
+                ts[0] = prof_ms();
+            }
             if (lv == 0)
                 ba_pre_launch<true>(src, vals, L, K, T, P, TP, OPS, s);
             else
                 ba_pre_launch<false>(src, vals, L, K, T, P, TP, OPS, s);
+            if (prof) {
+                CZK_CU(cudaStreamSynchronize(s));
+                ts[1] = prof_ms();
+            }
             batch_inv<F>(TP, T, scr, s);
+            if (prof) {
+                CZK_CU(cudaStreamSynchronize(s));
+                ts[2] = prof_ms();
+            }
             ba_add_launch(src, L, K, T, P, TP, OPS, dst, s);
             CZK_CU_LAUNCH("k_ba level");
-            src = dst;
+            src = src_of<aff_t<F>>(dst);
             a = 1 - a;
             if (prof) {
                 CZK_CU(cudaStreamSynchronize(s));
-                double t_ = prof_ms();
-                fprintf(stderr, "msm ba chunk %u level %u: %.3f ms (R=%u, max %u)\n", off, lv, t_ - tl, R, maxc);
-                tl = t_;
+                ts[3] = prof_ms();
+                fprintf(stderr,
+                        "msm ba chunk %u level %u: %.3f ms (R=%u, max %u, T=%u: runs %.3f, pre %.3f, inverse %.3f, "
+                        "add %.3f)\n",
+                        off, lv, ts[3] - tl, R, maxc, T, ts[0] - tl, ts[1] - ts[0], ts[2] - ts[1], ts[3] - ts[2]);
+                tl = ts[3];
             }
         }
-        k_ba_finish<F><<<grid_for(R, 128), 128, 0, s>>>(src, start[a], cnt[a], ws->counters, ws->run_keys,
+        k_ba_finish<F><<<grid_for(R, 128), 128, 0, s>>>(src.r1, start[a], cnt[a], ws->counters, ws->run_keys,
                                                         ws->keys[1], off, buckets);
         CZK_CU_LAUNCH("k_ba_finish");
     }

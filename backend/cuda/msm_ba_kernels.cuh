@@ -12,9 +12,24 @@
 #include "backend/cuda/ec_pair.cuh"
 
 #define SENT 0xffffffffu /* the sort key of a zero digit: sorts last, no bucket */
-#define BINV_K 32u   /* elements per thread in each step of batch_inv's tree */
+#define BINV_K 32u   /* most elements per thread in a step of batch_inv's tree (binv_k) */
 #define BA_RESID 512u /* most points per run k_ba_finish is left to sum */
 #define BA_STOP_K 4000u /* a level that adds fewer thousand pairs may be the last (CZK_CUDA_MSM_BA_STOP) */
+
+/* The points an MSM's first level reads, by index i: r0[i] below split,
+ * r1[i - split] from there.  A fixed-base table's row 0 is its bases
+ * themselves, so the table holds rows 1.. only: r0 the bases, r1 the table,
+ * split the bases' count (the table's row stride).  Without a table, and for
+ * the outputs of a batch-affine level, r0 = r1 and split = 0 (src_of). */
+template <class P> struct base_src {
+    const P *r0, *r1;
+    uint32_t split;
+};
+template <class P> static inline base_src<P> src_of(const P *p) { return base_src<P>{p, p, 0}; }
+template <class P> FF_DEV const P *src_at(const base_src<P> &s, uint32_t i)
+{
+    return i < s.split ? s.r0 + i : s.r1 + (i - s.split);
+}
 
 /* The levels' stop rule, shared by ba_buckets and the window rules' estimate
  * of it (msm_kernels.cuh, ba_levels_est).  Level lv over at most bound
@@ -102,9 +117,9 @@ static __global__ void k_ba_heads(const uint32_t *out_start, uint32_t R, uint32_
 /* An operand code: the input's index times 2 plus a negation bit (at the
  * first level the sorted value itself: base index and digit sign); SENT for
  * a missing second operand. */
-template <class F> FF_DEV aff_t<F> ba_point(const aff_t<F> *src, uint32_t code)
+template <class F> FF_DEV aff_t<F> ba_point(const base_src<aff_t<F>> &src, uint32_t code)
 {
-    aff_t<F> p = ld_global(src + (code >> 1));
+    aff_t<F> p = ld_global(src_at(src, code >> 1));
     if ((code & 1) && !aff_is_inf(p))
         neg(p.y, p.y);
     return p;
@@ -167,7 +182,7 @@ template <class F> FF_DEV void ba_den(F &d, int cs, const aff_t<F> &p, const aff
 /* Thread t of T takes outputs t, t + T, ..., t + (K-1) T (below the level's
  * output count), so a warp's loads and stores are of consecutive outputs. */
 template <class F, bool GATHER>
-__global__ void __launch_bounds__(128) k_ba_pre(const aff_t<F> *src, const uint32_t *vals, ba_lvl L, uint32_t K,
+__global__ void __launch_bounds__(128) k_ba_pre(const base_src<aff_t<F>> src, const uint32_t *vals, ba_lvl L, uint32_t K,
                                                 uint32_t T, F *P, F *TP, uint2 *OPS)
 {
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -182,7 +197,7 @@ __global__ void __launch_bounds__(128) k_ba_pre(const aff_t<F> *src, const uint3
         F d;
         if (c.y != SENT) {
             /* x alone decides, unless an operand may be infinity (x = 0) or the x agree */
-            const F x1 = ld_global(&src[c.x >> 1].x), x2 = ld_global(&src[c.y >> 1].x);
+            const F x1 = ld_global(&src_at(src, c.x >> 1)->x), x2 = ld_global(&src_at(src, c.y >> 1)->x);
             if (is_zero(x1) || is_zero(x2) || eq(x1, x2)) {
                 const aff_t<F> p = ba_point(src, c.x), q = ba_point(src, c.y);
                 ba_den(d, ba_case(p, q, true), p, q);
@@ -216,7 +231,7 @@ FF_DEV bool ba_last(const ba_lvl &L, uint32_t K, uint32_t T, uint32_t t, uint32_
 
 /* G1 (G2: k_ba_add_p2) */
 template <class F>
-__global__ void __launch_bounds__(128) k_ba_add(const aff_t<F> *src, ba_lvl L, uint32_t K, uint32_t T, const F *P,
+__global__ void __launch_bounds__(128) k_ba_add(const base_src<aff_t<F>> src, ba_lvl L, uint32_t K, uint32_t T, const F *P,
                                                 const F *TPinv, const uint2 *OPS, aff_t<F> *dst)
 {
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -269,9 +284,9 @@ __global__ void __launch_bounds__(128) k_ba_add(const aff_t<F> *src, ba_lvl L, u
  * so more warps per SM.  Cases and branches are agreed over the pair. */
 
 /* operand `code`, this lane's component (negating 0 leaves infinity 0) */
-template <class B> FF_DEV aff_t<B> p2_ba_point(const p2ctx &pk, const aff_t<fp2x<B>> *src, uint32_t code)
+template <class B> FF_DEV aff_t<B> p2_ba_point(const p2ctx &pk, const base_src<aff_t<fp2x<B>>> &src, uint32_t code)
 {
-    aff_t<B> p = p2_ld_aff(pk, src, code >> 1);
+    aff_t<B> p = p2_ld_aff(pk, src_at(src, code >> 1), 0);
     if (code & 1)
         neg(p.y, p.y);
     return p;
@@ -312,7 +327,7 @@ template <class B> FF_DEV void p2_ba_den(const p2ctx &pk, B &d, int cs, const af
  * does, each lane one component of the denominators and of their running
  * product (p2_mul_lz); lane 0 records the operand codes */
 template <class B, bool GATHER>
-__global__ void __launch_bounds__(128) k_ba_pre_p2(const aff_t<fp2x<B>> *src, const uint32_t *vals, ba_lvl L,
+__global__ void __launch_bounds__(128) k_ba_pre_p2(const base_src<aff_t<fp2x<B>>> src, const uint32_t *vals, ba_lvl L,
                                                    uint32_t K, uint32_t T, fp2x<B> *P, fp2x<B> *TP, uint2 *OPS)
 {
     const uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) >> 1;
@@ -320,7 +335,6 @@ __global__ void __launch_bounds__(128) k_ba_pre_p2(const aff_t<fp2x<B>> *src, co
     if (t >= T)
         return;
     const uint32_t O = ba_outputs(L);
-    const B *S = reinterpret_cast<const B *>(src); /* this lane's x of point i: S[4 i + c] */
     B *Pc = reinterpret_cast<B *>(P) + pk.c;
     B acc;
     p2_set_one(pk, acc);
@@ -330,7 +344,9 @@ __global__ void __launch_bounds__(128) k_ba_pre_p2(const aff_t<fp2x<B>> *src, co
             OPS[o] = c;
         B d;
         if (c.y != SENT) {
-            const B x1 = ld_global(S + 4 * (size_t)(c.x >> 1) + pk.c), x2 = ld_global(S + 4 * (size_t)(c.y >> 1) + pk.c);
+            /* this lane's component of each x */
+            const B x1 = ld_global(reinterpret_cast<const B *>(src_at(src, c.x >> 1)) + pk.c),
+                    x2 = ld_global(reinterpret_cast<const B *>(src_at(src, c.y >> 1)) + pk.c);
             if (p2_is_zero(pk, x1) || p2_is_zero(pk, x2) || p2_eq(pk, x1, x2)) {
                 const aff_t<B> p = p2_ba_point(pk, src, c.x), q = p2_ba_point(pk, src, c.y);
                 p2_ba_den(pk, d, p2_ba_case(pk, p, q, true), p, q);
@@ -353,7 +369,7 @@ __global__ void __launch_bounds__(128) k_ba_pre_p2(const aff_t<fp2x<B>> *src, co
 #define BA_P2_BLOCKS(B) (ff_traits<B>::N > 8 ? 3 : 4)
 template <class B, bool LZ = true>
 __global__ void __launch_bounds__(128, BA_P2_BLOCKS(B))
-    k_ba_add_p2(const aff_t<fp2x<B>> *src, ba_lvl L, uint32_t K, uint32_t T, const fp2x<B> *P, const fp2x<B> *TPinv,
+    k_ba_add_p2(const base_src<aff_t<fp2x<B>>> src, ba_lvl L, uint32_t K, uint32_t T, const fp2x<B> *P, const fp2x<B> *TPinv,
                 const uint2 *OPS, aff_t<fp2x<B>> *dst)
 {
     const uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) >> 1;
@@ -407,17 +423,30 @@ __global__ void __launch_bounds__(128, BA_P2_BLOCKS(B))
 
 /* ---- the shared inversion: x[0..n) <- 1 / x[i] (all nonzero) ---- */
 
-/* scratch elements batch_inv needs for n: pre and up of every step */
-static inline size_t binv_scratch(size_t n)
+/* Elements per thread of the step of batch_inv's tree over n elements: the
+ * largest power of two up to BINV_K that still leaves 2^17 threads or more
+ * (enough to keep the GPU busy), at least 2.  A thread's products are one
+ * serial chain, so the steps near the top, which have few threads, take
+ * the chain's latency: pairs make those chains shortest (3 products a step
+ * instead of 3 x 32).  fixed: BINV_K at every step (CZK_CUDA_MSM_BINV_FIXED,
+ * A/B). */
+static inline uint32_t binv_k(size_t n, bool fixed)
 {
-    size_t s = 0;
-    while (n > 1) {
-        const size_t up = (n + BINV_K - 1) / BINV_K;
-        s += n + up;
-        n = up;
-    }
-    return s + 1;
+    if (fixed)
+        return BINV_K;
+    size_t k = 2;
+    while (k < BINV_K && n / (2 * k) >= ((size_t)1 << 17))
+        k *= 2;
+    return (uint32_t)k;
 }
+
+/* scratch elements batch_inv needs for any n' <= n: pre and up of every
+ * step.  A bound, not the sum for n itself: binv_k's widths make that sum
+ * fall where a width doubles (a level of fewer threads than the chunk's
+ * first can need more), while any tree of widths >= 2 needs at most
+ * sum (n_i + n_(i+1)) + 1 with n_(i+1) <= (n_i + 1) / 2, i.e. under
+ * 3 n + 2 (steps) + 1, steps <= 33. */
+static inline size_t binv_scratch(size_t n) { return 3 * n + 128; }
 
 /* ---- scratch sizes (host; msm_ba.cuh sizes and chunks by these) ---- */
 
@@ -467,13 +496,13 @@ static inline size_t ba_even(size_t cap, size_t pairs, size_t nb, size_t fb, uns
     return ba_need((pairs + k - 1) / k, nb, fb, K);
 }
 
-/* pre[i] = x[uK] ... x[i] within thread u's chunk, up[u] = the chunk's product */
-template <class F> __global__ void k_binv_up(const F *x, uint32_t n, F *pre, F *up)
+/* pre[i] = x[uK] ... x[i] within thread u's chunk of K, up[u] = the chunk's product */
+template <class F> __global__ void k_binv_up(const F *x, uint32_t n, uint32_t K, F *pre, F *up)
 {
-    const uint32_t u = blockIdx.x * blockDim.x + threadIdx.x, i0 = u * BINV_K;
+    const uint32_t u = blockIdx.x * blockDim.x + threadIdx.x, i0 = u * K;
     if (i0 >= n)
         return;
-    const uint32_t e = n - i0 > BINV_K ? i0 + BINV_K : n;
+    const uint32_t e = n - i0 > K ? i0 + K : n;
     F acc = x[i0];
     pre[i0] = acc;
     for (uint32_t i = i0 + 1; i < e; i++) {
@@ -483,21 +512,25 @@ template <class F> __global__ void k_binv_up(const F *x, uint32_t n, F *pre, F *
     up[u] = acc;
 }
 
-/* x[0] <- 1 / x[0] (one thread) */
-template <class F> __global__ void k_binv_one(F *x)
+/* x[0] <- 1 / x[0] (one thread); vt: by inv_vt (variable time, no
+ * products: the level's data already decides its work) instead of inv */
+template <class F> __global__ void k_binv_one(F *x, bool vt)
 {
     F r;
-    inv(r, x[0]);
+    if (vt)
+        inv_vt(r, x[0]);
+    else
+        inv(r, x[0]);
     x[0] = r;
 }
 
-/* upinv[u] = 1 / (chunk u's product): x[i] <- 1 / x[i] over the chunk */
-template <class F> __global__ void k_binv_down(F *x, uint32_t n, const F *pre, const F *upinv)
+/* upinv[u] = 1 / (chunk u's product): x[i] <- 1 / x[i] over the chunk of K */
+template <class F> __global__ void k_binv_down(F *x, uint32_t n, uint32_t K, const F *pre, const F *upinv)
 {
-    const uint32_t u = blockIdx.x * blockDim.x + threadIdx.x, i0 = u * BINV_K;
+    const uint32_t u = blockIdx.x * blockDim.x + threadIdx.x, i0 = u * K;
     if (i0 >= n)
         return;
-    const uint32_t e = n - i0 > BINV_K ? i0 + BINV_K : n;
+    const uint32_t e = n - i0 > K ? i0 + K : n;
     F acc = upinv[u];
     for (uint32_t i = e - 1; i > i0; i--) {
         F xi = x[i], r;

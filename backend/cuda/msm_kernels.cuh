@@ -18,7 +18,7 @@
  *       the segmented level-0 kernel (k_acc_seg's arguments) for
  *       CZK_CUDA_MSM_SEG = segmode (nonzero), its threads per slice and per
  *       block; NULL: use level0_tasks instead
- *   static void level0_tasks(const czk_msm_ws *ws, const aff_t<F> *bases, uint32_t tasks, uint32_t L,
+ *   static void level0_tasks(const czk_msm_ws *ws, const base_src<aff_t<F>> &bases, uint32_t tasks, uint32_t L,
  *                            uint32_t *out_keys, xyzz_t<F> *out, cudaStream_t s);
  *       level 0 as one task of at most L pairs per bucket piece (k_acc_aff's work)
  * Only the host code of one curve's TU calls msm_run, so the static
@@ -409,7 +409,7 @@ FF_DEV bool seg_slice(uint32_t t, uint32_t T, const uint32_t *run_start, const u
 }
 
 template <class F>
-__global__ void __launch_bounds__(128) k_acc_aff(const uint32_t *vals, const aff_t<F> *bases, const uint32_t *run_keys,
+__global__ void __launch_bounds__(128) k_acc_aff(const uint32_t *vals, const base_src<aff_t<F>> bases, const uint32_t *run_keys,
                                                  const uint32_t *run_cnt, const uint32_t *run_start,
                                                  const uint32_t *task_off, const uint32_t *counters, uint32_t L,
                                                  uint32_t *out_keys, xyzz_t<F> *out)
@@ -423,7 +423,7 @@ __global__ void __launch_bounds__(128) k_acc_aff(const uint32_t *vals, const aff
     xyzz_set_inf(acc);
     for (uint32_t e = st; e < end; e++) {
         uint32_t v = vals[e];
-        aff_t<F> p = ld_global(bases + (v >> 1));
+        aff_t<F> p = ld_global(src_at(bases, v >> 1));
         if (aff_is_inf(p))
             continue;
         if (v & 1)
@@ -445,7 +445,7 @@ __global__ void __launch_bounds__(128) k_acc_aff(const uint32_t *vals, const aff
  * adding the current one.  MINB: blocks of 128 per SM the registers are capped
  * for (0: no cap). */
 template <class F, bool PF, int MINB>
-__global__ void __launch_bounds__(128, MINB) k_acc_seg(const uint32_t *keys, const uint32_t *vals, const aff_t<F> *bases,
+__global__ void __launch_bounds__(128, MINB) k_acc_seg(const uint32_t *keys, const uint32_t *vals, const base_src<aff_t<F>> bases,
                                                  const uint32_t *run_start, const uint32_t *counters, uint32_t T,
                                                  uint32_t *out_keys, xyzz_t<F> *out)
 {
@@ -458,7 +458,7 @@ __global__ void __launch_bounds__(128, MINB) k_acc_seg(const uint32_t *keys, con
     uint32_t vn = vals[s];
     aff_t<F> pn;
     if (PF)
-        pn = ld_global(bases + (vn >> 1));
+        pn = ld_global(src_at(bases, vn >> 1));
     for (uint32_t e = s; e < e_end; e++) {
         const uint32_t key = keys[e], v = vn;
         aff_t<F> p;
@@ -466,10 +466,10 @@ __global__ void __launch_bounds__(128, MINB) k_acc_seg(const uint32_t *keys, con
             p = pn;
             if (e + 1 < e_end) {
                 vn = vals[e + 1];
-                pn = ld_global(bases + (vn >> 1));
+                pn = ld_global(src_at(bases, vn >> 1));
             }
         } else {
-            p = ld_global(bases + (v >> 1));
+            p = ld_global(src_at(bases, v >> 1));
             if (e + 1 < e_end)
                 vn = vals[e + 1];
         }
@@ -499,7 +499,7 @@ __global__ void __launch_bounds__(128, MINB) k_acc_seg(const uint32_t *keys, con
  * BS threads per block (MINB blocks per SM set the register cap). */
 template <class B, int MINB, int KARA, bool PF, int BS = 128>
 __global__ void __launch_bounds__(BS, MINB)
-    k_acc_seg_g2p(const uint32_t *keys, const uint32_t *vals, const aff_t<fp2x<B>> *bases, const uint32_t *run_start,
+    k_acc_seg_g2p(const uint32_t *keys, const uint32_t *vals, const base_src<aff_t<fp2x<B>>> bases, const uint32_t *run_start,
                   const uint32_t *counters, uint32_t T, uint32_t *out_keys, xyzz_t<fp2x<B>> *out)
 {
     uint32_t s, e_end, idx;
@@ -512,7 +512,7 @@ __global__ void __launch_bounds__(BS, MINB)
     uint32_t vn = vals[s];
     aff_t<B> pn;
     if (PF)
-        pn = p2_ld_aff(k, bases, vn >> 1);
+        pn = p2_ld_aff(k, src_at(bases, vn >> 1), 0);
     for (uint32_t e = s; e < e_end; e++) {
         const uint32_t key = keys[e], v = vn;
         aff_t<B> p;
@@ -520,10 +520,10 @@ __global__ void __launch_bounds__(BS, MINB)
             p = pn;
             if (e + 1 < e_end) {
                 vn = vals[e + 1];
-                pn = p2_ld_aff(k, bases, vn >> 1);
+                pn = p2_ld_aff(k, src_at(bases, vn >> 1), 0);
             }
         } else {
-            p = p2_ld_aff(k, bases, v >> 1);
+            p = p2_ld_aff(k, src_at(bases, v >> 1), 0);
             if (e + 1 < e_end)
                 vn = vals[e + 1];
         }
@@ -550,7 +550,7 @@ __global__ void __launch_bounds__(BS, MINB)
  * c of task t.  MINB blocks of 128 per SM: the register cap is 65536/(128 MINB). */
 template <class B, int MINB>
 __global__ void __launch_bounds__(128, MINB)
-    k_acc_aff_g2p(const uint32_t *vals, const aff_t<fp2x<B>> *bases, const uint32_t *run_keys, const uint32_t *run_cnt,
+    k_acc_aff_g2p(const uint32_t *vals, const base_src<aff_t<fp2x<B>>> bases, const uint32_t *run_keys, const uint32_t *run_cnt,
                   const uint32_t *run_start, const uint32_t *task_off, const uint32_t *counters, uint32_t L,
                   uint32_t *out_keys, xyzz_t<fp2x<B>> *out)
 {
@@ -565,7 +565,7 @@ __global__ void __launch_bounds__(128, MINB)
     xyzz_set_inf(acc);
     for (uint32_t e = st; e < end; e++) {
         uint32_t v = vals[e];
-        aff_t<B> p = p2_ld_aff(k, bases, v >> 1);
+        aff_t<B> p = p2_ld_aff(k, src_at(bases, v >> 1), 0);
         if (p2_aff_is_inf(k, p))
             continue;
         if (v & 1)
@@ -891,8 +891,10 @@ static int msm_run_(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off,
     if (!tab)
         p = plan_for(n, g2, G::curve);
     ws->last_tab = tab != NULL;
-    const aff_t<F> *bases = (const aff_t<F> *)(tab ? tab : b->pts) + base_off;
+    /* row 0 of a table is the bases themselves, its rows 1.. follow at tab */
     const uint32_t stride = tab ? (uint32_t)b->n : 0;
+    const aff_t<F> *pts = (const aff_t<F> *)b->pts + base_off;
+    const base_src<aff_t<F>> bases = {pts, tab ? (const aff_t<F> *)tab + base_off : pts, stride};
     if (p.ncls > 64)
         return czk_cuda_errf_(-EINVAL, "msm: plan for %zu terms has %u bucket windows, at most 64", n, p.ncls);
     if (!plan_fits(ctx, p))
@@ -995,7 +997,7 @@ static int msm_run_(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off,
             uint32_t T32 = (uint32_t)T;
             const uint32_t *vals1 = ws->vals[1], *rs = ws->run_start, *cn = ws->counters;
             uint32_t *ok = ws->lvl_keys[cur];
-            const void *bp = bases;
+            base_src<aff_t<F>> bp = bases;
             void *op = out;
             void *args[] = {(void *)&in_keys, (void *)&vals1, (void *)&bp, (void *)&rs, (void *)&cn,
                             (void *)&T32, (void *)&ok, (void *)&op};
@@ -1097,9 +1099,11 @@ static int msm_run(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off, 
  * Row j of a table over n bases P holds 2^(j ncls c) P (affine, the bases'
  * layout; infinity stays all-zero), so window w's digits of an MSM over the
  * bases index row w / ncls and share bucket window w % ncls (k_digits): one
- * bucket reduction per bucket window instead of per window.  Rows are made
- * one from the other: ncls c doublings in XYZZ (k_tab_dbl), then affine with
- * one inversion per TAB_BATCH points (k_tab_norm). */
+ * bucket reduction per bucket window instead of per window.  Row 0 is the
+ * bases themselves, so the table's memory holds rows 1.. (base_src reads
+ * both).  Rows are made one from the other: ncls c doublings in XYZZ
+ * (k_tab_dbl), then affine with one inversion per TAB_BATCH points
+ * (k_tab_norm). */
 
 /* out[i] = 2^d in[i], d >= 1 */
 template <class F> __global__ void k_tab_dbl(const aff_t<F> *in, uint32_t n, unsigned d, xyzz_t<F> *out)
@@ -1188,11 +1192,13 @@ __global__ void __launch_bounds__(128) k_tab_norm(const xyzz_t<F> *in, uint32_t 
  * 12 x 2^24 additions; docs/bench-gpu.md, "Run 48"). */
 static double plan_cost(size_t n, const msm_plan &p) { return (double)n * p.nwin + 8.0 * (double)p.nbuckets; }
 
-/* device memory a table of rows rows over n points of pt bytes needs to be
- * built (its rows and tab_build's scratch of up to 2^20 Jacobian-sized points) */
+/* device memory a table of rows rows over n points of pt bytes adds (its
+ * rows past row 0, the bases), and what it needs to be built (those and
+ * tab_build's scratch of up to 2^20 Jacobian-sized points) */
+static size_t tab_bytes(size_t n, size_t pt, unsigned rows) { return rows ? (size_t)(rows - 1) * n * pt : 0; }
 static size_t tab_peak(size_t n, size_t pt, unsigned rows)
 {
-    return (size_t)rows * n * pt + (n < ((size_t)1 << 20) ? n : ((size_t)1 << 20)) * 2 * pt;
+    return tab_bytes(n, pt, rows) + (n < ((size_t)1 << 20) ? n : ((size_t)1 << 20)) * 2 * pt;
 }
 
 /* The table to build over n bases of pt bytes in at most mem bytes of free
@@ -1255,31 +1261,33 @@ template <class F> static int tab_build(czk_cuda_bases *b, unsigned rows, unsign
         return czk_cuda_errf_(-EBUSY, "msm table: the bases already have one");
     if (tab_shape(n, G::g2, G::curve, rows, c, ncls, rows) < 0)
         return -EINVAL;
-    if (n == 0 || (size_t)rows * n >= ((size_t)1 << 31))
-        return czk_cuda_errf_(-EINVAL, "msm table: %u rows of %zu bases (at most 2^31 points, at least 1 base)", rows,
-                              n);
+    if (n == 0 || rows < 2 || (size_t)rows * n >= ((size_t)1 << 31))
+        return czk_cuda_errf_(-EINVAL, "msm table: %u rows of %zu bases (at least 2 rows and 1 base, at most 2^31 "
+                              "points)", rows, n);
     CZK_CU(cudaSetDevice(ctx->device));
     void *tab = NULL, *scr = NULL;
     const size_t chunk = n < ((size_t)1 << 20) ? n : ((size_t)1 << 20);
-    cudaError_t e = cudaMalloc(&tab, (size_t)rows * n * pt);
-    if (e == cudaSuccess && rows > 1)
+    cudaError_t e = cudaMalloc(&tab, tab_bytes(n, pt, rows));
+    if (e == cudaSuccess)
         e = cudaMalloc(&scr, chunk * sizeof(xyzz_t<F>));
     if (e != cudaSuccess) {
         cudaFree(tab);
         cudaGetLastError();
-        return czk_cuda_errf_(-ENOMEM, "msm table: %u rows of %zu %s points (%zu MiB): %s", rows, n,
-                              G::g2 ? "G2" : "G1", ((size_t)rows * n * pt) >> 20, cudaGetErrorString(e));
+        return czk_cuda_errf_(-ENOMEM, "msm table: %u rows past the bases' of %zu %s points (%zu MiB): %s", rows - 1,
+                              n, G::g2 ? "G2" : "G1", tab_bytes(n, pt, rows) >> 20, cudaGetErrorString(e));
     }
     cudaStream_t s = ctx->copy;
+    /* row j (j >= 1) at T + (j - 1) n, made from row j - 1 (row 0: the bases) */
     aff_t<F> *T = (aff_t<F> *)tab;
-    e = cudaMemcpyAsync(T, b->pts, n * pt, cudaMemcpyDeviceToDevice, s);
+    const aff_t<F> *B0 = (const aff_t<F> *)b->pts;
     for (unsigned j = 1; j < rows && e == cudaSuccess; j++) {
+        const aff_t<F> *prev = j == 1 ? B0 : T + (size_t)(j - 2) * n;
         for (size_t off = 0; off < n && e == cudaSuccess; off += chunk) {
             const uint32_t cnt = (uint32_t)(n - off < chunk ? n - off : chunk);
             const uint32_t th = (cnt + TAB_BATCH - 1) / TAB_BATCH;
-            k_tab_dbl<F><<<grid_for(cnt, 128), 128, 0, s>>>(T + (size_t)(j - 1) * n + off, cnt, ncls * c,
-                                                            (xyzz_t<F> *)scr);
-            k_tab_norm<F><<<grid_for(th, 128), 128, 0, s>>>((const xyzz_t<F> *)scr, cnt, th, T + (size_t)j * n + off);
+            k_tab_dbl<F><<<grid_for(cnt, 128), 128, 0, s>>>(prev + off, cnt, ncls * c, (xyzz_t<F> *)scr);
+            k_tab_norm<F><<<grid_for(th, 128), 128, 0, s>>>((const xyzz_t<F> *)scr, cnt, th,
+                                                            T + (size_t)(j - 1) * n + off);
             e = cudaGetLastError();
         }
     }
@@ -1311,7 +1319,7 @@ struct msm_group_base {
         msm_horner<J, DBL, ADD>((J *)r, (const J *)W, nwin, c);
     }
     /* one thread per task of at most L pairs (k_acc_aff) */
-    static void level0_tasks(const czk_msm_ws *ws, const aff_t<F> *bases, uint32_t tasks, uint32_t L,
+    static void level0_tasks(const czk_msm_ws *ws, const base_src<aff_t<F>> &bases, uint32_t tasks, uint32_t L,
                              uint32_t *out_keys, xyzz_t<F> *out, cudaStream_t s)
     {
         k_acc_aff<F><<<grid_for(tasks, 128), 128, 0, s>>>(ws->vals[1], bases, ws->run_keys, ws->run_cnt,

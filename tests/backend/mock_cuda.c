@@ -352,7 +352,7 @@ int czk_cuda_bases_table_plan(const czk_cuda_bases *b, unsigned rows, unsigned c
     out->rows = rows && rows < MOCK_TABLE_ROWS ? rows : MOCK_TABLE_ROWS;
     out->bucket_windows = 1;
     out->windows = MOCK_TABLE_ROWS;
-    out->bytes = (out->rows - (b->borrowed ? 0 : 1)) * b->n * mock_pt(b);
+    out->bytes = (out->rows - 1) * b->n * mock_pt(b); /* row 0 is the bases */
     out->peak_bytes = out->rows * b->n * mock_pt(b);
     return 0;
 }

@@ -17,8 +17,13 @@
  * bookkeeping kernels (k_ba_half, k_ba_heads, k_ba_real, k_ba_max) as well.
  * Outputs per thread K = 1, 3 and 64, so walks of one and of many outputs.
  * G2 levels run with every kernel choice msm_ba.cuh's knobs select
- * (k_ba_pre_p2 or k_ba_pre, k_ba_add_p2 with p2_mul_lz or p2_mul).  The
- * scratch sizing (ba_chunk, ba_even) is checked for its defining properties.
+ * (k_ba_pre_p2 or k_ba_pre, k_ba_add_p2 with p2_mul_lz or p2_mul), the
+ * inversion at the top of the tree by inv and inv_vt in turn; inv_vt itself
+ * is checked on random and edge values (a · a^-1 = 1 by the CPU's product,
+ * equal to inv's).  The first level also reads its points split over two
+ * arrays, as over a fixed-base table (row 0 the bases, the rest the table).
+ * The scratch sizing (ba_chunk, ba_even) is checked for its defining
+ * properties.
  */
 #define _Static_assert static_assert
 extern "C" {
@@ -89,18 +94,27 @@ static unsigned grid(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t);
 
 /* ---- the launches of one level, as msm_ba.cuh's driver makes them ---- */
 
-/* x[0..n) <- 1 / x[i]: the tree of batch_inv (msm_ba.cuh) */
-template <class F> static void emu_batch_inv(F *x, uint32_t n, F *scr)
+/* x[0..n) <- 1 / x[i]: the tree of batch_inv (msm_ba.cuh); its top
+ * inversion by inv and by inv_vt in turn (CZK_CUDA_MSM_BA_INV), its steps
+ * of binv_k's width, of BINV_K (CZK_CUDA_MSM_BINV_FIXED) and of 5 in turn
+ * (every width binv_k picks at sizes too large to emulate: the kernels take
+ * any); the scratch is binv_scratch's, which must hold the widest tree */
+static bool emu_vt;
+static unsigned emu_width;
+template <class F> static void emu_batch_inv(F *x, uint32_t n, F *scr, bool top = true)
 {
+    if (top)
+        emu_width = (emu_width + 1) % 3;
     if (n == 1) {
-        emu_launch(dim3(1), dim3(1), [&] { k_binv_one<F>(x); });
+        emu_vt = !emu_vt;
+        emu_launch(dim3(1), dim3(1), [&] { k_binv_one<F>(x, emu_vt); });
         return;
     }
-    const uint32_t up = (n + BINV_K - 1) / BINV_K;
+    const uint32_t K = emu_width == 0 ? binv_k(n, false) : emu_width == 1 ? BINV_K : 5, up = (n + K - 1) / K;
     F *pre = scr, *u = scr + n;
-    emu_launch(dim3(grid(up, 128)), dim3(128), [&] { k_binv_up<F>(x, n, pre, u); });
-    emu_batch_inv<F>(u, up, u + up);
-    emu_launch(dim3(grid(up, 128)), dim3(128), [&] { k_binv_down<F>(x, n, pre, u); });
+    emu_launch(dim3(grid(up, 128)), dim3(128), [&] { k_binv_up<F>(x, n, K, pre, u); });
+    emu_batch_inv<F>(u, up, u + up, false);
+    emu_launch(dim3(grid(up, 128)), dim3(128), [&] { k_binv_down<F>(x, n, K, pre, u); });
 }
 
 /* The kernel choices of a level (msm_ba.cuh's knobs): variant 0 the
@@ -108,13 +122,13 @@ template <class F> static void emu_batch_inv(F *x, uint32_t n, F *scr)
  * alternatives (k_ba_pre on one thread per walker, k_ba_add_p2<B, false>:
  * CZK_CUDA_MSM_BA_PRE2=0, CZK_CUDA_MSM_P2_LAZY=0); G1 has one kernel of each. */
 template <bool GATHER, class F>
-static void emu_ba_pre(int, const aff_t<F> *src, const uint32_t *vals, const ba_lvl &L, uint32_t K, uint32_t T, F *P,
+static void emu_ba_pre(int, const base_src<aff_t<F>> &src, const uint32_t *vals, const ba_lvl &L, uint32_t K, uint32_t T, F *P,
                        F *TP, uint2 *OPS)
 {
     emu_launch(dim3(grid(T, 128)), dim3(128), [&] { k_ba_pre<F, GATHER>(src, vals, L, K, T, P, TP, OPS); });
 }
 template <bool GATHER, class B>
-static void emu_ba_pre(int variant, const aff_t<fp2x<B>> *src, const uint32_t *vals, const ba_lvl &L, uint32_t K,
+static void emu_ba_pre(int variant, const base_src<aff_t<fp2x<B>>> &src, const uint32_t *vals, const ba_lvl &L, uint32_t K,
                        uint32_t T, fp2x<B> *P, fp2x<B> *TP, uint2 *OPS)
 {
     if (variant == 0)
@@ -126,13 +140,13 @@ static void emu_ba_pre(int variant, const aff_t<fp2x<B>> *src, const uint32_t *v
 
 /* k_ba_add: G1 one output per thread, G2 on lane pairs */
 template <class F>
-static void emu_ba_add(int, const aff_t<F> *src, const ba_lvl &L, uint32_t K, uint32_t T, const F *P, const F *TP,
+static void emu_ba_add(int, const base_src<aff_t<F>> &src, const ba_lvl &L, uint32_t K, uint32_t T, const F *P, const F *TP,
                        const uint2 *OPS, aff_t<F> *dst)
 {
     emu_launch(dim3(grid(T, 128)), dim3(128), [&] { k_ba_add<F>(src, L, K, T, P, TP, OPS, dst); });
 }
 template <class B>
-static void emu_ba_add(int variant, const aff_t<fp2x<B>> *src, const ba_lvl &L, uint32_t K, uint32_t T,
+static void emu_ba_add(int variant, const base_src<aff_t<fp2x<B>>> &src, const ba_lvl &L, uint32_t K, uint32_t T,
                        const fp2x<B> *P, const fp2x<B> *TP, const uint2 *OPS, aff_t<fp2x<B>> *dst)
 {
     if (variant == 0)
@@ -272,23 +286,30 @@ template <class G> struct ba_case_run {
      * output against the CPU; returns the outputs (dst) and their expected
      * points (next) */
     template <bool GATHER>
-    void run_level(const level &L, const A *src, const uint32_t *vals, const std::vector<J> &E, uint32_t K,
+    void run_level(const level &L, const base_src<A> &src, const uint32_t *vals, const std::vector<J> &E, uint32_t K,
                    std::vector<A> &dst, std::vector<J> &next, unsigned lv)
     {
         for (int variant = 0; variant < variants; variant++)
             run_level_v<GATHER>(variant, L, src, vals, E, K, dst, next, lv);
     }
     template <bool GATHER>
-    void run_level_v(int variant, const level &L, const A *src, const uint32_t *vals, const std::vector<J> &E,
+    void run_level_v(int variant, const level &L, const base_src<A> &src, const uint32_t *vals, const std::vector<J> &E,
                      uint32_t K, std::vector<A> &dst, std::vector<J> &next, unsigned lv)
     {
         const uint32_t O = L.outputs(), T = (O + K - 1) / K;
-        std::vector<F> P(O), TP(T), scr(binv_scratch(T));
+        /* the inversion's scratch as binv_scratch sizes it, then a canary
+         * that a tree needing more would overwrite */
+        const size_t ns = binv_scratch(T);
+        std::vector<F> P(O), TP(T), scr(ns + 4);
+        memset(&scr[ns], 0xa5, 4 * sizeof(F));
+        const std::vector<F> canary(scr.begin() + ns, scr.end());
         std::vector<uint2> OPS(O);
         dst.assign(O, A());
         const ba_lvl dl = L.dev();
         emu_ba_pre<GATHER>(variant, src, vals, dl, K, T, P.data(), TP.data(), OPS.data());
         emu_batch_inv<F>(TP.data(), T, scr.data());
+        CHECK(memcmp(&scr[ns], canary.data(), 4 * sizeof(F)) == 0, "%s: batch_inv of %u wrote past binv_scratch's %zu",
+              name, T, ns);
         emu_ba_add(variant, src, dl, K, T, (const F *)P.data(), (const F *)TP.data(), (const uint2 *)OPS.data(),
                    dst.data());
         next.resize(O);
@@ -375,11 +396,48 @@ template <class G> struct ba_case_run {
         return memcmp(&t, X, sizeof t) == 0 && memcmp(&u, Y, sizeof u) == 0 && memcmp(&v, &w, sizeof v) == 0;
     }
 
+    /* inv_vt (the level's inversion with CZK_CUDA_MSM_BA_INV=1) on the
+     * coordinates of random points and on 0, 1, -1: a · r = 1 by the CPU's
+     * product, and r = inv's (Fermat) */
+    void check_inv()
+    {
+        std::vector<F> xs;
+        for (const J &p : pool) {
+            const A a = dev_aff<G>(p);
+            xs.push_back(a.x);
+            xs.push_back(a.y);
+        }
+        F one, m1, zero;
+        emu_launch(dim3(1), dim3(1), [&] {
+            set_one(one);
+            neg(m1, one);
+        });
+        memset(&zero, 0, sizeof zero);
+        xs.push_back(one);
+        xs.push_back(m1);
+        unsigned bad = 0;
+        for (const F &x : xs) {
+            F r, f;
+            emu_launch(dim3(1), dim3(1), [&] {
+                inv_vt(r, x);
+                inv(f, x);
+            });
+            typename G::fe prod;
+            G::fmul(&prod, (const typename G::fe *)&x, (const typename G::fe *)&r);
+            bad += memcmp(&prod, &one, sizeof one) != 0 || memcmp(&r, &f, sizeof r) != 0;
+        }
+        F r0;
+        emu_launch(dim3(1), dim3(1), [&] { inv_vt(r0, zero); });
+        CHECK(bad == 0 && memcmp(&r0, &zero, sizeof zero) == 0, "%s: inv_vt wrong for %u of %zu values (or for 0)",
+              name, bad, xs.size());
+    }
+
     void run(uint32_t R)
     {
         pool.resize(64);
         for (auto &p : pool)
             G::rand_point(&p);
+        check_inv();
         for (uint32_t K : {1u, 3u, 64u}) {
             std::vector<uint32_t> cnt = rand_counts(R);
             level L = make_level(cnt);
@@ -388,7 +446,21 @@ template <class G> struct ba_case_run {
             std::vector<uint32_t> vals;
             std::vector<J> E, EN;
             first_level(cnt, bases, vals, E);
-            run_level<true>(L, bases.data(), vals.data(), E, K, cur, EN, 0);
+            if (K == 1) {
+                run_level<true>(L, src_of(bases.data()), vals.data(), E, K, cur, EN, 0);
+            } else {
+                /* as over a fixed-base table: indexes from split read a
+                 * separate array (the table's rows past row 0, the bases);
+                 * both arrays go on with other points, which a wrong
+                 * index would read */
+                const uint32_t split = (uint32_t)(2 + t_rand64() % (bases.size() - 3));
+                std::vector<A> head(bases.begin(), bases.begin() + split), rest(bases.begin() + split, bases.end());
+                while (head.size() < 2 * bases.size())
+                    head.push_back(dev_aff<G>(rand_pool()));
+                while (rest.size() < 2 * bases.size())
+                    rest.push_back(dev_aff<G>(rand_pool()));
+                run_level<true>(L, base_src<A>{head.data(), rest.data(), split}, vals.data(), E, K, cur, EN, 0);
+            }
             check_finish(make_level(L.out_cnt), cur, EN);
             /* later levels until every run has one point */
             unsigned lv = 1;
@@ -400,7 +472,7 @@ template <class G> struct ba_case_run {
                     break;
                 L = make_level(L.out_cnt);
                 E.swap(EN);
-                run_level<false>(L, cur.data(), NULL, E, K, nxt, EN, lv++);
+                run_level<false>(L, src_of(cur.data()), NULL, E, K, nxt, EN, lv++);
                 cur.swap(nxt);
             }
         }
@@ -418,8 +490,8 @@ template <class G> struct ba_case_run {
             src[i] = dev_aff<G>(E[i]);
         std::vector<J> EN;
         for (uint32_t K : {1u, 2u, 64u})
-            run_level<false>(make_level({2, 2, 2, 2, 2, 1}), src.data(), NULL, E, K, out, EN, 1);
-        run_level<false>(make_level({11}), src.data(), NULL, E, 3, out, EN, 1);
+            run_level<false>(make_level({2, 2, 2, 2, 2, 1}), src_of(src.data()), NULL, E, K, out, EN, 1);
+        run_level<false>(make_level({11}), src_of(src.data()), NULL, E, 3, out, EN, 1);
     }
 };
 
@@ -493,11 +565,54 @@ static void check_scratch_sizes(void)
               chunks_in(b, x[0], x[1], x[2], 64), chunks_in(cap, x[0], x[1], x[2], 64));
 }
 
+/* scratch of batch_inv's tree over n with widths width(n) at each step */
+template <class W> static size_t tree_need(size_t n, W width)
+{
+    size_t s = 0;
+    while (n > 1) {
+        const size_t K = width(n), up = (n + K - 1) / K;
+        s += n + up;
+        n = up;
+    }
+    return s + 1;
+}
+
+/* binv_k: a power of two in 2..BINV_K, wider only while the step keeps 2^17
+ * threads, as wide as that allows; binv_scratch(n) holds the tree of binv_k,
+ * of BINV_K and of pairs over every n' <= n (the driver sizes it for a
+ * chunk's first level and runs later levels of fewer threads: binv_k's own
+ * sum is not monotonic, e.g. 2.75 M elements for 2.2 M, 3.1 M for 2.09 M) */
+static void check_binv_k(void)
+{
+    for (size_t n : {(size_t)2, (size_t)1000, (size_t)1 << 18, ((size_t)1 << 19) + 1, (size_t)1 << 20, (size_t)1300000,
+                     (size_t)1 << 22, (size_t)1 << 26}) {
+        const uint32_t k = binv_k(n, false);
+        const size_t th = (size_t)1 << 17;
+        CHECK(k >= 2 && k <= BINV_K && (k & (k - 1)) == 0 && (k == 2 || n / k >= th) &&
+                  (k == BINV_K || n / (2 * (size_t)k) < th) && binv_k(n, true) == BINV_K,
+              "binv_k(%zu) = %u", n, k);
+    }
+    size_t most = 0; /* the largest need of any n' <= n so far */
+    for (size_t n = 1; n <= ((size_t)5 << 20); n += 1 + n / 4096) {
+        const size_t need[3] = {tree_need(n, [](size_t m) { return (size_t)binv_k(m, false); }),
+                                tree_need(n, [](size_t) { return (size_t)BINV_K; }),
+                                tree_need(n, [](size_t) { return (size_t)2; })};
+        for (size_t x : need)
+            most = x > most ? x : most;
+        if (binv_scratch(n) < most) {
+            CHECK(0, "binv_scratch(%zu) = %zu, a tree over at most %zu elements needs %zu", n, binv_scratch(n), n,
+                  most);
+            break;
+        }
+    }
+}
+
 int main(void)
 {
     t_seed("test_cuda_ba_emul");
     check_real();
     check_scratch_sizes();
+    check_binv_k();
     ba_case_run<bls_g1>{"BLS12-381 G1", 1, {}}.run(400);
     ba_case_run<bn_g1>{"BN254 G1", 1, {}}.run(400);
     ba_case_run<bls_g2>{"BLS12-381 G2", 2, {}}.run(160);

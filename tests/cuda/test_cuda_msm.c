@@ -233,8 +233,9 @@ static struct {
     char tag[40];
 } tables[] = {{0, 0, " (full table)"}, {3, 8, ""}};
 
-/* czk_cuda_bases_table_fit in room for half the full table's rows: a partial
- * table (fewer rows than windows) whose MSMs equal the CPU's */
+/* czk_cuda_bases_table_fit in room for half the full table's rows (row 0 is
+ * the bases: half - 1 rows' memory): a partial table (fewer rows than
+ * windows) whose MSMs equal the CPU's; under one row's memory, none */
 static void check_fit(czk_cuda_ctx *ctx, const czk_g1_aff *b1, czk_fr *s, czk_fr *sr, unsigned lg)
 {
     czk_cuda_bases *db;
@@ -245,11 +246,13 @@ static void check_fit(czk_cuda_ctx *ctx, const czk_g1_aff *b1, czk_fr *s, czk_fr
     CHECK(czk_cuda_bases_table_fit(db, SIZE_MAX, &tp) == 0 && tp.rows == full.rows && tp.c == full.c,
           "fit with room: %u rows c=%u, the full table has %u c=%u", tp.rows, tp.c, full.rows, full.c);
     const unsigned half = full.rows / 2;
-    const size_t mem = half * n * sizeof(czk_g1_aff) + (full.peak_bytes - full.bytes);
+    const size_t scratch = full.peak_bytes - full.bytes;
+    const size_t mem = (half - 1) * n * sizeof(czk_g1_aff) + scratch;
     CHECK(czk_cuda_bases_table_fit(db, mem, &tp) == 0, "fit in %u rows: none", half);
     CHECK(tp.rows >= 2 && tp.rows <= half && tp.rows < tp.windows && tp.peak_bytes <= mem,
           "fit in %u rows: %u of %u rows, %zu bytes", half, tp.rows, tp.windows, tp.peak_bytes);
-    CHECK(czk_cuda_bases_table_fit(db, n * sizeof(czk_g1_aff), &tp) == -ENOSPC, "a table in 1 row's memory");
+    CHECK(czk_cuda_bases_table_fit(db, n * sizeof(czk_g1_aff) - 1 + scratch, &tp) == -ENOSPC,
+          "a table in under 1 row's memory");
     CHECK(czk_cuda_bases_table_fit(db, mem, &tp) == 0 && czk_cuda_bases_precompute(db, tp.rows, tp.c) == 0,
           "partial table: %s", czk_cuda_last_error());
     char tag[64];
