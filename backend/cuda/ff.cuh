@@ -829,7 +829,8 @@ FF_GEN void from_mont(F &r, const F &a)
 }
 /* r = a^-1 by Fermat (a^(p-2)) with 4-bit windows of the exponent; 0 for
  * a = 0.  Not constant time in the exponent only (the public modulus): for
- * public points (fixed-base tables, batch-affine bucket sums). */
+ * public points (fixed-base tables; the batch-affine levels with
+ * CZK_CUDA_MSM_BA_INV=0, which by default use inv_vt below). */
 FF_GEN void inv(F &r, const F &a)
 {
     F tab[16], acc;
@@ -991,30 +992,24 @@ FF2 void sqr(fp2x<B> &r, const fp2x<B> &a)
     mul(r.c0, s, d);
     dbl(r.c1, m);
 }
-/* (a0 + a1 u)^-1 = (a0 - a1 u) / (a0^2 + a1^2) */
-FF2 void inv(fp2x<B> &r, const fp2x<B> &a)
+/* (a0 + a1 u)^-1 = (a0 - a1 u) / (a0^2 + a1^2), the base field's inversion
+ * by inv, or by inv_vt (VARIABLE TIME) with VT */
+template <bool VT, class B> FF_DEV void inv_fp2(fp2x<B> &r, const fp2x<B> &a)
 {
     B t0, t1;
     sqr(t0, a.c0);
     sqr(t1, a.c1);
     add(t0, t0, t1);
-    inv(t1, t0);
+    if (VT)
+        inv_vt(t1, t0);
+    else
+        inv(t1, t0);
     mul(r.c0, a.c0, t1);
     mul(t0, a.c1, t1);
     neg(r.c1, t0);
 }
-/* the same through inv_vt (VARIABLE TIME) */
-FF2 void inv_vt(fp2x<B> &r, const fp2x<B> &a)
-{
-    B t0, t1;
-    sqr(t0, a.c0);
-    sqr(t1, a.c1);
-    add(t0, t0, t1);
-    inv_vt(t1, t0);
-    mul(r.c0, a.c0, t1);
-    mul(t0, a.c1, t1);
-    neg(r.c1, t0);
-}
+FF2 void inv(fp2x<B> &r, const fp2x<B> &a) { inv_fp2<false>(r, a); }
+FF2 void inv_vt(fp2x<B> &r, const fp2x<B> &a) { inv_fp2<true>(r, a); }
 #undef FF2
 
 #endif
