@@ -864,10 +864,9 @@ FF_GEN void inv(F &r, const F &a)
  * VARIABLE TIME in a (its steps follow a's bits), and no products (shifts,
  * additions and subtractions): only for values whose handling is
  * data-dependent already (the batch-affine levels' one inversion,
- * msm_ba.cuh).  The
- * algorithm runs on the Montgomery representation X = a R as an integer,
- * with x1 starting at R mod p: x1 X = R u (mod p) throughout, so x1 ends
- * as R / X = a^-1 in standard form, and 32 N doublings make it
+ * msm_ba.cuh).  The algorithm runs on the Montgomery representation X = a R
+ * as an integer, with x1 starting at R mod p: x1 X = R u (mod p) throughout,
+ * so x1 ends as R / X = a^-1 in standard form, and 32 N doublings make it
  * Montgomery. */
 template <int N> FF_DEV void vt_shr1(uint32_t *x, uint32_t top)
 {
