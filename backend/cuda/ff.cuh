@@ -62,6 +62,12 @@ __constant__ static const uint32_t c_fr_mod[8] = {
 __constant__ static const uint32_t c_fr_one[8] = {
     0xfffffffe, 0x00000001, 0x00034802, 0x5884b7fa,
     0xecbc4ff5, 0x998c4fef, 0xacc5056f, 0x1824b159};
+/* R^2 mod p (R = 2^(32 N)): inv_vt's start, so its result is Montgomery */
+__constant__ static const uint32_t c_fp_r2[12] = {
+    0x1c341746, 0xf4df1f34, 0x09d104f1, 0x0a76e6a6, 0x4c95b6d5, 0x8de5476c,
+    0x939d83c0, 0x67eb88a9, 0xb519952d, 0x9a793e85, 0x92cae3aa, 0x11988fe5};
+__constant__ static const uint32_t c_fr_r2[8] = {
+    0xf3f29c6d, 0xc999e990, 0x87925c23, 0x2b6cedcb, 0x7254398f, 0x05d31496, 0x9f59ff11, 0x0748d9d9};
 #define CZK_FP_NINV32 0xfffcfffdu
 #define CZK_FR_NINV32 0xffffffffu
 /* BN254 (values checked against common/crypto/bn254_fp.c, bn254_fr.c; the
@@ -74,6 +80,10 @@ __constant__ static const uint32_t c_bn_fr_mod[8] = {
     0xf0000001, 0x43e1f593, 0x79b97091, 0x2833e848, 0x8181585d, 0xb85045b6, 0xe131a029, 0x30644e72};
 __constant__ static const uint32_t c_bn_fr_one[8] = {
     0x4ffffffb, 0xac96341c, 0x9f60cd29, 0x36fc7695, 0x7879462e, 0x666ea36f, 0x9a07df2f, 0x0e0a77c1};
+__constant__ static const uint32_t c_bn_fp_r2[8] = {
+    0x538afa89, 0xf32cfc5b, 0xd44501fb, 0xb5e71911, 0x0a417ff6, 0x47ab1eff, 0xcab8351f, 0x06d89f71};
+__constant__ static const uint32_t c_bn_fr_r2[8] = {
+    0xae216da7, 0x1bb8e645, 0xe35c59e3, 0x53fe3ab1, 0x53bb8085, 0x8c49833d, 0x7f4e44a5, 0x0216d0b1};
 #define CZK_BN_FP_NINV32 0xe4866389u
 #define CZK_BN_FR_NINV32 0xefffffffu
 
@@ -778,17 +788,18 @@ FF_HD void mont_sqr_n(uint32_t *r, const uint32_t *a, const uint32_t *mod, uint3
  * the modulus, the Montgomery one and -p^-1 mod 2^32; the operations below
  * are generic over it. ---- */
 template <class F> struct ff_traits {};
-#define FF_TRAITS(T, NW, MOD, ONE, NINV)                                             \
+#define FF_TRAITS(T, NW, MOD, ONE, R2, NINV)                                         \
     template <> struct ff_traits<T> {                                                 \
         static constexpr int N = NW;                                                  \
         static constexpr uint32_t ninv = NINV;                                        \
         static __device__ __forceinline__ const uint32_t *mod() { return MOD; }       \
         static __device__ __forceinline__ const uint32_t *one() { return ONE; }       \
+        static __device__ __forceinline__ const uint32_t *r2() { return R2; }         \
     };
-FF_TRAITS(fp_t, 12, c_fp_mod, c_fp_one, CZK_FP_NINV32)
-FF_TRAITS(fr_t, 8, c_fr_mod, c_fr_one, CZK_FR_NINV32)
-FF_TRAITS(bn_fp_t, 8, c_bn_fp_mod, c_bn_fp_one, CZK_BN_FP_NINV32)
-FF_TRAITS(bn_fr_t, 8, c_bn_fr_mod, c_bn_fr_one, CZK_BN_FR_NINV32)
+FF_TRAITS(fp_t, 12, c_fp_mod, c_fp_one, c_fp_r2, CZK_FP_NINV32)
+FF_TRAITS(fr_t, 8, c_fr_mod, c_fr_one, c_fr_r2, CZK_FR_NINV32)
+FF_TRAITS(bn_fp_t, 8, c_bn_fp_mod, c_bn_fp_one, c_bn_fp_r2, CZK_BN_FP_NINV32)
+FF_TRAITS(bn_fr_t, 8, c_bn_fr_mod, c_bn_fr_one, c_bn_fr_r2, CZK_BN_FR_NINV32)
 #undef FF_TRAITS
 
 /* N = ff_traits<F>::N: substitution fails (the overload drops out) for
@@ -861,35 +872,53 @@ FF_GEN void inv(F &r, const F &a)
 }
 
 /* r = a^-1 by the binary extended Euclidean algorithm; 0 for a = 0.
- * VARIABLE TIME in a (its steps follow a's bits), and no products (shifts,
- * additions and subtractions): only for values whose handling is
- * data-dependent already (the batch-affine levels' one inversion,
- * msm_ba.cuh).  The algorithm runs on the Montgomery representation X = a R
- * as an integer, with x1 starting at R mod p: x1 X = R u (mod p) throughout,
- * so x1 ends as R / X = a^-1 in standard form, and 32 N doublings make it
- * Montgomery. */
-template <int N> FF_DEV void vt_shr1(uint32_t *x, uint32_t top)
+ * VARIABLE TIME in a (its steps follow a's bits): only for values whose
+ * handling is data-dependent already (the batch-affine levels' one
+ * inversion, msm_ba.cuh).  Shifts, additions and subtractions, and one
+ * word-by-number product per run of halvings.  The algorithm runs on the
+ * Montgomery representation X = a R as an integer, with x1 starting at
+ * R^2 mod p: x1 X = R^2 u (mod p) throughout, so x1 ends as R^2 / X = a^-1 R,
+ * the Montgomery form of a^-1.  A run of k trailing zero bits of u (or v)
+ * is shifted out at once and x1 (x2) divided by 2^k mod p as a Montgomery
+ * reduction does: with m = -x p^-1 mod 2^k, x + m p is divisible by 2^k and
+ * (x + m p) / 2^k < p. */
+FF_DEV int vt_ctz(uint32_t w) /* w != 0 */
+{
+#ifdef __CUDA_ARCH__
+    return __ffs(w) - 1;
+#else
+    return __builtin_ctz(w);
+#endif
+}
+/* x <- (top:x) >> k, 1 <= k <= 31 */
+template <int N> FF_DEV void vt_shr(uint32_t *x, uint32_t top, int k)
 {
 #pragma unroll
     for (int j = 0; j < N - 1; j++)
-        x[j] = (x[j] >> 1) | (x[j + 1] << 31);
-    x[N - 1] = (x[N - 1] >> 1) | (top << 31);
+        x[j] = (x[j] >> k) | (x[j + 1] << (32 - k));
+    x[N - 1] = (x[N - 1] >> k) | (top << (32 - k));
 }
-/* x <- x / 2 mod p (x < p) */
-template <int N> FF_DEV void vt_half(uint32_t *x, const uint32_t *p)
+/* x <- x / 2^k mod p (x < p, 1 <= k <= 31, ninv = -p^-1 mod 2^32) */
+template <int N> FF_DEV void vt_div2k(uint32_t *x, const uint32_t *p, uint32_t ninv, int k)
 {
-    uint32_t top = 0;
-    if (x[0] & 1) {
-        uint64_t s = 0;
+    const uint32_t m = (x[0] * ninv) & ((1u << k) - 1);
+    uint64_t s = 0;
 #pragma unroll
-        for (int j = 0; j < N; j++) {
-            s += (uint64_t)x[j] + p[j];
-            x[j] = (uint32_t)s;
-            s >>= 32;
-        }
-        top = (uint32_t)s;
+    for (int j = 0; j < N; j++) {
+        s += (uint64_t)x[j] + (uint64_t)m * p[j];
+        x[j] = (uint32_t)s;
+        s >>= 32;
     }
-    vt_shr1<N>(x, top);
+    vt_shr<N>(x, (uint32_t)s, k);
+}
+/* u's trailing zero bits out of u, x <- x / 2^(their count) mod p (u != 0) */
+template <int N> FF_DEV void vt_strip(uint32_t *u, uint32_t *x, const uint32_t *p, uint32_t ninv)
+{
+    while (!(u[0] & 1)) {
+        const int k = u[0] ? vt_ctz(u[0]) : 31;
+        vt_shr<N>(u, 0, k);
+        vt_div2k<N>(x, p, ninv, k);
+    }
 }
 template <int N> FF_DEV bool vt_geq(const uint32_t *u, const uint32_t *v)
 {
@@ -919,7 +948,7 @@ template <int N> FF_DEV bool vt_is_one(const uint32_t *u)
 }
 FF_GEN void inv_vt(F &r, const F &a)
 {
-    const uint32_t *p = ff_traits<F>::mod(), *one = ff_traits<F>::one();
+    const uint32_t *p = ff_traits<F>::mod(), *r2 = ff_traits<F>::r2(), ninv = ff_traits<F>::ninv;
     if (is_zero(a)) {
         r = a;
         return;
@@ -929,18 +958,12 @@ FF_GEN void inv_vt(F &r, const F &a)
     for (int j = 0; j < N; j++) {
         u[j] = a.v[j];
         v[j] = p[j];
-        x1[j] = one[j];
+        x1[j] = r2[j];
         x2[j] = 0;
     }
     while (!vt_is_one<N>(u) && !vt_is_one<N>(v)) {
-        while (!(u[0] & 1)) {
-            vt_shr1<N>(u, 0);
-            vt_half<N>(x1, p);
-        }
-        while (!(v[0] & 1)) {
-            vt_shr1<N>(v, 0);
-            vt_half<N>(x2, p);
-        }
+        vt_strip<N>(u, x1, p, ninv);
+        vt_strip<N>(v, x2, p, ninv);
         if (vt_geq<N>(u, v)) {
             vt_sub<N>(u, v);
             mod_sub_n<N>(x1, x1, x2, p);
@@ -949,9 +972,7 @@ FF_GEN void inv_vt(F &r, const F &a)
             mod_sub_n<N>(x2, x2, x1, p);
         }
     }
-    uint32_t *z = vt_is_one<N>(u) ? x1 : x2;
-    for (int i = 0; i < 32 * N; i++)
-        mod_add_n<N>(z, z, z, p);
+    const uint32_t *z = vt_is_one<N>(u) ? x1 : x2;
 #pragma unroll
     for (int j = 0; j < N; j++)
         r.v[j] = z[j];

@@ -23,7 +23,9 @@
  *              product (TP[t]) (G2: lane pair t, k_ba_pre_p2);
  *   batch_inv  TP[0..T) inverted in place, by the same trick in a tree of
  *              chunks (binv_k: up to BINV_K elements at the wide steps, pairs
- *              near the top) and one inversion for the level (inv_vt);
+ *              near the top), its last ~1000 elements in one block
+ *              (k_binv_top: pairs in shared memory) around the level's one
+ *              inversion (inv_vt);
  *   k_ba_add   thread t walks its outputs backwards: 1/d_o = 1/P[o] · P[o−T],
  *              1/P[o−T] = 1/P[o] · d_o, and writes the sum (G2: lane pair t,
  *              k_ba_add_p2, each lane one component of every Fp2 value).
@@ -100,7 +102,9 @@ static void ba_add_launch(const base_src<aff_t<fp2x<B>>> &src, const ba_lvl &L, 
 
 /* the inversion at the tree's top by inv_vt (default; CZK_CUDA_MSM_BA_INV=0:
  * by Fermat's inv); CZK_CUDA_MSM_BINV_FIXED=1: BINV_K elements per thread at
- * every step of the tree (binv_k) */
+ * every step of the tree (binv_k); CZK_CUDA_MSM_BINV_TOP=0: the tree's steps
+ * all in kernels of their own down to one element (else the last
+ * binv_top<F>::n in one block, k_binv_top) */
 static bool ba_inv_vt(void)
 {
     static const bool on = env_uint("CZK_CUDA_MSM_BA_INV", 1) != 0;
@@ -111,11 +115,16 @@ static bool ba_binv_fixed(void)
     static const bool on = env_uint("CZK_CUDA_MSM_BINV_FIXED", 0) != 0;
     return on;
 }
+static bool ba_binv_top(void)
+{
+    static const bool on = env_uint("CZK_CUDA_MSM_BINV_TOP", 1) != 0;
+    return on;
+}
 
 template <class F> static void batch_inv(F *x, uint32_t n, F *scr, cudaStream_t s)
 {
-    if (n == 1) {
-        k_binv_one<F><<<1, 1, 0, s>>>(x, ba_inv_vt());
+    if (n == 1 || (ba_binv_top() && n <= binv_top<F>::n)) {
+        k_binv_top<F><<<1, BINV_TOP_THREADS, 0, s>>>(x, n, ba_inv_vt());
         return;
     }
     const uint32_t K = binv_k(n, ba_binv_fixed()), up = (n + K - 1) / K;

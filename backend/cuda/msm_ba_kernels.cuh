@@ -512,16 +512,67 @@ template <class F> __global__ void k_binv_up(const F *x, uint32_t n, uint32_t K,
     up[u] = acc;
 }
 
-/* x[0] <- 1 / x[0] (one thread); vt: by inv_vt (variable time, no
- * products: the level's data already decides its work) instead of inv */
-template <class F> __global__ void k_binv_one(F *x, bool vt)
+/* the top of batch_inv's tree, one block: n <= binv_top<F>::n elements
+ * (the products of every step, about n of them, in 48 KiB of shared memory),
+ * BINV_TOP_THREADS threads */
+#define BINV_TOP_THREADS 256u
+template <class F> struct binv_top {
+    static constexpr uint32_t n = 49152 / sizeof(F) - 16;
+};
+
+/* x[i] <- 1 / x[i] for i < n <= binv_top<F>::n (none 0) in one block: a
+ * tree of pair products up (its steps in shared memory; an odd element out
+ * passes up as it is), the top's one inversion by thread 0 (vt: inv_vt,
+ * variable time; else inv), then each node's inverse times its sibling down
+ * to x.  A tree of n elements has at most n - 1 + ceil(log2 n) nodes above
+ * its leaves. */
+template <class F> __global__ void __launch_bounds__(BINV_TOP_THREADS) k_binv_top(F *x, uint32_t n, bool vt)
 {
-    F r;
-    if (vt)
-        inv_vt(r, x[0]);
-    else
-        inv(r, x[0]);
-    x[0] = r;
+    __shared__ F t[binv_top<F>::n + 16];
+    uint32_t off[16], cnt[16]; /* step l's nodes: t[off[l] ..] (step 0: x), cnt[l] of them */
+    const uint32_t tid = threadIdx.x;
+    int L = 0;
+    cnt[0] = n;
+    off[0] = 0;
+    for (uint32_t o = 0; cnt[L] > 1; L++) {
+        const F *src = L ? t + off[L] : x;
+        const uint32_t m = cnt[L], h = (m + 1) / 2;
+        for (uint32_t j = tid; j < h; j += blockDim.x) {
+            if (2 * j + 1 < m)
+                mul(t[o + j], src[2 * j], src[2 * j + 1]);
+            else
+                t[o + j] = src[2 * j];
+        }
+        off[L + 1] = o;
+        cnt[L + 1] = h;
+        o += h;
+        __syncthreads();
+    }
+    if (tid == 0) {
+        F *top = L ? t + off[L] : x, r;
+        if (vt)
+            inv_vt(r, *top);
+        else
+            inv(r, *top);
+        *top = r;
+    }
+    __syncthreads();
+    for (int l = L; l > 0; l--) {
+        const F *par = t + off[l];
+        F *ch = l > 1 ? t + off[l - 1] : x;
+        const uint32_t m = cnt[l - 1];
+        for (uint32_t j = tid; j < cnt[l]; j += blockDim.x) {
+            const F iv = par[j];
+            if (2 * j + 1 < m) {
+                const F a = ch[2 * j], b = ch[2 * j + 1];
+                mul(ch[2 * j], iv, b);
+                mul(ch[2 * j + 1], iv, a);
+            } else {
+                ch[2 * j] = iv;
+            }
+        }
+        __syncthreads();
+    }
 }
 
 /* upinv[u] = 1 / (chunk u's product): x[i] <- 1 / x[i] over the chunk of K */

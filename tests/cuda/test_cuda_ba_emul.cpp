@@ -20,7 +20,8 @@
  * (k_ba_pre_p2 or k_ba_pre, k_ba_add_p2 with p2_mul_lz or p2_mul), the
  * inversion at the top of the tree by inv and inv_vt in turn; inv_vt itself
  * is checked on random and edge values (a · a^-1 = 1 by the CPU's product,
- * equal to inv's).  The first level also reads its points split over two
+ * equal to inv's), and the one-block top of the tree (k_binv_top) on its own
+ * at sizes from 1 to the most it takes.  The first level also reads its points split over two
  * arrays, as over a fixed-base table (row 0 the bases, the rest the table).
  * The scratch sizing (ba_chunk, ba_even) is checked for its defining
  * properties.
@@ -98,16 +99,22 @@ static unsigned grid(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t);
  * inversion by inv and by inv_vt in turn (CZK_CUDA_MSM_BA_INV), its steps
  * of binv_k's width, of BINV_K (CZK_CUDA_MSM_BINV_FIXED) and of 5 in turn
  * (every width binv_k picks at sizes too large to emulate: the kernels take
- * any); the scratch is binv_scratch's, which must hold the widest tree */
+ * any), and its top in one block (k_binv_top) from binv_top<F>::n elements,
+ * from 7 (steps, then a top of several steps), or only for the last one
+ * (CZK_CUDA_MSM_BINV_TOP=0) in turn; the scratch is binv_scratch's, which
+ * must hold the widest tree */
 static bool emu_vt;
-static unsigned emu_width;
+static unsigned emu_width, emu_top;
 template <class F> static void emu_batch_inv(F *x, uint32_t n, F *scr, bool top = true)
 {
-    if (top)
+    if (top) {
         emu_width = (emu_width + 1) % 3;
-    if (n == 1) {
+        emu_top = (emu_top + 1) % 3;
+    }
+    const uint32_t top_n = emu_top == 0 ? binv_top<F>::n : emu_top == 1 ? 7 : 1;
+    if (n <= top_n) {
         emu_vt = !emu_vt;
-        emu_launch(dim3(1), dim3(1), [&] { k_binv_one<F>(x, emu_vt); });
+        emu_launch(dim3(1), dim3(BINV_TOP_THREADS), [&] { k_binv_top<F>(x, n, emu_vt); });
         return;
     }
     const uint32_t K = emu_width == 0 ? binv_k(n, false) : emu_width == 1 ? BINV_K : 5, up = (n + K - 1) / K;
@@ -430,6 +437,24 @@ template <class G> struct ba_case_run {
         emu_launch(dim3(1), dim3(1), [&] { inv_vt(r0, zero); });
         CHECK(bad == 0 && memcmp(&r0, &zero, sizeof zero) == 0, "%s: inv_vt wrong for %u of %zu values (or for 0)",
               name, bad, xs.size());
+
+        /* k_binv_top over n of these values (odd counts pass elements up
+         * unpaired), by inv_vt and by inv: every x[i] · r[i] = 1 */
+        for (uint32_t n : {1u, 2u, 3u, 5u, 31u, 64u, 257u, (uint32_t)binv_top<F>::n})
+            for (bool vt : {true, false}) {
+                std::vector<F> v(n);
+                for (uint32_t i = 0; i < n; i++)
+                    v[i] = xs[(i * 7 + n) % xs.size()];
+                std::vector<F> r = v;
+                emu_launch(dim3(1), dim3(BINV_TOP_THREADS), [&] { k_binv_top<F>(r.data(), n, vt); });
+                unsigned wrong = 0;
+                for (uint32_t i = 0; i < n; i++) {
+                    typename G::fe prod;
+                    G::fmul(&prod, (const typename G::fe *)&v[i], (const typename G::fe *)&r[i]);
+                    wrong += memcmp(&prod, &one, sizeof one) != 0;
+                }
+                CHECK(wrong == 0, "%s: k_binv_top over %u (vt %d): %u of them wrong", name, n, vt, wrong);
+            }
     }
 
     void run(uint32_t R)
