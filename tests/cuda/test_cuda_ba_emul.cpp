@@ -21,10 +21,11 @@
  * inversion at the top of the tree by inv and inv_vt in turn; inv_vt itself
  * is checked on random and edge values (a · a^-1 = 1 by the CPU's product,
  * equal to inv's), and the one-block top of the tree (k_binv_top) on its own
- * at sizes from 1 to the most it takes.  The first level also reads its points split over two
- * arrays, as over a fixed-base table (row 0 the bases, the rest the table).
- * The scratch sizing (ba_chunk, ba_even) is checked for its defining
- * properties.
+ * at sizes from 1 to the most it takes.  The first level also reads its
+ * points split over two arrays, as over a fixed-base table (row 0 the bases,
+ * the rest the table).  The scratch sizing (ba_chunk, ba_even) is checked
+ * for its defining properties, and ff.cuh's Montgomery one and R^2 of the
+ * four fields against the CPU's conversions.
  */
 #define _Static_assert static_assert
 extern "C" {
@@ -632,9 +633,33 @@ static void check_binv_k(void)
     }
 }
 
+/* ff.cuh's constants of field D against the CPU's field C: the Montgomery
+ * one is R mod p (its standard form is 1), and R^2 mod p (inv_vt's start)
+ * is R mod p, read as a standard value, in Montgomery form */
+template <class D, class C>
+static void check_consts(const char *name, void (*to_mont)(C *, const C *), void (*from_mont)(C *, const C *))
+{
+    static_assert(sizeof(D) == sizeof(C), "device and CPU field layouts");
+    C one, std1, r2, want;
+    memcpy(&one, ff_traits<D>::one(), sizeof one);
+    memcpy(&r2, ff_traits<D>::r2(), sizeof r2);
+    from_mont(&std1, &one);
+    C unit;
+    const uint32_t low = 1;
+    memset(&unit, 0, sizeof unit);
+    memcpy(&unit, &low, sizeof low);
+    to_mont(&want, &one);
+    CHECK(memcmp(&std1, &unit, sizeof unit) == 0, "%s: ff.cuh's one is not R mod p", name);
+    CHECK(memcmp(&r2, &want, sizeof want) == 0, "%s: ff.cuh's r2 is not R^2 mod p", name);
+}
+
 int main(void)
 {
     t_seed("test_cuda_ba_emul");
+    check_consts<fp_t, czk_fp>("BLS12-381 Fp", czk_fp_to_mont, czk_fp_from_mont);
+    check_consts<fr_t, czk_fr>("BLS12-381 Fr", czk_fr_to_mont, czk_fr_from_mont);
+    check_consts<bn_fp_t, czk_bn254_fp>("BN254 Fp", czk_bn254_fp_to_mont, czk_bn254_fp_from_mont);
+    check_consts<bn_fr_t, czk_bn254_fr>("BN254 Fr", czk_bn254_fr_to_mont, czk_bn254_fr_from_mont);
     check_real();
     check_scratch_sizes();
     check_binv_k();
