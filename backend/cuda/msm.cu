@@ -21,10 +21,10 @@
  *     and add them (full XYZZ additions) until each bucket has one sum; those
  *     are scattered into a dense bucket array.  (CZK_CUDA_MSM_SEG=0 selects the
  *     older first level, tasks of at most L pairs per bucket.)
- *  4. per window, sum_b (b+1)*B_b in levels of k_bucket_lvl: each thread
- *     reduces a block of buckets to its sum and its weighted sum, the next
- *     level reduces the block sums with the block index as weight (see
- *     k_bucket_lvl); the nwin window sums go to the host, which runs Horner
+ *  4. per window, sum_b (b+1)*B_b in levels (msm_wsum_kernels.cuh): a
+ *     lane group reduces a block of buckets to its sum and its weighted sum,
+ *     the next level reduces the block sums with the block index as weight
+ *     (see k_bucket_lvl); the nwin window sums go to the host, which runs Horner
  *     over the windows (c doublings each: a serial chain a CPU core runs
  *     faster).
  * G2 runs every level on lane pairs, one Fp2 component per thread

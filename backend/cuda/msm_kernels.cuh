@@ -35,6 +35,7 @@
 
 #include "backend/cuda/internal.cuh"
 #include "backend/cuda/msm_ba_kernels.cuh" /* also SENT */
+#include "backend/cuda/msm_wsum_kernels.cuh"
 
 template <class F> struct msm_group;
 
@@ -626,91 +627,19 @@ __global__ void k_scatter(const uint32_t *keys, const xyzz_t<F> *pts, const uint
     st_global(dense + keys[t], ld_global(pts + t));
 }
 
-/*
- * One level of the window reduction, sum over i of (i + w1) B_i for each
- * bucket window's n_in points B (buckets at the first level), split by
- * blocks of L: with i = u L + k,
- *     sum_i (i + w1) B_i = sum_u T_u + L sum_u u S_u,
- *     S_u = sum_k B_{uL+k},  T_u = sum_k (k + w1) B_{uL+k},
- * so the next level reduces the S_u with weights u (w1 = 0) and n_in / L
- * points.  Each level's T_u, scaled by 2^shift (the product of the block
- * sizes of the levels before), is added to the sum of its block's Q from the
- * level before: the level whose output is one point per window leaves that
- * window's whole sum in Q.  Every thread runs 2L + L additions and shift
- * doublings, so the first level (most of the work) has many short chains
- * instead of a few long ones.  Q_in is NULL at the first level.
- */
-template <class F>
-__global__ void __launch_bounds__(128) k_bucket_lvl(const xyzz_t<F> *S_in, const xyzz_t<F> *Q_in, uint32_t n_in,
-                                                    unsigned L, unsigned w1, unsigned shift, uint32_t m_out,
-                                                    xyzz_t<F> *S_out, xyzz_t<F> *Q_out)
-{
-    uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= m_out)
-        return;
-    const uint32_t n_out = n_in / L;
-    const size_t first = (size_t)(g / n_out) * n_in + (size_t)(g % n_out) * L;
-    const xyzz_t<F> *B = S_in + first;
-    xyzz_t<F> S, T;
-    xyzz_set_inf(S);
-    xyzz_set_inf(T);
-    for (int k = (int)L - 1; k >= 1; k--) {
-        xyzz_add(S, ld_global(B + k));
-        xyzz_add(T, S);
-    }
-    xyzz_add(S, ld_global(B));
-    if (w1)
-        xyzz_add(T, S);
-    for (unsigned i = 0; i < shift; i++)
-        xyzz_dbl(T);
-    if (Q_in)
-        for (unsigned k = 0; k < L; k++)
-            xyzz_add(T, ld_global(Q_in + first + k));
-    st_global(S_out + g, S);
-    st_global(Q_out + g, T);
-}
-
-/* k_bucket_lvl for G2 with a lane pair per output point (thread 2g+c holds
- * component c of output g; ec_pair.cuh): each thread carries G1-sized state
- * instead of a whole G2 point, which one thread cannot hold without spilling,
- * and the products go in lazily reduced Karatsuba pairs as in the first
- * level.  Launched with 2 m_out threads. */
-template <class B, bool LZ>
-__global__ void __launch_bounds__(128) k_bucket_lvl_p2(const xyzz_t<fp2x<B>> *S_in, const xyzz_t<fp2x<B>> *Q_in,
-                                                       uint32_t n_in, unsigned L, unsigned w1, unsigned shift,
-                                                       uint32_t m_out, xyzz_t<fp2x<B>> *S_out,
-                                                       xyzz_t<fp2x<B>> *Q_out)
-{
-    const uint32_t g = (blockIdx.x * blockDim.x + threadIdx.x) >> 1;
-    if (g >= m_out) /* both lanes of a pair leave together */
-        return;
-    const p2ctx k = p2_ctx();
-    const uint32_t n_out = n_in / L;
-    const size_t first = (size_t)(g / n_out) * n_in + (size_t)(g % n_out) * L;
-    xyzz_t<B> S, T;
-    xyzz_set_inf(S);
-    xyzz_set_inf(T);
-    for (int i = (int)L - 1; i >= 1; i--) {
-        p2_xyzz_add<LZ>(k, S, p2_ld_xyzz(k, S_in, first + i));
-        p2_xyzz_add<LZ>(k, T, S);
-    }
-    p2_xyzz_add<LZ>(k, S, p2_ld_xyzz(k, S_in, first));
-    if (w1)
-        p2_xyzz_add<LZ>(k, T, S);
-    for (unsigned i = 0; i < shift; i++)
-        p2_xyzz_dbl<LZ>(k, T);
-    if (Q_in)
-        for (unsigned i = 0; i < L; i++)
-            p2_xyzz_add<LZ>(k, T, p2_ld_xyzz(k, Q_in, first + i));
-    p2_st_xyzz(k, S_out, g, S);
-    p2_st_xyzz(k, Q_out, g, T);
-}
-
 /* the later levels' merge (k_acc_xyzz) and one level of the window
- * reduction (k_bucket_lvl) on stream s: G1 one thread per output point, G2 a
- * lane pair with lazily reduced Karatsuba products (CZK_CUDA_MSM_LVL_P2=1,
- * the default; 2: Karatsuba products reduced each, fewer registers; 0: one
- * thread per point, for comparison) */
+ * reduction on stream s (msm_wsum_kernels.cuh): k_bucket_lvl_pp by default
+ * (CZK_CUDA_MSM_LVL_PP=2: G1's with registers for 3 blocks an SM), 0 the
+ * one-group-per-point kernels (G1 k_bucket_lvl, G2 k_bucket_lvl_p2) for
+ * comparison.  G2 on lane pairs with lazily reduced Karatsuba products
+ * (CZK_CUDA_MSM_LVL_P2=1, the default; 2: Karatsuba products reduced each,
+ * fewer registers, and k_bucket_lvl_p2 whatever LVL_PP says; 0: one thread per
+ * point, k_bucket_lvl) */
+static unsigned lvl_pp(void)
+{
+    static const unsigned v = env_uint("CZK_CUDA_MSM_LVL_PP", 1);
+    return v;
+}
 template <class F> struct lvl_launch {
     static void acc(const xyzz_t<F> *in, const czk_msm_ws *ws, uint32_t tasks, uint32_t L, uint32_t *out_keys,
                     xyzz_t<F> *out, cudaStream_t s)
@@ -721,7 +650,14 @@ template <class F> struct lvl_launch {
     static void launch(const xyzz_t<F> *S_in, const xyzz_t<F> *Q_in, uint32_t n_in, unsigned L, unsigned w1,
                        unsigned shift, uint32_t m_out, xyzz_t<F> *S_out, xyzz_t<F> *Q_out, cudaStream_t s)
     {
-        k_bucket_lvl<F><<<grid_for(m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out);
+        if (lvl_pp() == 2)
+            k_bucket_lvl_pp<wsum_g1<F>, 3><<<grid_for(2 * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1,
+                                                                                           shift, m_out, S_out, Q_out);
+        else if (lvl_pp())
+            k_bucket_lvl_pp<wsum_g1<F>><<<grid_for(2 * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift,
+                                                                                        m_out, S_out, Q_out);
+        else
+            k_bucket_lvl<F><<<grid_for(m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out);
     }
 };
 template <class B> struct lvl_launch<fp2x<B>> {
@@ -747,7 +683,10 @@ template <class B> struct lvl_launch<fp2x<B>> {
                        unsigned w1, unsigned shift, uint32_t m_out, xyzz_t<fp2x<B>> *S_out, xyzz_t<fp2x<B>> *Q_out,
                        cudaStream_t s)
     {
-        if (p2() == 1)
+        if (p2() == 1 && lvl_pp())
+            k_bucket_lvl_pp<wsum_g2<B, true>><<<grid_for(4 * (size_t)m_out, 128), 128, 0, s>>>(
+                S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out);
+        else if (p2() == 1)
             k_bucket_lvl_p2<B, true><<<grid_for(2 * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift,
                                                                                      m_out, S_out, Q_out);
         else if (p2() == 2)

@@ -25,7 +25,10 @@
  * points split over two arrays, as over a fixed-base table (row 0 the bases,
  * the rest the table).  The scratch sizing (ba_chunk, ba_even) is checked
  * for its defining properties, and ff.cuh's Montgomery one and R^2 of the
- * four fields against the CPU's conversions.
+ * four fields against the CPU's conversions.  The window reduction's kernels
+ * (msm_wsum_kernels.cuh, every form the driver's knobs select) run their
+ * levels over random buckets and are checked against the CPU's
+ * sum_i (i + 1) B_i.
  */
 #define _Static_assert static_assert
 extern "C" {
@@ -39,6 +42,7 @@ extern "C" {
 #include "tests/cuda/emu/cuda_emu.h"
 
 #include "backend/cuda/msm_ba_kernels.cuh"
+#include "backend/cuda/msm_wsum_kernels.cuh"
 #include "tests/common/test_util.h"
 
 /* ---- the CPU side of each group: points, sums, field products ---- */
@@ -633,6 +637,162 @@ static void check_binv_k(void)
     }
 }
 
+/* ---- the window reduction (msm_wsum_kernels.cuh) ----
+ * Levels of one kernel form as msm_kernels.cuh's driver runs them (the first
+ * level seg buckets a group, weights from 1; then blocks of 8, each level's
+ * T scaled by the block sizes before it), over ncls windows of nb random
+ * XYZZ buckets: random points with random Z, infinity, a bucket equal to the
+ * next one (another Z: the doubling inside an addition) and the next one's
+ * negative (a sum that is infinity).  Each window's result is checked
+ * against sum_i (i + 1) B_i by the CPU's double-and-add. */
+template <class G> struct wsum_case {
+    typedef typename G::F F;
+    typedef typename G::jac J;
+    typedef aff_t<F> A;
+    typedef xyzz_t<F> P;
+    const char *name;
+    std::vector<J> pool;
+
+    /* p in XYZZ with Z = the x of a random pool point: (x Z^2, y Z^3, Z^2, Z^3) */
+    P to_xyzz(const J &p)
+    {
+        P r;
+        memset(&r, 0, sizeof r);
+        const A a = dev_aff<G>(p), za = dev_aff<G>(pool[t_rand64() % pool.size()]);
+        static const F zero = F();
+        if (memcmp(&a.x, &zero, sizeof zero) == 0 && memcmp(&a.y, &zero, sizeof zero) == 0)
+            return r; /* infinity: ZZ = 0 */
+        typedef typename G::fe fe;
+        const fe *z = (const fe *)&za.x;
+        G::fmul((fe *)&r.zz, z, z);
+        G::fmul((fe *)&r.zzz, (const fe *)&r.zz, z);
+        G::fmul((fe *)&r.x, (const fe *)&a.x, (const fe *)&r.zz);
+        G::fmul((fe *)&r.y, (const fe *)&a.y, (const fe *)&r.zzz);
+        return r;
+    }
+
+    /* the levels as the driver runs them, by form v: 0 the one-group-per-point
+     * kernel (G1 k_bucket_lvl, G2 k_bucket_lvl_p2 lazy), 1 k_bucket_lvl_pp,
+     * 2 G1: k_bucket_lvl_pp for 3 blocks an SM, G2: k_bucket_lvl_p2 not lazy,
+     * 3 G2 only: one thread per point (k_bucket_lvl) */
+    void levels(int v, const std::vector<P> &buckets, unsigned ncls, unsigned nb, unsigned seg, std::vector<P> &out)
+    {
+        std::vector<P> parts[2] = {std::vector<P>(2 * buckets.size()), std::vector<P>(2 * buckets.size())};
+        const P *S_in = buckets.data(), *Q_in = NULL;
+        uint32_t n_in = nb;
+        unsigned L = seg, w1 = 1, shift = 0;
+        int buf = 0;
+        for (;;) {
+            const uint32_t n_out = n_in / L, m_out = ncls * n_out;
+            P *S_out = parts[buf].data(), *Q_out = S_out + m_out;
+            launch(v, S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out);
+            S_in = S_out;
+            Q_in = Q_out;
+            n_in = n_out;
+            buf = 1 - buf;
+            if (n_in == 1)
+                break;
+            shift += (unsigned)__builtin_ctz(L);
+            w1 = 0;
+            L = n_in < 8 ? n_in : 8;
+        }
+        out.assign(Q_in, Q_in + ncls);
+    }
+    static void launch(int v, const P *S_in, const P *Q_in, uint32_t n_in, unsigned L, unsigned w1, unsigned shift,
+                       uint32_t m_out, P *S_out, P *Q_out)
+    {
+        launch_(v, S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out, (F *)0);
+    }
+    template <class B>
+    static void launch_(int v, const P *S_in, const P *Q_in, uint32_t n_in, unsigned L, unsigned w1, unsigned shift,
+                        uint32_t m_out, P *S_out, P *Q_out, B *)
+    {
+        const unsigned t1 = grid(m_out, 128), t2 = grid(2 * (size_t)m_out, 128);
+        if (v == 0)
+            emu_launch(dim3(t1), dim3(128), [&] { k_bucket_lvl<B>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
+        else if (v == 1)
+            emu_launch(dim3(t2), dim3(128),
+                       [&] { k_bucket_lvl_pp<wsum_g1<B>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
+        else
+            emu_launch(dim3(t2), dim3(128),
+                       [&] { k_bucket_lvl_pp<wsum_g1<B>, 3>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
+    }
+    template <class B>
+    static void launch_(int v, const P *S_in, const P *Q_in, uint32_t n_in, unsigned L, unsigned w1, unsigned shift,
+                        uint32_t m_out, P *S_out, P *Q_out, fp2x<B> *)
+    {
+        const unsigned t2 = grid(2 * (size_t)m_out, 128), t4 = grid(4 * (size_t)m_out, 128);
+        if (v == 0)
+            emu_launch(dim3(t2), dim3(128),
+                       [&] { k_bucket_lvl_p2<B, true>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
+        else if (v == 1)
+            emu_launch(dim3(t4), dim3(128),
+                       [&] { k_bucket_lvl_pp<wsum_g2<B, true>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
+        else if (v == 2)
+            emu_launch(dim3(t2), dim3(128),
+                       [&] { k_bucket_lvl_p2<B, false>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
+        else
+            emu_launch(dim3(grid(m_out, 128)), dim3(128),
+                       [&] { k_bucket_lvl<fp2x<B>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
+    }
+
+    void run(unsigned npool, unsigned ncls, unsigned nb, const std::vector<unsigned> &segs, int forms)
+    {
+        for (unsigned i = 0; i < npool; i++) {
+            J p;
+            G::rand_point(&p);
+            pool.push_back(p);
+        }
+        /* the buckets, built from the last one down so each may copy or
+         * negate its successor */
+        std::vector<J> bj(ncls * nb);
+        std::vector<P> buckets(ncls * nb);
+        J inf;
+        memset(&inf, 0, sizeof inf);
+        for (unsigned w = 0; w < ncls; w++)
+            for (int i = (int)nb - 1; i >= 0; i--) {
+                const size_t at = (size_t)w * nb + i;
+                const unsigned k = (unsigned)(t_rand64() % 20);
+                const bool has_next = i + 1 < (int)nb;
+                if (k < 3)
+                    G::dbl(&bj[at], &inf); /* infinity, as the CPU writes it */
+                else if (k < 6 && has_next)
+                    bj[at] = bj[at + 1];
+                else if (k < 8 && has_next)
+                    G::neg(&bj[at], &bj[at + 1]);
+                else
+                    bj[at] = pool[t_rand64() % npool];
+                buckets[at] = to_xyzz(bj[at]);
+            }
+        /* sum_i (i + 1) B_i by double-and-add of each bucket */
+        std::vector<A> want(ncls);
+        for (unsigned w = 0; w < ncls; w++) {
+            J sum = inf;
+            for (unsigned i = 0; i < nb; i++) {
+                J m = inf, b = bj[(size_t)w * nb + i];
+                for (unsigned e = i + 1; e; e >>= 1) {
+                    if (e & 1)
+                        G::add(&m, &m, &b);
+                    G::dbl(&b, &b);
+                }
+                G::add(&sum, &sum, &m);
+            }
+            want[w] = dev_aff<G>(sum);
+        }
+        for (unsigned seg : segs)
+            for (int v = 0; v < forms; v++) {
+                std::vector<P> got;
+                levels(v, buckets, ncls, nb, seg, got);
+                unsigned bad = 0;
+                for (unsigned w = 0; w < ncls; w++)
+                    if (!ba_case_run<G>::xyzz_is(got[w], want[w]))
+                        bad++;
+                CHECK(bad == 0, "%s: window reduction form %d, %u buckets from %u a group: %u of %u windows wrong", name,
+                      v, nb, seg, bad, ncls);
+            }
+    }
+};
+
 /* ff.cuh's constants of field D against the CPU's field C: the Montgomery
  * one is R mod p (its standard form is 1), and R^2 mod p (inv_vt's start)
  * is R mod p, read as a standard value, in Montgomery form */
@@ -667,6 +827,11 @@ int main(void)
     ba_case_run<bn_g1>{"BN254 G1", 1, {}}.run(400);
     ba_case_run<bls_g2>{"BLS12-381 G2", 2, {}}.run(160);
     ba_case_run<bn_g2>{"BN254 G2", 2, {}}.run(160);
+    wsum_case<bls_g1>{"BLS12-381 G1", {}}.run(64, 3, 64, {1, 2, 8, 64}, 3);
+    wsum_case<bn_g1>{"BN254 G1", {}}.run(64, 3, 64, {1, 4, 16}, 3);
+    wsum_case<bls_g2>{"BLS12-381 G2", {}}.run(32, 2, 32, {1, 8, 32}, 4);
+    wsum_case<bn_g2>{"BN254 G2", {}}.run(32, 2, 16, {2, 16}, 4);
+    wsum_case<bls_g1>{"BLS12-381 G1 (4 buckets)", {}}.run(16, 5, 4, {1, 2, 4}, 3);
     if (t_failures) {
         fprintf(stderr, "test_cuda_ba_emul: %d failures\n", t_failures);
         return 1;
