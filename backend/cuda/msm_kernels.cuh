@@ -265,12 +265,13 @@ static unsigned tab_c_for(size_t n, int g2, unsigned curve)
 
 static unsigned task_target(const czk_cuda_ctx *ctx) { return (unsigned)ctx->sm_count * 2048u; }
 
-/* buckets per thread at the first level of the window reduction: the
- * fewest (a power of two) that leave at most CZK_CUDA_MSM_SEGT threads per SM
- * (default 2048) */
+/* buckets per output point at the first level of the window reduction: the
+ * fewest (a power of two) that leave at most CZK_CUDA_MSM_SEGT output points
+ * per SM (default 1024: each is a lane group of k_bucket_lvl_pp, 2 or 4
+ * threads) */
 static unsigned seg_for(const czk_cuda_ctx *ctx, const msm_plan &p)
 {
-    static unsigned per_sm = env_uint("CZK_CUDA_MSM_SEGT", 2048);
+    static unsigned per_sm = env_uint("CZK_CUDA_MSM_SEGT", 1024);
     size_t target = (size_t)ctx->sm_count * per_sm;
     unsigned seg = 1;
     while (seg < p.nb && p.nbuckets / seg > target)
@@ -985,30 +986,21 @@ static int msm_run_(czk_cuda_ctx *ctx, const czk_cuda_bases *b, size_t base_off,
         cur = 1 - cur;
         level++;
     }
-    /* window sums: levels of k_bucket_lvl, seg buckets per thread at the
-     * first, then blocks of 8, alternating between the two partial-sum
+    /* window sums: the levels of wsum_levels, in the two partial-sum
      * buffers (free once the buckets are scattered) */
-    const xyzz_t<F> *S_in = (const xyzz_t<F> *)ws->buckets, *Q_in = NULL;
-    uint32_t n_in = p.nb;
-    unsigned L = seg_for(ctx, p), w1 = 1, shift = 0;
-    int buf = 0;
-    for (;;) {
-        uint32_t n_out = n_in / L, m_out = p.ncls * n_out;
-        xyzz_t<F> *S_out = (xyzz_t<F> *)ws->parts[buf], *Q_out = S_out + m_out;
-        lvl_launch<F>::launch(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out, s);
-        MSM_LAUNCHED("k_bucket_lvl");
-        S_in = S_out;
-        Q_in = Q_out;
-        n_in = n_out;
-        buf = 1 - buf;
-        if (n_in == 1)
-            break;
-        shift += (unsigned)__builtin_ctz(L);
-        w1 = 0;
-        L = n_in < 8 ? n_in : 8;
-    }
+    xyzz_t<F> *const parts[2] = {(xyzz_t<F> *)ws->parts[0], (xyzz_t<F> *)ws->parts[1]};
+    const xyzz_t<F> *w0 = NULL;
+    const int wr = wsum_levels<xyzz_t<F>>(
+        (const xyzz_t<F> *)ws->buckets, p.ncls, p.nb, seg_for(ctx, p), parts, &w0,
+        [&](const xyzz_t<F> *S_in, const xyzz_t<F> *Q_in, uint32_t n_in, unsigned L, unsigned w1, unsigned shift,
+            uint32_t m_out, xyzz_t<F> *S_out, xyzz_t<F> *Q_out) -> int {
+            lvl_launch<F>::launch(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out, s);
+            MSM_LAUNCHED("k_bucket_lvl");
+            return 0;
+        });
+    if (wr < 0)
+        return wr;
     PHASE("window_sums");
-    const xyzz_t<F> *w0 = Q_in;
     k_to_jac<F><<<1, 64, 0, s>>>(w0, p.ncls, res);
     MSM_LAUNCHED("k_to_jac");
     CZK_CU(cudaMemcpyAsync(ws->host_result, res, p.ncls * sizeof(jac_t<F>), cudaMemcpyDeviceToHost, s));

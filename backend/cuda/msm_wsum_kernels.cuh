@@ -197,4 +197,41 @@ __global__ void __launch_bounds__(128, MINB) k_bucket_lvl_pp(const typename O::m
         o.st(Q_out, g, acc);
 }
 
+/* The levels of the window reduction over ncls windows of nb buckets each
+ * (nb a power of two): seg buckets a group at the first level (weights from
+ * 1), then blocks of 8 (or what is left), each level's T scaled by the
+ * block sizes of the levels before, alternating between parts[0] and
+ * parts[1] (each at least 2 ncls nb / seg points).  lvl(S_in, Q_in, n_in, L,
+ * w1, shift, m_out, S_out, Q_out) runs one level (a kernel above) and returns
+ * 0, or < 0 to stop with that result; on 0, *sums is the last level's Q, the
+ * ncls window sums.  Host code: msm_kernels.cuh's driver launches the levels,
+ * the emulator's test runs them. */
+template <class P, class LVL>
+static inline int wsum_levels(const P *buckets, unsigned ncls, uint32_t nb, unsigned seg, P *const parts[2],
+                              const P **sums, LVL lvl)
+{
+    const P *S_in = buckets, *Q_in = NULL;
+    uint32_t n_in = nb;
+    unsigned L = seg, w1 = 1, shift = 0;
+    int buf = 0;
+    for (;;) {
+        const uint32_t n_out = n_in / L, m_out = ncls * n_out;
+        P *S_out = parts[buf], *Q_out = S_out + m_out;
+        const int r = lvl(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out);
+        if (r < 0)
+            return r;
+        S_in = S_out;
+        Q_in = Q_out;
+        n_in = n_out;
+        buf = 1 - buf;
+        if (n_in == 1)
+            break;
+        shift += (unsigned)__builtin_ctz(L);
+        w1 = 0;
+        L = n_in < 8 ? n_in : 8;
+    }
+    *sums = Q_in;
+    return 0;
+}
+
 #endif

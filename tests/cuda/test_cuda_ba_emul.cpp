@@ -638,9 +638,9 @@ static void check_binv_k(void)
 }
 
 /* ---- the window reduction (msm_wsum_kernels.cuh) ----
- * Levels of one kernel form as msm_kernels.cuh's driver runs them (the first
- * level seg buckets a group, weights from 1; then blocks of 8, each level's
- * T scaled by the block sizes before it), over ncls windows of nb random
+ * The levels of one kernel form by wsum_levels, the driver's schedule (the
+ * first level seg buckets a group, weights from 1; then blocks of 8, each
+ * level's T scaled by the block sizes before it), over ncls windows of nb random
  * XYZZ buckets: random points with random Z, infinity, a bucket equal to the
  * next one (another Z: the doubling inside an addition) and the next one's
  * negative (a sum that is infinity).  Each window's result is checked
@@ -677,26 +677,16 @@ template <class G> struct wsum_case {
      * 3 G2 only: one thread per point (k_bucket_lvl) */
     void levels(int v, const std::vector<P> &buckets, unsigned ncls, unsigned nb, unsigned seg, std::vector<P> &out)
     {
-        std::vector<P> parts[2] = {std::vector<P>(2 * buckets.size()), std::vector<P>(2 * buckets.size())};
-        const P *S_in = buckets.data(), *Q_in = NULL;
-        uint32_t n_in = nb;
-        unsigned L = seg, w1 = 1, shift = 0;
-        int buf = 0;
-        for (;;) {
-            const uint32_t n_out = n_in / L, m_out = ncls * n_out;
-            P *S_out = parts[buf].data(), *Q_out = S_out + m_out;
-            launch(v, S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out);
-            S_in = S_out;
-            Q_in = Q_out;
-            n_in = n_out;
-            buf = 1 - buf;
-            if (n_in == 1)
-                break;
-            shift += (unsigned)__builtin_ctz(L);
-            w1 = 0;
-            L = n_in < 8 ? n_in : 8;
-        }
-        out.assign(Q_in, Q_in + ncls);
+        std::vector<P> b0(2 * buckets.size()), b1(2 * buckets.size());
+        P *const parts[2] = {b0.data(), b1.data()};
+        const P *sums = NULL;
+        wsum_levels<P>(buckets.data(), ncls, nb, seg, parts, &sums,
+                       [&](const P *S_in, const P *Q_in, uint32_t n_in, unsigned L, unsigned w1, unsigned shift,
+                           uint32_t m_out, P *S_out, P *Q_out) {
+                           launch(v, S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out);
+                           return 0;
+                       });
+        out.assign(sums, sums + ncls);
     }
     static void launch(int v, const P *S_in, const P *Q_in, uint32_t n_in, unsigned L, unsigned w1, unsigned shift,
                        uint32_t m_out, P *S_out, P *Q_out)
@@ -827,7 +817,7 @@ int main(void)
     ba_case_run<bn_g1>{"BN254 G1", 1, {}}.run(400);
     ba_case_run<bls_g2>{"BLS12-381 G2", 2, {}}.run(160);
     ba_case_run<bn_g2>{"BN254 G2", 2, {}}.run(160);
-    wsum_case<bls_g1>{"BLS12-381 G1", {}}.run(64, 3, 64, {1, 2, 8, 64}, 3);
+    wsum_case<bls_g1>{"BLS12-381 G1", {}}.run(64, 3, 64, {1, 2, 8, 16, 32, 64}, 3);
     wsum_case<bn_g1>{"BN254 G1", {}}.run(64, 3, 64, {1, 4, 16}, 3);
     wsum_case<bls_g2>{"BLS12-381 G2", {}}.run(32, 2, 32, {1, 8, 32}, 4);
     wsum_case<bn_g2>{"BN254 G2", {}}.run(32, 2, 16, {2, 16}, 4);
