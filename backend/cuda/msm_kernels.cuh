@@ -631,11 +631,11 @@ __global__ void k_scatter(const uint32_t *keys, const xyzz_t<F> *pts, const uint
 /* the later levels' merge (k_acc_xyzz) and one level of the window
  * reduction on stream s (msm_wsum_kernels.cuh): k_bucket_lvl_pp by default
  * (CZK_CUDA_MSM_LVL_PP=2: G1's with registers for 3 blocks an SM), 0 the
- * one-group-per-point kernels (G1 k_bucket_lvl, G2 k_bucket_lvl_p2) for
- * comparison.  G2 on lane pairs with lazily reduced Karatsuba products
- * (CZK_CUDA_MSM_LVL_P2=1, the default; 2: Karatsuba products reduced each,
- * fewer registers, and k_bucket_lvl_p2 whatever LVL_PP says; 0: one thread per
- * point, k_bucket_lvl) */
+ * one-group-per-point kernel (k_bucket_lvl: a thread for G1, a lane pair for
+ * G2) for comparison.  G2 on lane pairs with lazily reduced Karatsuba
+ * products (CZK_CUDA_MSM_LVL_P2=1, the default; 2: Karatsuba products reduced
+ * each, fewer registers, and k_bucket_lvl on pairs whatever LVL_PP says; 0:
+ * one thread per point, k_bucket_lvl) */
 static unsigned lvl_pp(void)
 {
     static const unsigned v = env_uint("CZK_CUDA_MSM_LVL_PP", 1);
@@ -658,7 +658,8 @@ template <class F> struct lvl_launch {
             k_bucket_lvl_pp<wsum_g1<F>><<<grid_for(2 * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift,
                                                                                         m_out, S_out, Q_out);
         else
-            k_bucket_lvl<F><<<grid_for(m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out);
+            k_bucket_lvl<wsum_g1<F>><<<grid_for(m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift, m_out,
+                                                                         S_out, Q_out);
     }
 };
 template <class B> struct lvl_launch<fp2x<B>> {
@@ -688,14 +689,14 @@ template <class B> struct lvl_launch<fp2x<B>> {
             k_bucket_lvl_pp<wsum_g2<B, true>><<<grid_for(4 * (size_t)m_out, 128), 128, 0, s>>>(
                 S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out);
         else if (p2() == 1)
-            k_bucket_lvl_p2<B, true><<<grid_for(2 * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift,
-                                                                                     m_out, S_out, Q_out);
+            k_bucket_lvl<wsum_g2<B, true>><<<grid_for(2 * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1,
+                                                                                           shift, m_out, S_out, Q_out);
         else if (p2() == 2)
-            k_bucket_lvl_p2<B, false><<<grid_for(2 * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift,
-                                                                                      m_out, S_out, Q_out);
+            k_bucket_lvl<wsum_g2<B, false>><<<grid_for(2 * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1,
+                                                                                            shift, m_out, S_out, Q_out);
         else
-            k_bucket_lvl<fp2x<B>><<<grid_for(m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out,
-                                                                       Q_out);
+            k_bucket_lvl<wsum_g1<fp2x<B>>><<<grid_for(m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift, m_out,
+                                                                               S_out, Q_out);
     }
 };
 

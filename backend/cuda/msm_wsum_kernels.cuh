@@ -4,13 +4,13 @@
  * buckets B, in levels.  Device code only (no CUB, no host driver), so the
  * CPU emulator (tests/cuda/emu) runs it as well.
  *
- * Three forms of one level, the same sums:
- *   k_bucket_lvl     G1, one thread per output point: it carries the
+ * Two forms of one level, the same sums, each over the point operations of
+ * wsum_g1 (a lane holds a point) or wsum_g2 (a lane pair holds a G2 point,
+ * one Fp2 component a lane):
+ *   k_bucket_lvl     one lane (or pair) per output point carrying the
  *                    running sum S, the weighted sum T and the loaded bucket,
- *                    three XYZZ points (a BLS12-381 one spills);
- *   k_bucket_lvl_p2  G2, a lane pair per output point, one Fp2 component a
- *                    lane (ec_pair.cuh);
- *   k_bucket_lvl_pp  G1 or G2 (the default: CZK_CUDA_MSM_LVL_PP): the two
+ *                    three XYZZ points (a BLS12-381 G1 one spills);
+ *   k_bucket_lvl_pp  the default (CZK_CUDA_MSM_LVL_PP): the two
  *                    chains of an output on two stages, S on stage 0 and T on
  *                    stage 1 one step behind, which takes each S from stage 0
  *                    by shuffle; every stage holds one accumulator and one
@@ -21,89 +21,11 @@
 
 #include "backend/cuda/ec_pair.cuh"
 
-/*
- * One level of the window reduction, sum over i of (i + w1) B_i for each
- * bucket window's n_in points B (buckets at the first level), split by
- * blocks of L: with i = u L + k,
- *     sum_i (i + w1) B_i = sum_u T_u + L sum_u u S_u,
- *     S_u = sum_k B_{uL+k},  T_u = sum_k (k + w1) B_{uL+k},
- * so the next level reduces the S_u with weights u (w1 = 0) and n_in / L
- * points.  Each level's T_u, scaled by 2^shift (the product of the block
- * sizes of the levels before), is added to the sum of its block's Q from the
- * level before: the level whose output is one point per window leaves that
- * window's whole sum in Q.  Every thread runs 2L + L additions and shift
- * doublings, so the first level (most of the work) has many short chains
- * instead of a few long ones.  Q_in is NULL at the first level.
- */
-template <class F>
-__global__ void __launch_bounds__(128) k_bucket_lvl(const xyzz_t<F> *S_in, const xyzz_t<F> *Q_in, uint32_t n_in,
-                                                    unsigned L, unsigned w1, unsigned shift, uint32_t m_out,
-                                                    xyzz_t<F> *S_out, xyzz_t<F> *Q_out)
-{
-    uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= m_out)
-        return;
-    const uint32_t n_out = n_in / L;
-    const size_t first = (size_t)(g / n_out) * n_in + (size_t)(g % n_out) * L;
-    const xyzz_t<F> *B = S_in + first;
-    xyzz_t<F> S, T;
-    xyzz_set_inf(S);
-    xyzz_set_inf(T);
-    for (int k = (int)L - 1; k >= 1; k--) {
-        xyzz_add(S, ld_global(B + k));
-        xyzz_add(T, S);
-    }
-    xyzz_add(S, ld_global(B));
-    if (w1)
-        xyzz_add(T, S);
-    for (unsigned i = 0; i < shift; i++)
-        xyzz_dbl(T);
-    if (Q_in)
-        for (unsigned k = 0; k < L; k++)
-            xyzz_add(T, ld_global(Q_in + first + k));
-    st_global(S_out + g, S);
-    st_global(Q_out + g, T);
-}
-
-/* k_bucket_lvl for G2 with a lane pair per output point (thread 2g+c holds
- * component c of output g; ec_pair.cuh): each thread carries G1-sized state
- * instead of a whole G2 point, which one thread cannot hold without spilling,
- * and the products go in lazily reduced Karatsuba pairs as in the first
- * level.  Launched with 2 m_out threads. */
-template <class B, bool LZ>
-__global__ void __launch_bounds__(128) k_bucket_lvl_p2(const xyzz_t<fp2x<B>> *S_in, const xyzz_t<fp2x<B>> *Q_in,
-                                                       uint32_t n_in, unsigned L, unsigned w1, unsigned shift,
-                                                       uint32_t m_out, xyzz_t<fp2x<B>> *S_out,
-                                                       xyzz_t<fp2x<B>> *Q_out)
-{
-    const uint32_t g = (blockIdx.x * blockDim.x + threadIdx.x) >> 1;
-    if (g >= m_out) /* both lanes of a pair leave together */
-        return;
-    const p2ctx k = p2_ctx();
-    const uint32_t n_out = n_in / L;
-    const size_t first = (size_t)(g / n_out) * n_in + (size_t)(g % n_out) * L;
-    xyzz_t<B> S, T;
-    xyzz_set_inf(S);
-    xyzz_set_inf(T);
-    for (int i = (int)L - 1; i >= 1; i--) {
-        p2_xyzz_add<LZ>(k, S, p2_ld_xyzz(k, S_in, first + i));
-        p2_xyzz_add<LZ>(k, T, S);
-    }
-    p2_xyzz_add<LZ>(k, S, p2_ld_xyzz(k, S_in, first));
-    if (w1)
-        p2_xyzz_add<LZ>(k, T, S);
-    for (unsigned i = 0; i < shift; i++)
-        p2_xyzz_dbl<LZ>(k, T);
-    if (Q_in)
-        for (unsigned i = 0; i < L; i++)
-            p2_xyzz_add<LZ>(k, T, p2_ld_xyzz(k, Q_in, first + i));
-    p2_st_xyzz(k, S_out, g, S);
-    p2_st_xyzz(k, Q_out, g, T);
-}
-
-/* A stage's point operations for k_bucket_lvl_pp: G1 a whole XYZZ point a
- * lane (W = 1), G2 one Fp2 component of it a lane, the two lanes of a pair
- * computing together (W = 2, ec_pair.cuh; LZ: lazily reduced products) */
+/* The point operations of the window reduction's kernels, on what one lane
+ * holds of a point: wsum_g1 a whole XYZZ point a lane (W = 1; G1, or G2 one
+ * thread a point), wsum_g2 one Fp2 component of a G2 point a lane, the two
+ * lanes of a pair computing together (W = 2, ec_pair.cuh; LZ: lazily reduced
+ * Karatsuba products, as in the first level) */
 template <class F> struct wsum_g1 {
     typedef xyzz_t<F> mem; /* a point in memory */
     typedef xyzz_t<F> reg; /* what one lane holds of it */
@@ -124,6 +46,54 @@ template <class B, bool LZ> struct wsum_g2 {
     __device__ __forceinline__ void add(reg &p, const reg &q) const { p2_xyzz_add<LZ>(k, p, q); }
     __device__ __forceinline__ void dbl(reg &p) const { p2_xyzz_dbl<LZ>(k, p); }
 };
+
+/*
+ * One level of the window reduction, sum over i of (i + w1) B_i for each
+ * bucket window's n_in points B (buckets at the first level), split by
+ * blocks of L: with i = u L + k,
+ *     sum_i (i + w1) B_i = sum_u T_u + L sum_u u S_u,
+ *     S_u = sum_k B_{uL+k},  T_u = sum_k (k + w1) B_{uL+k},
+ * so the next level reduces the S_u with weights u (w1 = 0) and n_in / L
+ * points.  Each level's T_u, scaled by 2^shift (the product of the block
+ * sizes of the levels before), is added to the sum of its block's Q from the
+ * level before: the level whose output is one point per window leaves that
+ * window's whole sum in Q.  Every output runs 2L + L additions and shift
+ * doublings, so the first level (most of the work) has many short chains
+ * instead of a few long ones.  Q_in is NULL at the first level.
+ *
+ * k_bucket_lvl: W lanes (O::W) per output point carry its running sum S, its
+ * weighted sum T and the loaded bucket (three XYZZ points: a BLS12-381 G1
+ * one spills); launched with W m_out threads.
+ */
+template <class O>
+__global__ void __launch_bounds__(128) k_bucket_lvl(const typename O::mem *S_in, const typename O::mem *Q_in,
+                                                    uint32_t n_in, unsigned L, unsigned w1, unsigned shift,
+                                                    uint32_t m_out, typename O::mem *S_out, typename O::mem *Q_out)
+{
+    const uint32_t g = (blockIdx.x * blockDim.x + threadIdx.x) / O::W;
+    if (g >= m_out) /* the lanes of a point leave together */
+        return;
+    const O o;
+    const uint32_t n_out = n_in / L;
+    const size_t first = (size_t)(g / n_out) * n_in + (size_t)(g % n_out) * L;
+    typename O::reg S, T;
+    xyzz_set_inf(S);
+    xyzz_set_inf(T);
+    for (int k = (int)L - 1; k >= 1; k--) {
+        o.add(S, o.ld(S_in, first + k));
+        o.add(T, S);
+    }
+    o.add(S, o.ld(S_in, first));
+    if (w1)
+        o.add(T, S);
+    for (unsigned i = 0; i < shift; i++)
+        o.dbl(T);
+    if (Q_in)
+        for (unsigned k = 0; k < L; k++)
+            o.add(T, o.ld(Q_in, first + k));
+    o.st(S_out, g, S);
+    o.st(Q_out, g, T);
+}
 
 /* p as held by lane src (of the lanes in mask) */
 template <class F> FF_DEV xyzz_t<F> wsum_shfl(const xyzz_t<F> &p, unsigned mask, unsigned src)

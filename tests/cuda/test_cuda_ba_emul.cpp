@@ -672,9 +672,9 @@ template <class G> struct wsum_case {
     }
 
     /* the levels as the driver runs them, by form v: 0 the one-group-per-point
-     * kernel (G1 k_bucket_lvl, G2 k_bucket_lvl_p2 lazy), 1 k_bucket_lvl_pp,
-     * 2 G1: k_bucket_lvl_pp for 3 blocks an SM, G2: k_bucket_lvl_p2 not lazy,
-     * 3 G2 only: one thread per point (k_bucket_lvl) */
+     * kernel (k_bucket_lvl; G2 on lazy lane pairs), 1 k_bucket_lvl_pp,
+     * 2 G1: k_bucket_lvl_pp for 3 blocks an SM, G2: k_bucket_lvl on lane
+     * pairs not lazy, 3 G2 only: one thread per point (k_bucket_lvl) */
     void levels(int v, const std::vector<P> &buckets, unsigned ncls, unsigned nb, unsigned seg, std::vector<P> &out)
     {
         std::vector<P> b0(2 * buckets.size()), b1(2 * buckets.size());
@@ -699,7 +699,7 @@ template <class G> struct wsum_case {
     {
         const unsigned t1 = grid(m_out, 128), t2 = grid(2 * (size_t)m_out, 128);
         if (v == 0)
-            emu_launch(dim3(t1), dim3(128), [&] { k_bucket_lvl<B>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
+            emu_launch(dim3(t1), dim3(128), [&] { k_bucket_lvl<wsum_g1<B>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
         else if (v == 1)
             emu_launch(dim3(t2), dim3(128),
                        [&] { k_bucket_lvl_pp<wsum_g1<B>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
@@ -714,16 +714,16 @@ template <class G> struct wsum_case {
         const unsigned t2 = grid(2 * (size_t)m_out, 128), t4 = grid(4 * (size_t)m_out, 128);
         if (v == 0)
             emu_launch(dim3(t2), dim3(128),
-                       [&] { k_bucket_lvl_p2<B, true>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
+                       [&] { k_bucket_lvl<wsum_g2<B, true>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
         else if (v == 1)
             emu_launch(dim3(t4), dim3(128),
                        [&] { k_bucket_lvl_pp<wsum_g2<B, true>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
         else if (v == 2)
             emu_launch(dim3(t2), dim3(128),
-                       [&] { k_bucket_lvl_p2<B, false>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
+                       [&] { k_bucket_lvl<wsum_g2<B, false>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
         else
             emu_launch(dim3(grid(m_out, 128)), dim3(128),
-                       [&] { k_bucket_lvl<fp2x<B>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
+                       [&] { k_bucket_lvl<wsum_g1<fp2x<B>>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
     }
 
     void run(unsigned npool, unsigned ncls, unsigned nb, const std::vector<unsigned> &segs, int forms)
