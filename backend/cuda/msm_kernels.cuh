@@ -634,8 +634,7 @@ __global__ void k_scatter(const uint32_t *keys, const xyzz_t<F> *pts, const uint
  * one-group-per-point kernel (k_bucket_lvl: a thread for G1, a lane pair for
  * G2) for comparison.  G2 on lane pairs with lazily reduced Karatsuba
  * products (CZK_CUDA_MSM_LVL_P2=1, the default; 2: Karatsuba products reduced
- * each, fewer registers, and k_bucket_lvl on pairs whatever LVL_PP says; 0:
- * one thread per point, k_bucket_lvl) */
+ * each, fewer registers; 0: one thread per point, k_bucket_lvl) */
 static unsigned lvl_pp(void)
 {
     static const unsigned v = env_uint("CZK_CUDA_MSM_LVL_PP", 1);
@@ -687,6 +686,9 @@ template <class B> struct lvl_launch<fp2x<B>> {
     {
         if (p2() == 1 && lvl_pp())
             k_bucket_lvl_pp<wsum_g2<B, true>><<<grid_for(4 * (size_t)m_out, 128), 128, 0, s>>>(
+                S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out);
+        else if (p2() == 2 && lvl_pp())
+            k_bucket_lvl_pp<wsum_g2<B, false>><<<grid_for(4 * (size_t)m_out, 128), 128, 0, s>>>(
                 S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out);
         else if (p2() == 1)
             k_bucket_lvl<wsum_g2<B, true>><<<grid_for(2 * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1,

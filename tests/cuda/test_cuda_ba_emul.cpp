@@ -674,7 +674,8 @@ template <class G> struct wsum_case {
     /* the levels as the driver runs them, by form v: 0 the one-group-per-point
      * kernel (k_bucket_lvl; G2 on lazy lane pairs), 1 k_bucket_lvl_pp,
      * 2 G1: k_bucket_lvl_pp for 3 blocks an SM, G2: k_bucket_lvl on lane
-     * pairs not lazy, 3 G2 only: one thread per point (k_bucket_lvl) */
+     * pairs not lazy, 3 G2 only: one thread per point (k_bucket_lvl), 4 G2
+     * only: k_bucket_lvl_pp not lazy */
     void levels(int v, const std::vector<P> &buckets, unsigned ncls, unsigned nb, unsigned seg, std::vector<P> &out)
     {
         std::vector<P> b0(2 * buckets.size()), b1(2 * buckets.size());
@@ -721,9 +722,12 @@ template <class G> struct wsum_case {
         else if (v == 2)
             emu_launch(dim3(t2), dim3(128),
                        [&] { k_bucket_lvl<wsum_g2<B, false>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
-        else
+        else if (v == 3)
             emu_launch(dim3(grid(m_out, 128)), dim3(128),
                        [&] { k_bucket_lvl<wsum_g1<fp2x<B>>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
+        else
+            emu_launch(dim3(t4), dim3(128),
+                       [&] { k_bucket_lvl_pp<wsum_g2<B, false>>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
     }
 
     void run(unsigned npool, unsigned ncls, unsigned nb, const std::vector<unsigned> &segs, int forms)
@@ -819,8 +823,8 @@ int main(void)
     ba_case_run<bn_g2>{"BN254 G2", 2, {}}.run(160);
     wsum_case<bls_g1>{"BLS12-381 G1", {}}.run(64, 3, 64, {1, 2, 8, 16, 32, 64}, 3);
     wsum_case<bn_g1>{"BN254 G1", {}}.run(64, 3, 64, {1, 4, 16}, 3);
-    wsum_case<bls_g2>{"BLS12-381 G2", {}}.run(32, 2, 32, {1, 8, 32}, 4);
-    wsum_case<bn_g2>{"BN254 G2", {}}.run(32, 2, 16, {2, 16}, 4);
+    wsum_case<bls_g2>{"BLS12-381 G2", {}}.run(32, 2, 32, {1, 8, 32}, 5);
+    wsum_case<bn_g2>{"BN254 G2", {}}.run(32, 2, 16, {2, 16}, 5);
     wsum_case<bls_g1>{"BLS12-381 G1 (4 buckets)", {}}.run(16, 5, 4, {1, 2, 4}, 3);
     if (t_failures) {
         fprintf(stderr, "test_cuda_ba_emul: %d failures\n", t_failures);
