@@ -640,6 +640,25 @@ static unsigned lvl_pp(void)
     static const unsigned v = env_uint("CZK_CUDA_MSM_LVL_PP", 1);
     return v;
 }
+/* One level of the window reduction in either form, the grid derived from
+ * the form's lanes a point: O::W for k_bucket_lvl, 2 O::W for k_bucket_lvl_pp
+ * (its two stages). */
+template <class O> struct lvl_form {
+    typedef typename O::mem P;
+    static void plain(const P *S_in, const P *Q_in, uint32_t n_in, unsigned L, unsigned w1, unsigned shift,
+                      uint32_t m_out, P *S_out, P *Q_out, cudaStream_t s)
+    {
+        k_bucket_lvl<O><<<grid_for(O::W * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift, m_out,
+                                                                           S_out, Q_out);
+    }
+    template <int MINB = 1>
+    static void pp(const P *S_in, const P *Q_in, uint32_t n_in, unsigned L, unsigned w1, unsigned shift,
+                   uint32_t m_out, P *S_out, P *Q_out, cudaStream_t s)
+    {
+        k_bucket_lvl_pp<O, MINB><<<grid_for(2 * O::W * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1,
+                                                                                        shift, m_out, S_out, Q_out);
+    }
+};
 template <class F> struct lvl_launch {
     static void acc(const xyzz_t<F> *in, const czk_msm_ws *ws, uint32_t tasks, uint32_t L, uint32_t *out_keys,
                     xyzz_t<F> *out, cudaStream_t s)
@@ -650,15 +669,13 @@ template <class F> struct lvl_launch {
     static void launch(const xyzz_t<F> *S_in, const xyzz_t<F> *Q_in, uint32_t n_in, unsigned L, unsigned w1,
                        unsigned shift, uint32_t m_out, xyzz_t<F> *S_out, xyzz_t<F> *Q_out, cudaStream_t s)
     {
+        typedef lvl_form<wsum_g1<F>> g1;
         if (lvl_pp() == 2)
-            k_bucket_lvl_pp<wsum_g1<F>, 3><<<grid_for(2 * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1,
-                                                                                           shift, m_out, S_out, Q_out);
+            g1::template pp<3>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out, s);
         else if (lvl_pp())
-            k_bucket_lvl_pp<wsum_g1<F>><<<grid_for(2 * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift,
-                                                                                        m_out, S_out, Q_out);
+            g1::template pp<>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out, s);
         else
-            k_bucket_lvl<wsum_g1<F>><<<grid_for(m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift, m_out,
-                                                                         S_out, Q_out);
+            g1::plain(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out, s);
     }
 };
 template <class B> struct lvl_launch<fp2x<B>> {
@@ -684,21 +701,18 @@ template <class B> struct lvl_launch<fp2x<B>> {
                        unsigned w1, unsigned shift, uint32_t m_out, xyzz_t<fp2x<B>> *S_out, xyzz_t<fp2x<B>> *Q_out,
                        cudaStream_t s)
     {
+        typedef lvl_form<wsum_g2<B, true>> lazy;
+        typedef lvl_form<wsum_g2<B, false>> reduced;
         if (p2() == 1 && lvl_pp())
-            k_bucket_lvl_pp<wsum_g2<B, true>><<<grid_for(4 * (size_t)m_out, 128), 128, 0, s>>>(
-                S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out);
+            lazy::template pp<>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out, s);
         else if (p2() == 2 && lvl_pp())
-            k_bucket_lvl_pp<wsum_g2<B, false>><<<grid_for(4 * (size_t)m_out, 128), 128, 0, s>>>(
-                S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out);
+            reduced::template pp<>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out, s);
         else if (p2() == 1)
-            k_bucket_lvl<wsum_g2<B, true>><<<grid_for(2 * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1,
-                                                                                           shift, m_out, S_out, Q_out);
+            lazy::plain(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out, s);
         else if (p2() == 2)
-            k_bucket_lvl<wsum_g2<B, false>><<<grid_for(2 * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1,
-                                                                                            shift, m_out, S_out, Q_out);
+            reduced::plain(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out, s);
         else
-            k_bucket_lvl<wsum_g1<fp2x<B>>><<<grid_for(m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift, m_out,
-                                                                               S_out, Q_out);
+            lvl_form<wsum_g1<fp2x<B>>>::plain(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out, s);
     }
 };
 
