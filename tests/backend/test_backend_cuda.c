@@ -260,6 +260,9 @@ static void compare_one(const char *zkey_path, const char *wtns_path)
         CHECK(cuda_ops->copy_in(cuda, 1, 0, &in, &e) == -EINVAL, "copy_in without a key: %s", e.msg);
         CHECK(cuda_ops->add_key(cuda, 0, &z, &e) == 0, "add_key after remove_key: %s", e.msg);
         CHECK(cuda_ops->add_key(cuda, 0, &z, &e) == -EEXIST, "a second add_key");
+        /* p1 holds round 1's public signals: poison it and o1 so a compute that writes nothing fails */
+        memset(&o1, 0xa5, sizeof(o1));
+        memset(p1, 0xa5, (z.n_public + 1) * sizeof(czk_fr));
         CHECK(cuda_ops->copy_in(cuda, 1, 0, &in, &e) == 0 && cuda_ops->compute(cuda, 1, 0, &o1, p1, &e) == 0,
               "after the key came back: %s", e.msg);
         same_out(&o1, &ocpu, p1, pcpu, z.n_public, "random vectors after remove_key and add_key");
@@ -287,6 +290,8 @@ static void compare_one(const char *zkey_path, const char *wtns_path)
               "a sticky error: %d %s", r, e.msg);
         mock_cuda_sticky = 0;
         /* the device recovered in the mock: the context proves again */
+        memset(&o1, 0xa5, sizeof(o1));
+        memset(p1, 0xa5, (z.n_public + 1) * sizeof(czk_fr));
         CHECK(cuda_ops->copy_in(cuda, 1, 0, &in, &e) == 0 && cuda_ops->compute(cuda, 1, 0, &o1, p1, &e) == 0,
               "after the errors: %s", e.msg);
         same_out(&o1, &ocpu, p1, pcpu, z.n_public, "random vectors after the errors");

@@ -57,6 +57,8 @@ static void CT_CAT(test_, CT_SUF)(int iters)
         CTG(_to_aff)(&ra, &R);
         CHECK(CT_GP_EQ(&c, &ra), CT_NAME " add vs GMP it=%d", it);
         CHECK(CTG(_eq)(&R, &R2), CT_NAME " add_ct == add it=%d", it);
+        memset(&R, 0xa5, sizeof(R)); /* R, R2 hold P + Q from add, add_ct */
+        memset(&R2, 0xa5, sizeof(R2));
         CTG(_add_aff)(&R, &P, &qa);
         CTG(_add_aff_ct)(&R2, &P, &qa);
         CTG(_to_aff)(&ra, &R);
@@ -66,6 +68,7 @@ static void CT_CAT(test_, CT_SUF)(int iters)
         gp_add(&c, &a, &a);
         CTG(_to_aff)(&ra, &R);
         CHECK(CT_GP_EQ(&c, &ra) && CTG(_eq)(&R, &R2), CT_NAME " dbl / P + P it=%d", it);
+        memset(&R2, 0xa5, sizeof(R2)); /* R2 holds P + P from add */
         CTG(_add_ct)(&R2, &P, &P);
         CHECK(CTG(_eq)(&R, &R2), CT_NAME " add_ct(P, P) == dbl it=%d", it);
         CTG(_neg)(&R, &P);

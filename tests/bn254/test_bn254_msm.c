@@ -107,12 +107,18 @@ static void test_degenerate(void)
         t_rand_mod(v, bn_r, 4);
         t_mpz_to_limbs(sc[i].l, v, 4);
     }
+    /* poisoned before each call (r1 is infinity already after the first):
+     * an early return that skips set_inf must fail */
+    memset(&r1, 0xa5, sizeof(r1));
     CHECK(czk_bn254_msm_g1(&r1, b1, sc, N, 2) == 0 && czk_bn254_g1_is_inf(&r1), "all bases infinity");
+    memset(&r1, 0xa5, sizeof(r1));
     CHECK(czk_bn254_msm_g1(&r1, b1, sc, 0, 2) == 0 && czk_bn254_g1_is_inf(&r1), "empty msm g1");
+    memset(&r2, 0xa5, sizeof(r2));
     CHECK(czk_bn254_msm_g2(&r2, NULL, NULL, 0, 2) == 0 && czk_bn254_g2_is_inf(&r2), "empty msm g2");
     for (size_t i = 0; i < N; i++)
         b1[i] = CZK_BN254_G1_GEN;
     memset(sc, 0, N * sizeof(*sc));
+    memset(&r1, 0xa5, sizeof(r1));
     CHECK(czk_bn254_msm_g1(&r1, b1, sc, N, 2) == 0 && czk_bn254_g1_is_inf(&r1), "all scalars zero");
     CHECK(czk_bn254_msm_g1(NULL, b1, sc, N, 2) == -EINVAL, "null result");
     CHECK(czk_bn254_msm_g1(&r1, NULL, sc, N, 2) == -EINVAL, "null bases");

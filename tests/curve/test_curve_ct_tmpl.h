@@ -108,15 +108,18 @@ static void TC(test_ct_, TG)(int iters)
             break;
         }
         TGF(_ref_mul)(&want, &p, &kk);
+        memset(&s, 0xa5, sizeof(s)); /* s may hold infinity from the last iteration */
         TGF(_mul_ct)(&s, &p, &kk);
         CHECK(TGF(_same)(&s, &want), "mul_ct vs double-and-add it=%d", it);
         ninf += TGF(_is_inf)(&s);
         u = p;
         TGF(_mul_ct)(&u, &u, &kk); /* aliased */
         CHECK(memcmp(&u, &s, sizeof(u)) == 0, "mul_ct aliased it=%d", it);
+        memset(&u, 0xa5, sizeof(u)); /* u holds the aliased mul_ct's result */
         TGF(_mul)(&u, &p, &kk);
         CHECK(memcmp(&u, &s, sizeof(u)) == 0, "mul == mul_ct it=%d", it);
         TGF(_to_aff)(&pa, &p);
+        memset(&s, 0xa5, sizeof(s)); /* s holds mul_ct's result */
         TGF(_mul_aff_ct)(&s, &pa, &kk);
         CHECK(TGF(_same)(&s, &want), "mul_aff_ct vs double-and-add it=%d", it);
         if (it % 4 == 0 && (it % 7) == 0) {
@@ -156,13 +159,16 @@ static void TC(test_ct_, TG)(int iters)
         }
         TGF(_aff_neg)(&na, &pa); /* p may have changed */
         TGF(_add)(&want, &p, &q);
+        memset(&s, 0xa5, sizeof(s)); /* s may hold infinity from the last iteration */
         TGF(_add_ct)(&s, &p, &q);
         CHECK(TGF(_same)(&s, &want), "add_ct vs add it=%d", it);
+        memset(&s, 0xa5, sizeof(s)); /* s holds add_ct's result, here and below */
         TGF(_add_ct)(&s, &q, &p);
         CHECK(TGF(_same)(&s, &want), "add_ct commuted it=%d", it);
         u = p;
         TGF(_add_ct)(&u, &u, &q);
         CHECK(TGF(_same)(&u, &want), "add_ct aliased it=%d", it);
+        memset(&s, 0xa5, sizeof(s));
         TGF(_add_aff_ct)(&s, &p, &qa);
         CHECK(TGF(_same)(&s, &want), "add_aff_ct vs add it=%d", it);
         u = p;
@@ -173,10 +179,13 @@ static void TC(test_ct_, TG)(int iters)
         /* P + P through add_ct equals dbl */
         TGF(_dbl)(&want, &p);
         TGF(_rescale_ct)(&u, &p);
+        memset(&s, 0xa5, sizeof(s)); /* s holds P + Q, which is 2P when Q is P */
         TGF(_add_ct)(&s, &p, &u);
         CHECK(TGF(_same)(&s, &want), "add_ct(P, P) == dbl it=%d", it);
+        memset(&s, 0xa5, sizeof(s));
         TGF(_add_aff_ct)(&s, &u, &pa);
         CHECK(TGF(_same)(&s, &want), "add_aff_ct(P, P) == dbl it=%d", it);
+        memset(&s, 0xa5, sizeof(s)); /* s is infinity already when P is */
         TGF(_add_aff_ct)(&s, &u, &na);
         CHECK(TGF(_is_inf)(&s), "add_aff_ct(P, -P) is infinity it=%d", it);
     }
@@ -191,12 +200,16 @@ static void TC(test_ct_, TG)(int iters)
         TGF(_to_aff_ct)(&a2, &p);
         CHECK(memcmp(&a1, &a2, sizeof(a1)) == 0, "to_aff_ct == to_aff it=%d", it);
     }
+    memset(&a1, 0xa5, sizeof(a1)); /* a1 is all zero already after the first of these */
     TGF(_to_aff_ct)(&a1, &inf);
     CHECK(memcmp(&a1, &inf_a, sizeof(a1)) == 0, "to_aff_ct(1, 1, 0) is all zero");
+    memset(&a1, 0xa5, sizeof(a1));
     TGF(_to_aff_ct)(&a1, &inf2);
     CHECK(memcmp(&a1, &inf_a, sizeof(a1)) == 0, "to_aff_ct(X, Y, 0) is all zero");
+    memset(&a1, 0xa5, sizeof(a1));
     TGF(_to_aff_ct)(&a1, &inf3);
     CHECK(memcmp(&a1, &inf_a, sizeof(a1)) == 0, "to_aff_ct(0, 0, 0) is all zero");
+    memset(&s, 0xa5, sizeof(s));
     TGF(_mul_aff_ct)(&s, &inf_a, &CZK_FR_ONE);
     CHECK(memcmp(&s, &inf, sizeof(s)) == 0, "mul_aff_ct(inf) is (1, 1, 0)");
 

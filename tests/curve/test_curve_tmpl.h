@@ -119,6 +119,7 @@ static void TC(test_, TG)(int nmul, int nfb)
         TC(TG, _rescale)(&u, &q);
         TGF(_add)(&s, &p, &u);
         CHECK(TC(TG, _is_o)(&s, &o3), "add vs oracle it=%d", it);
+        memset(&s, 0xa5, sizeof(s)); /* s holds P + Q from add */
         TGF(_add_aff)(&s, &p, &qa);
         CHECK(TC(TG, _is_o)(&s, &o3), "add_aff vs oracle it=%d", it);
         s = p;
@@ -131,6 +132,7 @@ static void TC(test_, TG)(int nmul, int nfb)
         TC(TG, _rescale)(&u, &p);
         TGF(_add)(&s, &p, &u); /* doubling through add, different Z */
         CHECK(TC(TG, _is_o)(&s, &o3), "add(P, P) == 2P it=%d", it);
+        memset(&s, 0xa5, sizeof(s)); /* s holds 2P from add */
         TGF(_add_aff)(&s, &u, &pa);
         CHECK(TC(TG, _is_o)(&s, &o3), "add_aff(P, P) == 2P it=%d", it);
         CHECK(TGF(_eq)(&u, &p) && !TGF(_eq)(&p, &q), "eq across representations it=%d", it);
@@ -147,10 +149,13 @@ static void TC(test_, TG)(int nmul, int nfb)
         TGF(_set_inf)(&inf);
         TGF(_add)(&s, &inf, &u);
         CHECK(TGF(_eq)(&s, &p), "inf + P it=%d", it);
+        memset(&s, 0xa5, sizeof(s)); /* s holds P from the line before, here and below */
         TGF(_add)(&s, &u, &inf);
         CHECK(TGF(_eq)(&s, &p), "P + inf it=%d", it);
+        memset(&s, 0xa5, sizeof(s));
         TGF(_add_aff)(&s, &inf, &pa);
         CHECK(TGF(_eq)(&s, &p), "add_aff(inf, P) it=%d", it);
+        memset(&s, 0xa5, sizeof(s));
         TGF(_add_aff)(&s, &u, &inf_a);
         CHECK(TGF(_eq)(&s, &p), "add_aff(P, inf) it=%d", it);
         TGF(_dbl)(&s, &inf);

@@ -187,6 +187,7 @@ static void test_g1(size_t n, enum mix mix)
     make_scalars(k, n, mix);
     naive_g1(&want, b, k, n);
     for (unsigned t = 0; t < 3; t++) {
+        memset(&got, 0xa5, sizeof(got)); /* got holds the last thread count's sum */
         int rc = czk_msm_g1(&got, b, k, n, threads[t]);
         CHECK(rc == 0, "g1 n=%zu %s threads=%d: rc %d", n, mix_name[mix], threads[t], rc);
         CHECK(czk_g1_eq(&got, &want), "g1 n=%zu %s threads=%d: differs from the naive sum", n,
@@ -245,6 +246,7 @@ static void test_g2(size_t n, enum mix mix)
     make_scalars(k, n, mix);
     naive_g2(&want, b, k, n);
     for (unsigned t = 0; t < 3; t++) {
+        memset(&got, 0xa5, sizeof(got)); /* got holds the last thread count's sum */
         int rc = czk_msm_g2(&got, b, k, n, threads[t]);
         CHECK(rc == 0, "g2 n=%zu %s threads=%d: rc %d", n, mix_name[mix], threads[t], rc);
         CHECK(czk_g2_eq(&got, &want), "g2 n=%zu %s threads=%d: differs from the naive sum", n,
@@ -288,6 +290,7 @@ static void test_fixed(void)
     CHECK(czk_msm_g1(&got, b, k, 0, 2) == 0 && czk_g1_is_inf(&got), "empty msm is not infinity");
     memset(b, 0, sizeof(b));
     k[0].l[0] = 5;
+    memset(&got, 0xa5, sizeof(got)); /* got is infinity already, from the empty msm */
     CHECK(czk_msm_g1(&got, b, k, 4, 2) == 0 && czk_g1_is_inf(&got), "msm of infinities is not infinity");
 }
 
