@@ -74,10 +74,13 @@ J4=${out#accepted }
 case $J4 in ""|*[!0-9]*) bad "scenario 4: submit said \"$out\""; J4=0 ;; esac
 wait_exit "$SYNTH_PID" 30; rc=$?
 [ $rc = 99 ] || bad "scenario 4: the synth did not stop at the fault point (exit $rc)"
+dead=$SYNTH_PID
 start_synth
 wait_job $J4
 for p in 0 1; do check_partition $J4 $p linear; done
-grep -q "partitions requeued" "$T/gpud.log" || bad "scenario 4: gpud did not log requeueing the dead synth's partitions"
+# every synth that goes logs the line (the one stopped above: 0 requeued)
+grep -q "synth pid $dead gone: [1-9][0-9]* partitions requeued" "$T/gpud.log" ||
+    bad "scenario 4: gpud did not log requeueing the dead synth's partitions"
 
 # exactly once: every proof.json was renamed into place once (the finalizer
 # logs "written" per new file and "already written" for re-sent RESULTs)

@@ -17,9 +17,10 @@
 require_snarkjs
 
 write_config </dev/null
-wait_gpud_dead() { # the fault point kills it
-    wait_exit "$GPUD_PID" 60 >/dev/null
-    kill -0 "$GPUD_PID" 2>/dev/null && { bad "gpud did not die at its fault point"; kill9 "$GPUD_PID"; }
+wait_gpud_dead() { # POINT: the fault point kills it (SIGKILL: 137, and its log line)
+    wait_exit "$GPUD_PID" 60; rc=$?
+    [ $rc = 137 ] && grep -q "fault point $1: SIGKILL" "$T/logs/gpud.log" ||
+        { bad "gpud did not die at $1 (exit $rc)"; kill9 "$GPUD_PID"; }
     GPUD_PID=""
 }
 sub_bg() { # NAME CIRCUIT NPARTS PRIO: fire and forget (the job number is read afterwards)
@@ -42,22 +43,28 @@ kill9 "$GPUD_PID"
 
 log "2. killed right after a key was loaded and its record written"
 start_gpud "gpud.start.after_key_record:kill"
-wait_gpud_dead
+wait_gpud_dead gpud.start.after_key_record
 ls "$T/state/keys/"*.verified >/dev/null 2>&1 || bad "round 2: no verified-key record was written"
 
 log "3. killed while a key is handed to the backend"
 start_gpud "gpud.start.key_upload:kill"
-wait_gpud_dead
+wait_gpud_dead gpud.start.key_upload
 
 log "4. partitions moving, kill -9, restart with the loads held back"
 start_gpud
 wait_up 1 || exit 1
 sub_bg d multi 4 normal
-for _ in $(seq 1 100); do
-    s=$(status_json) && echo "$s" | grep -q '"gpu": [1-9]\|"synth": [1-9]' && break
+moving=0
+for _ in $(seq 1 600); do
+    s=$(status_json) && echo "$s" | grep -q '"gpu": [1-9]\|"synth": [1-9]' && { moving=1; break; }
     sleep 0.05
 done
+[ $moving = 1 ] || bad "round 4: no partition of job d was moving after 30 s: the kill would crash nothing"
 kill9 "$GPUD_PID"
+# the job was still running at the kill (the journal is as gpud left it)
+jd=$(job_of "$T/sub.d")
+"$TOOL" journal "$T/state/journal" 2>/dev/null | awk -v j="$jd" '$2 == "COMPLETE" && $3 == j' | grep -q . &&
+    bad "round 4: job d ($jd) was complete before the kill"
 start_gpud "gpud.start.key_load:sleep=2000"
 wait_up 1 || exit 1
 "$CZK" status --config "$CONF" >"$T/status.txt" 2>&1

@@ -35,7 +35,8 @@ state_of() {
         awk -v n="$1" '$1 == "circuits" && $2 == n { print $3; exit } $1 == n { print $2; exit }'
 }
 # run FAULT: start gpud, wait until circuit m is no longer loading (or gpud
-# died), stop it; $STATE gets m's state, $RUN the log lines of this start
+# died), stop it; $STATE gets m's state, $RC gpud's exit status, $RUN the log
+# lines of this start
 run() {
     before=$(wc -l <"$LOG" 2>/dev/null || echo 0)
     CZK_FAULT=${1:-} "$GPUD" --config "$T/gpud.conf" >>"$LOG" 2>&1 & GPUD_PID=$!
@@ -47,7 +48,7 @@ run() {
         sleep 0.1
     done
     [ "$STATE" = dead ] || { kill -TERM "$GPUD_PID"; wait_exit "$GPUD_PID" 20 >/dev/null || kill -KILL "$GPUD_PID"; }
-    wait "$GPUD_PID" 2>/dev/null
+    wait "$GPUD_PID" 2>/dev/null; RC=$?
     GPUD_PID=
     RUN=$(tail -n +$((before + 1)) "$LOG")
 }
@@ -102,11 +103,14 @@ log "6. killed just before and just after the record write"
 cp "$FIX/multi/circuit.zkey" "$T/keys/m.zkey"
 rm -f "$REC"
 run "gpud.start.before_key_record:kill"
-[ "$STATE" = dead ] || bad "6: gpud did not die at gpud.start.before_key_record ($STATE)"
+# dead by the fault point's SIGKILL, not by any other exit
+[ "$STATE" = dead ] && [ "$RC" = 137 ] && says "fault point gpud.start.before_key_record: SIGKILL" ||
+    bad "6: gpud did not die at gpud.start.before_key_record ($STATE, exit $RC)"
 [ -f "$REC" ] && bad "6: a record exists although gpud died before writing it"
 ls "$T/state/keys" 2>/dev/null | grep -q tmp && bad "6: a temporary record was left behind"
 run "gpud.start.after_key_record:kill"
-[ "$STATE" = dead ] || bad "6: gpud did not die at gpud.start.after_key_record ($STATE)"
+[ "$STATE" = dead ] && [ "$RC" = 137 ] && says "fault point gpud.start.after_key_record: SIGKILL" ||
+    bad "6: gpud did not die at gpud.start.after_key_record ($STATE, exit $RC)"
 [ -f "$REC" ] || bad "6: no record after gpud.start.after_key_record"
 run
 [ "$STATE" = ready ] || bad "6: circuit m is $STATE after the crashes"

@@ -59,8 +59,13 @@ log "kill -9 of czk-gpud with BN254 partitions in flight, then restart: each wri
 submit f multi_bn128 6 normal & pf=$!
 wait_exit "$pf" 60 || bad "submit f: $(cat "$T/sub.f")"
 jf=$(job_of "$T/sub.f")
-for _ in $(seq 1 200); do grep -q "job $jf partition [0-9]*: proof verified and written" "$T/logs/fin.log" && break; sleep 0.02; done
+for _ in $(seq 1 3000); do grep -q "job $jf partition [0-9]*: proof verified and written" "$T/logs/fin.log" && break; sleep 0.02; done
+grep -q "job $jf partition [0-9]*: proof verified and written" "$T/logs/fin.log" ||
+    bad "job $jf: no partition written after 60 s: gpud is killed with nothing proved"
 kill -9 "$GPUD_PID"; wait "$GPUD_PID" 2>/dev/null
+# partitions were still in flight: the job is not complete in the journal gpud left
+"$TOOL" journal "$T/state/journal" 2>/dev/null | awk -v j="$jf" '$2 == "COMPLETE" && $3 == j' | grep -q . &&
+    bad "job $jf was complete before gpud was killed: nothing was in flight"
 start_gpud
 wait_up 2 || exit 1
 expect_job "$jf" multi_bn128 6

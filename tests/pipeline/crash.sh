@@ -7,7 +7,10 @@
 # journaled once, its ACCEPT once.
 #
 # Moments are fault-injection points (CZK_FAULT=<point>:kill, a real SIGKILL
-# at an exact place in the code) and timed kill -9 from outside.  `quick` (the
+# at an exact place in the code) and timed kill -9 from outside: for those the
+# victim sleeps in each partition (its point below, sleep=) 0.5 s longer than
+# the kill's delay, so that no job of the round can be complete at the kill
+# (the jobs are small: unslowed, they may all be done before it).  `quick` (the
 # default suite) runs a sample; `full` (label long) runs EVERY fault point of
 # the daemon, found in its sources (every "<daemon>.<point>" string literal of
 # <daemon>/*.c), so a new point is crashed at without editing this list, plus
@@ -47,6 +50,8 @@ gpud.full) ROUNDS="$ALL gpud.after_result_sent:kill@4 timed:0.2 timed:0.5 timed:
 gpud.start) ROUNDS=$(echo "$ALL" | tr ' ' '\n' | grep '^gpud\.start\.' | tr '\n' ' ') ;;
 *) echo "usage: crash.sh ... finalizer|synth|gpud quick|full|start" >&2; exit 2 ;;
 esac
+# a list that matched no point would run no round, and check nothing
+[ -n "$(echo $ROUNDS)" ] || { bad "no round to run for $WHO $MODE: no fault point matched"; exit 1; }
 # a sampled point that no longer exists would only show as "did not die"
 for spec in $ROUNDS; do
     case $spec in timed:*) continue ;; esac
@@ -65,6 +70,8 @@ start_gpud; start_synth 0 "$SURVIVOR_FAULT"; start_synth 1; start_fin
 wait_up 2 || exit 1
 start_sampler
 
+# the victim's point reached once per partition it handles (timed rounds: sleep=)
+slow_point() { case $WHO in gpud) echo gpud.mid_compute ;; finalizer) echo finalizer.before_rename ;; synth) echo synth.before_fill ;; esac; }
 pid_of() { case $WHO in gpud) echo "$GPUD_PID" ;; finalizer) echo "$FIN_PID" ;; synth) echo "$SYNTH1_PID" ;; esac; }
 start_victim() { # [FAULT]
     case $WHO in
@@ -109,10 +116,13 @@ for spec in $ROUNDS; do
         victim=$(pid_of)
         ;;
     *)
-        # the victim runs with this round's fault (timed rounds: without one)
+        # the victim runs with this round's fault (timed rounds: slowed down)
         old=$(pid_of)
         kill -TERM "$old" 2>/dev/null; wait_exit "$old" 20 >/dev/null || kill9 "$old"
-        case $spec in timed:*) start_victim ;; *) start_victim "$spec" ;; esac
+        case $spec in
+        timed:*) start_victim "$(slow_point):sleep=$(awk -v t="${spec#timed:}" 'BEGIN { print int(t * 1000) + 500 }')" ;;
+        *) start_victim "$spec" ;;
+        esac
         wait_up 2 || exit 1
         victim=$(pid_of)
         for j in $JOBS; do
@@ -125,6 +135,16 @@ for spec in $ROUNDS; do
     timed:*)
         sleep "${spec#timed:}"
         kill9 "$victim"
+        # the kill crashed work in flight only if a job of the round was not
+        # complete then: not acknowledged yet, or no COMPLETE in gpud's
+        # journal read after the kill (records are only ever added)
+        "$TOOL" journal "$T/state/journal" >"$T/journal.kill" 2>/dev/null
+        inflight=0
+        for j in $JOBS; do
+            job=$(job_of "$T/sub.$r${j%%:*}")
+            [ -n "$job" ] && awk -v j="$job" '$2 == "COMPLETE" && $3 == j' "$T/journal.kill" | grep -q . || inflight=1
+        done
+        [ $inflight = 1 ] || bad "round $r: every job was complete before the kill at $spec (nothing in flight)"
         ;;
     *)
         wait_exit "$victim" 60; rc=$?

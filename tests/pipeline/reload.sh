@@ -26,19 +26,23 @@ sleep 1.5
 grep -q "reloading to key id" "$T/logs/gpud.log" && bad "a SIGHUP without a changed file started a reload"
 
 log "job 1 (old key) accepted, then the key is replaced by rename and gpud gets SIGHUP, then job 2"
+# the synth is stopped (SIGSTOP, not a restart: it keeps the old key loaded)
+# until job 2's status is read, so job 1 cannot be done by then
+kill -STOP "$SYNTH0_PID"
 submit j1 multi 12 normal || { bad "submit j1: $(cat "$T/sub.j1")"; exit 1; }
 J1=$(job_of "$T/sub.j1")
 cp "$K/multi2.zkey" "$K/multi.zkey.tmp" && mv "$K/multi.zkey.tmp" "$K/multi.zkey"
 kill -HUP "$GPUD_PID"
 for _ in $(seq 1 50); do grep -q "reloading to key id" "$T/logs/gpud.log" && break; sleep 0.1; done
-grep -q "reloading to key id" "$T/logs/gpud.log" || { bad "gpud did not start the reload"; exit 1; }
-submit j2 multi 3 normal || { bad "submit j2: $(cat "$T/sub.j2")"; exit 1; }
+grep -q "reloading to key id" "$T/logs/gpud.log" || { bad "gpud did not start the reload"; kill -CONT "$SYNTH0_PID"; exit 1; }
+submit j2 multi 3 normal || { bad "submit j2: $(cat "$T/sub.j2")"; kill -CONT "$SYNTH0_PID"; exit 1; }
 J2=$(job_of "$T/sub.j2")
 # job 2 waits (STATUS says why) while job 1 is not done
-if "$CZK" status --config "$CONF" --json --job "$J1" 2>/dev/null | grep -A3 '"job": {' | grep -q '"state": "active"'; then
-    "$CZK" status --config "$CONF" --job "$J2" 2>&1 | grep -q "is being reloaded" ||
-        bad "job $J2 does not say that it waits for the reload"
-fi
+"$CZK" status --config "$CONF" --json --job "$J1" 2>/dev/null | grep -A3 '"job": {' | grep -q '"state": "active"' ||
+    bad "job $J1 is not active with the synth stopped"
+"$CZK" status --config "$CONF" --job "$J2" 2>&1 | grep -q "is being reloaded" ||
+    bad "job $J2 does not say that it waits for the reload"
+kill -CONT "$SYNTH0_PID"
 wait_complete "$J1" 120
 wait_complete "$J2" 120
 grep -q "the jobs accepted before the reload are done: loading key id" "$T/logs/gpud.log" ||

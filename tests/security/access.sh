@@ -212,6 +212,8 @@ daemon_side() {
     if grep -q "^job" "$W/out"; then bad "a refused resubmission printed a job: $(cat "$W/out")"; fi
 
     for f in "$T/out/$J1/0/proof.json" "$T/out/$J1/0/public.json"; do
+        # control: B's refusal below counts only for a file that is there
+        [ -s "$f" ] || bad "A's job $J1 has no $f (the check below would pass on a missing file)"
         if as "$UB" cat "$f" >/dev/null 2>&1; then bad "B can read A's $f"; fi
     done
     for f in $(find "$T/state" -type f 2>/dev/null); do
@@ -253,10 +255,12 @@ daemon_side() {
     J3=$(sed -n 's/^job \([0-9]*\) accepted.*/\1/p' "$W/out")
 
     echo "== the pools"
+    n=0
     for p in $GPUD_PID; do
         for fd in /proc/"$p"/fd/*; do
             case $(readlink "$fd") in
             /memfd:*|/dev/shm/*|/dev/hugepages/*)
+                n=$((n + 1))
                 for u in $UA $UB; do
                     if as "$u" dd if="$fd" of=/dev/null bs=1 count=1 2>/dev/null; then
                         bad "$u can open gpud's pool $(readlink "$fd") through $fd"
@@ -266,10 +270,12 @@ daemon_side() {
         done
     done
     for f in $(find /dev/shm /dev/hugepages -maxdepth 2 -name '*czk*' 2>/dev/null); do
+        n=$((n + 1))
         for u in $UA $UB; do
             if as "$u" dd if="$f" of=/dev/null bs=1 count=1 2>/dev/null; then bad "$u can open pool file $f"; fi
         done
     done
+    [ $n -gt 0 ] || bad "gpud holds no pool fd and there is no pool file (the pool check checked nothing)"
 
     echo "== root and admin_group cancel A's jobs"
     expect 0 "root cancels A's job" "$T/czk" cancel "$J2" --runtime-dir "$RT"
