@@ -42,9 +42,6 @@ typedef struct fin_identity {
 
 /* lower-case hex SHA-256 of data, NUL-terminated */
 
-/* group for output directories and files ((gid_t)-1: the daemon's own) */
-void fin_output_set_group(gid_t gid);
-
 enum { FIN_ABSENT = 0, FIN_MATCH = 1, FIN_STALE = 2 };
 
 /*

@@ -667,7 +667,6 @@ static int setup_output(fin *f, czk_error *e)
 {
     int r;
 
-    fin_output_set_group((gid_t)-1);
     if ((r = czk_daemon_mkdirs(f->cfg.output_dir, 0750, e)) < 0)
         return r;
     if (chmod(f->cfg.output_dir, 0750) < 0)

@@ -12,7 +12,7 @@
  * them (exactly-once output) -- but only when identity.json and public.json
  * prove the files are that partition's (same job id, partition, circuit,
  * verification key digest and public signals).  Files 0640, directories
- * 0750, in the daemon's group (fin_output_set_group can name another).
+ * 0750, in the daemon's own group.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,17 +35,12 @@
 #define FILE_MODE 0640
 #define DIR_MODE 0750
 
-/* set once at start-up, before the loop runs; read by the loop thread only */
-static gid_t out_gid = (gid_t)-1;
-
-void fin_output_set_group(gid_t gid) { out_gid = gid; }
-
 int fin_output_retryable(int err)
 {
     return err == -ENOSPC || err == -EDQUOT || err == -EIO || err == -EROFS;
 }
 
-/* a directory of ours: mode 0750 whatever the umask, in the output group */
+/* a directory of ours: mode 0750 whatever the umask */
 static int make_dir(const char *dir, czk_error *e)
 {
     int r = czk_mkdir_durable(dir, DIR_MODE, e);
@@ -53,9 +48,6 @@ static int make_dir(const char *dir, czk_error *e)
         return r;
     if (chmod(dir, DIR_MODE) < 0)
         return czk_errorf(e, -errno, "could not chmod \"%s\": %s", dir, strerror(errno));
-    if (out_gid != (gid_t)-1 && chown(dir, (uid_t)-1, out_gid) < 0)
-        return czk_errorf(e, -errno, "could not give \"%s\" to group %u: %s", dir, (unsigned)out_gid,
-                          strerror(errno));
     return 0;
 }
 
@@ -70,8 +62,8 @@ static int write_atomic(const char *dir, const char *name, const char *text, siz
     fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FILE_MODE);
     if (fd < 0)
         return czk_errorf(e, -errno, "could not create \"%s\": %s", tmp, strerror(errno));
-    if (fchmod(fd, FILE_MODE) < 0 || (out_gid != (gid_t)-1 && fchown(fd, (uid_t)-1, out_gid) < 0))
-        r = czk_errorf(e, -errno, "could not set the mode or group of \"%s\": %s", tmp, strerror(errno));
+    if (fchmod(fd, FILE_MODE) < 0)
+        r = czk_errorf(e, -errno, "could not set the mode of \"%s\": %s", tmp, strerror(errno));
     if (r == 0 && (r = czk_write_all(fd, text, len)) < 0)
         czk_errorf(e, r, "could not write \"%s\": %s", tmp, strerror(-r));
     if (r == 0 && fsync(fd) < 0)
