@@ -395,8 +395,9 @@ template <class G> struct ba_case_run {
     {
         static const F zero = F();
         const bool inf = memcmp(&a, &zero, sizeof zero) == 0 && memcmp(&a.y, &zero, sizeof zero) == 0;
-        if (inf || memcmp(&b.zz, &zero, sizeof zero) == 0)
-            return inf && memcmp(&b.zz, &zero, sizeof zero) == 0;
+        const bool b_inf = memcmp(&b.zz, &zero, sizeof zero) == 0;
+        if (inf || b_inf)
+            return inf == b_inf;
         typename G::fe t, u, v, w;
         const typename G::fe *X = (const typename G::fe *)&b.x, *Y = (const typename G::fe *)&b.y,
                              *ZZ = (const typename G::fe *)&b.zz, *ZZZ = (const typename G::fe *)&b.zzz,

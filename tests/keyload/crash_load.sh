@@ -63,8 +63,7 @@ done
 kill9 "$GPUD_PID"
 # the job was still running at the kill (the journal is as gpud left it)
 jd=$(job_of "$T/sub.d")
-"$TOOL" journal "$T/state/journal" 2>/dev/null | awk -v j="$jd" '$2 == "COMPLETE" && $3 == j' | grep -q . &&
-    bad "round 4: job d ($jd) was complete before the kill"
+journal_complete "$jd" && bad "round 4: job d ($jd) was complete before the kill"
 start_gpud "gpud.start.key_load:sleep=2000"
 wait_up 1 || exit 1
 "$CZK" status --config "$CONF" >"$T/status.txt" 2>&1

@@ -64,8 +64,7 @@ grep -q "job $jf partition [0-9]*: proof verified and written" "$T/logs/fin.log"
     bad "job $jf: no partition written after 60 s: gpud is killed with nothing proved"
 kill -9 "$GPUD_PID"; wait "$GPUD_PID" 2>/dev/null
 # partitions were still in flight: the job is not complete in the journal gpud left
-"$TOOL" journal "$T/state/journal" 2>/dev/null | awk -v j="$jf" '$2 == "COMPLETE" && $3 == j' | grep -q . &&
-    bad "job $jf was complete before gpud was killed: nothing was in flight"
+journal_complete "$jf" && bad "job $jf was complete before gpud was killed: nothing was in flight"
 start_gpud
 wait_up 2 || exit 1
 expect_job "$jf" multi_bn128 6

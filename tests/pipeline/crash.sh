@@ -138,11 +138,10 @@ for spec in $ROUNDS; do
         # the kill crashed work in flight only if a job of the round was not
         # complete then: not acknowledged yet, or no COMPLETE in gpud's
         # journal read after the kill (records are only ever added)
-        "$TOOL" journal "$T/state/journal" >"$T/journal.kill" 2>/dev/null
         inflight=0
         for j in $JOBS; do
             job=$(job_of "$T/sub.$r${j%%:*}")
-            [ -n "$job" ] && awk -v j="$job" '$2 == "COMPLETE" && $3 == j' "$T/journal.kill" | grep -q . || inflight=1
+            [ -n "$job" ] && journal_complete "$job" || inflight=1
         done
         [ $inflight = 1 ] || bad "round $r: every job was complete before the kill at $spec (nothing in flight)"
         ;;

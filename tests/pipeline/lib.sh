@@ -148,6 +148,11 @@ wait_complete() {
 }
 
 snap_journal() { [ -f "$T/state/journal" ] && "$TOOL" journal "$T/state/journal" >>"$T/journal.all" 2>/dev/null; return 0; }
+# journal_complete JOB: gpud's journal as it is on disk now holds JOB's COMPLETE
+# (with gpud killed: whether the job was done before the kill)
+journal_complete() {
+    "$TOOL" journal "$T/state/journal" 2>/dev/null | awk -v j="$1" '$2 == "COMPLETE" && $3 == j { f = 1 } END { exit !f }'
+}
 
 # snapshot inode + mtime of every proof.json written so far (compared at the
 # end) into $T/files.snap, or the file given
