@@ -168,6 +168,9 @@ static void TC(test_ct_, TG)(int iters)
         u = p;
         TGF(_add_ct)(&u, &u, &q);
         CHECK(TGF(_same)(&u, &want), "add_ct aliased it=%d", it);
+        u = q; /* aliased on the other operand: not vacuous when Q is infinity */
+        TGF(_add_ct)(&u, &p, &u);
+        CHECK(TGF(_same)(&u, &want), "add_ct aliased on b it=%d", it);
         memset(&s, 0xa5, sizeof(s));
         TGF(_add_aff_ct)(&s, &p, &qa);
         CHECK(TGF(_same)(&s, &want), "add_aff_ct vs add it=%d", it);
