@@ -641,21 +641,20 @@ static unsigned lvl_pp(void)
     return v;
 }
 /* One level of the window reduction in either form, the grid derived from
- * the form's lanes a point: O::W for k_bucket_lvl, 2 O::W for k_bucket_lvl_pp
- * (its two stages). */
+ * the form's lanes a point (lvl_lanes, lvl_pp_lanes). */
 template <class O> struct lvl_form {
     typedef typename O::mem P;
     static void plain(const P *S_in, const P *Q_in, uint32_t n_in, unsigned L, unsigned w1, unsigned shift,
                       uint32_t m_out, P *S_out, P *Q_out, cudaStream_t s)
     {
-        k_bucket_lvl<O><<<grid_for(O::W * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift, m_out,
+        k_bucket_lvl<O><<<grid_for(lvl_lanes<O> * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1, shift, m_out,
                                                                            S_out, Q_out);
     }
     template <int MINB = 1>
     static void pp(const P *S_in, const P *Q_in, uint32_t n_in, unsigned L, unsigned w1, unsigned shift,
                    uint32_t m_out, P *S_out, P *Q_out, cudaStream_t s)
     {
-        k_bucket_lvl_pp<O, MINB><<<grid_for(2 * O::W * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1,
+        k_bucket_lvl_pp<O, MINB><<<grid_for(lvl_pp_lanes<O> * (size_t)m_out, 128), 128, 0, s>>>(S_in, Q_in, n_in, L, w1,
                                                                                         shift, m_out, S_out, Q_out);
     }
 };

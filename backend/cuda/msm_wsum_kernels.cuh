@@ -63,14 +63,18 @@ template <class B, bool LZ> struct wsum_g2 {
  *
  * k_bucket_lvl: W lanes (O::W) per output point carry its running sum S, its
  * weighted sum T and the loaded bucket (three XYZZ points: a BLS12-381 G1
- * one spills); launched with W m_out threads.
+ * one spills); launched with lvl_lanes<O> m_out threads.
  */
+template <class O> constexpr unsigned lvl_lanes = O::W;
+/* k_bucket_lvl_pp's lanes an output point: its two stages of O::W */
+template <class O> constexpr unsigned lvl_pp_lanes = 2 * O::W;
+
 template <class O>
 __global__ void __launch_bounds__(128) k_bucket_lvl(const typename O::mem *S_in, const typename O::mem *Q_in,
                                                     uint32_t n_in, unsigned L, unsigned w1, unsigned shift,
                                                     uint32_t m_out, typename O::mem *S_out, typename O::mem *Q_out)
 {
-    const uint32_t g = (blockIdx.x * blockDim.x + threadIdx.x) / O::W;
+    const uint32_t g = (blockIdx.x * blockDim.x + threadIdx.x) / lvl_lanes<O>;
     if (g >= m_out) /* the lanes of a point leave together */
         return;
     const O o;
@@ -124,7 +128,7 @@ __global__ void __launch_bounds__(128, MINB) k_bucket_lvl_pp(const typename O::m
                                                        uint32_t n_in, unsigned L, unsigned w1, unsigned shift,
                                                        uint32_t m_out, typename O::mem *S_out, typename O::mem *Q_out)
 {
-    constexpr unsigned G = 2 * O::W;
+    constexpr unsigned G = lvl_pp_lanes<O>;
     const uint32_t g = (blockIdx.x * blockDim.x + threadIdx.x) / G;
     if (g >= m_out) /* a group's lanes leave together */
         return;

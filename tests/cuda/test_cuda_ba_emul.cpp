@@ -697,20 +697,19 @@ template <class G> struct wsum_case {
         launch_(v, S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out, (F *)0);
     }
     /* one level in either form, the grid derived from the form's lanes a
-     * point as the driver's lvl_form does: O::W, or 2 O::W for the
-     * pipelined kernel */
+     * point as the driver's lvl_form does */
     template <class O>
     static void plain(const P *S_in, const P *Q_in, uint32_t n_in, unsigned L, unsigned w1, unsigned shift,
                       uint32_t m_out, P *S_out, P *Q_out)
     {
-        emu_launch(dim3(grid(O::W * (size_t)m_out, 128)), dim3(128),
+        emu_launch(dim3(grid(lvl_lanes<O> * (size_t)m_out, 128)), dim3(128),
                    [&] { k_bucket_lvl<O>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
     }
     template <class O, int MINB = 1>
     static void pp(const P *S_in, const P *Q_in, uint32_t n_in, unsigned L, unsigned w1, unsigned shift,
                    uint32_t m_out, P *S_out, P *Q_out)
     {
-        emu_launch(dim3(grid(2 * O::W * (size_t)m_out, 128)), dim3(128),
+        emu_launch(dim3(grid(lvl_pp_lanes<O> * (size_t)m_out, 128)), dim3(128),
                    [&] { k_bucket_lvl_pp<O, MINB>(S_in, Q_in, n_in, L, w1, shift, m_out, S_out, Q_out); });
     }
     template <class B>
