@@ -40,7 +40,9 @@ void gpud_stage_observe(gpud *g, int stage, uint64_t ns)
 
 /* A client connection that watches at least one job is exempt from the
  * loop's idle timeout (events may be minutes apart); it stops being exempt
- * when no job lists it any more. */
+ * when no job lists it any more: a watcher ends when its send fails, when
+ * its connection closes, and when the job is final (gpud_watch_end, after
+ * the job's last EVENT), so no job that is over keeps a connection open. */
 static int conn_watches(const gpud *g, const czk_conn *c)
 {
     for (const gpud_job *j = g->jobs_head; j; j = j->next)
@@ -70,6 +72,12 @@ static void watch_remove(gpud *g, gpud_job *j, int i)
     j->watchers[i] = j->watchers[--j->nwatch];
     if (!conn_watches(g, c))
         gpud_conn_watching(g, c, 0);
+}
+
+void gpud_watch_end(gpud *g, gpud_job *j)
+{
+    while (j->nwatch)
+        watch_remove(g, j, j->nwatch - 1);
 }
 
 void gpud_watch_drop_conn(gpud *g, czk_conn *c)

@@ -203,7 +203,10 @@ static inline int gpud_job_key_ready(const gpud_circuit *circuits, unsigned n, u
 typedef struct gpud_slot {
     gpud_part *part;    /* partition using the slot, NULL when free */
     gpud_synth *synth;  /* synth filling it (P_SYNTH), or holding it while quarantined */
-    uint8_t quarantined; /* its synth missed synth_timeout_s: out of use until that synth answers or goes */
+    /* out of use because a fill may still write to it: its synth missed
+     * synth_timeout_s (until it answers or goes), or its link closed while its
+     * process lives (sched.c: until the process exits or reconnects) */
+    uint8_t quarantined;
     uint32_t qgen;       /* the generation the quarantined assignment had */
 } gpud_slot;
 
@@ -214,6 +217,7 @@ typedef struct gpud_pool {
     gpud_slot *slots;
     uint32_t in_use;
     czk_metric *m_in_use, *m_capacity, *m_quarantined; /* czk_gpud_slots_{in_use,capacity,quarantined}{pool} */
+    uint8_t q_full; /* every slot in use, some quarantined, partitions waiting: logged once (sched.c) */
 } gpud_pool;
 
 struct gpud_synth {
@@ -223,6 +227,8 @@ struct gpud_synth {
     uint32_t inflight;
     uint32_t quarantined; /* slots it holds past synth_timeout_s: no new ASSIGN while > 0 */
     gpud_peer_map map;    /* our circuits -> its circuit ids, from its HELLO (circuits.h) */
+    czk_proc_ref proc;    /* its process, pinned at its HELLO (not pinned: slots reclaimed at disconnect) */
+    uint8_t gone;         /* link closed, process alive: off g->synths, kept for its quarantined slots */
     gpud_synth *next;
 };
 
@@ -324,10 +330,18 @@ typedef struct gpud_submit_req {
     uint64_t job, tsub;
     int check_only;                /* a repeated request id: only hash the witnesses (no spool), then compare
                                       them with job `job`'s (jobs.c) */
+    /* what the intake thread needs of the circuit, copied on the loop thread
+     * when the request is made: the intake never reads g->circuits, which a
+     * key reload (reload.c, keys.c) rewrites on the loop thread */
+    char cname[64];
+    uint32_t n_vars;
+    czk_curve_id curve;
     int *fds;                      /* nparts witness fds, owned; closed by the intake thread */
     uint8_t *wsha;                 /* nparts * CZK_SHA256_LEN, written by the intake thread */
     int rc;                        /* intake thread: 0 or -errno, why says what */
     char why[CZK_MSG_STR_LONG];
+    gpud_job *jmem;                /* loop thread: the job's memory, allocated before its ACCEPT is written
+                                      (gpud_job_alloc), so a durable ACCEPT always becomes a job */
 } gpud_submit_req;
 
 typedef struct gpud_stage_stat {
@@ -481,6 +495,9 @@ void gpud_event(gpud *g, gpud_job *j, uint32_t part, uint32_t stage, int32_t sta
                 const czk_bytes *proof, const czk_bytes *pub);
 void gpud_watch_add(gpud *g, gpud_job *j, czk_conn *c);
 void gpud_watch_drop_conn(gpud *g, czk_conn *c); /* c is gone: it follows no job any more */
+/* j is final and its last EVENT sent: nobody follows it any more, and each
+ * connection that follows no other job is subject to the idle timeout again */
+void gpud_watch_end(gpud *g, gpud_job *j);
 /* WATCH's answer (also a duplicate SUBMIT's with CZK_SUBMIT_F_WAIT): EVENT
  * with the job's current stage, and c follows a job that is still active */
 void gpud_watch_job(gpud *g, gpud_job *j, czk_conn *c);
@@ -533,6 +550,15 @@ void gpud_spool_remove(gpud *g, uint64_t job);
 
 /* part.c: see part.h */
 #include "gpud/part.h"
+/* part.c, the parts of gpud_job_accept for a live SUBMIT (jobs.c): the
+ * memory of a job of nparts partitions (with room for their digests when
+ * digests), allocated before its ACCEPT record is written, and taken by
+ * gpud_job_adopt once the record is durable, which cannot fail: a durable
+ * ACCEPT always becomes a job in memory.  NULL when memory ran out;
+ * gpud_job_discard frees one never adopted. */
+gpud_job *gpud_job_alloc(uint32_t nparts, int digests);
+void gpud_job_discard(gpud_job *j);
+void gpud_job_adopt(gpud *g, const gpud_rec *r, gpud_job *j);
 
 /* jobs.c */
 int gpud_jobs_open(gpud *g, czk_error *e);          /* journal replay + compaction */
@@ -546,6 +572,10 @@ int gpud_jobs_compact(gpud *g, czk_error *e);
 void gpud_jobs_compact_stop(gpud *g);
 void gpud_jobs_requeue_all(gpud *g);               /* after pools: queue every pending partition */
 void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, int *fds, int nfds); /* takes the fds */
+/* a request for nparts witnesses of circuit `circuit` (fds all -1): what the
+ * intake reads of the circuit is copied into it here; NULL without memory */
+gpud_submit_req *gpud_submit_req_new(gpud *g, uint32_t circuit, uint32_t nparts);
+void gpud_submit_req_free(gpud_submit_req *r); /* closes the fds it still holds */
 void gpud_submit_finish(gpud *g, gpud_submit_req *r); /* loop thread: the spool is written (or failed) */
 void gpud_submit_client_gone(gpud *g, czk_conn *c);
 int gpud_job_id_next(gpud *g, uint64_t *id, czk_error *e); /* from the id mark; never one handed out before */
@@ -555,6 +585,10 @@ void gpud_jobs_free(gpud *g);
 int gpud_intake_start(gpud *g, czk_error *e);
 void gpud_intake_stop(gpud *g);
 void gpud_intake_queue(gpud *g, gpud_submit_req *r); /* r->done_task is posted to the loop when done */
+/* the intake's work on one request on the calling thread (spool or hash,
+ * r->rc and r->why set, its fds closed); the intake thread runs it for each
+ * request it takes, the unit tests call it directly */
+void gpud_intake_run(gpud *g, gpud_submit_req *r);
 
 /* sched.c */
 void gpud_sched_attach(gpud *g);                    /* wire g->sched_task to gpud_sched_run */

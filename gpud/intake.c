@@ -19,8 +19,19 @@
  *
  * Hand-off: the loop queues a gpud_submit_req under intake_mu; the thread owns
  * the request (its fds, rc, why) until it posts done_task back to the loop.
- * The thread reads only configuration and circuits, which do not change after
- * start-up.
+ * Besides the request, the thread reads only the configuration and
+ * g->spool_dir, which do not change after start-up.  What it needs of the
+ * circuit (name, number of variables, curve) the loop copied into the
+ * request when it made it (jobs.c, gpud_submit_req_new): g->circuits is the
+ * loop's, and a key reload rewrites a circuit's header there while SUBMITs
+ * are being spooled (reload.c, keys.c's gpud_keys_replace).  A key reload
+ * keeps the sizes and the curve, so a request made before it checks what
+ * the new key needs too.
+ *
+ * gpud_intake_stop (shutdown) does not wait for a request's remaining
+ * partitions: each thread checks intake_stop before a partition and between
+ * the 64 KiB pieces of a witness, and a request stopped so is dropped
+ * (nothing of it was journaled).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -74,9 +85,15 @@ static int foreign_prime(const uint8_t *map, size_t size, czk_curve_id curve, ui
     return 1;
 }
 
+/* shutdown asked the intake to stop (gpud_intake_stop) */
+static int stopping(const gpud *g)
+{
+    return __atomic_load_n(&g->intake_stop, __ATOMIC_RELAXED);
+}
+
 /* validates the spooled copy.  Reasons name the partition and what is wrong,
  * never the spool path (the client knows its files by partition index) */
-static int check_spooled(const gpud_circuit *circ, uint32_t part, const char *path, char *why, size_t n)
+static int check_spooled(const gpud_submit_req *rq, uint32_t part, const char *path, char *why, size_t n)
 {
     const uint8_t *map = NULL;
     size_t size = 0;
@@ -90,7 +107,7 @@ static int check_spooled(const gpud_circuit *circ, uint32_t part, const char *pa
         return r;
     }
     if (czk_binfile_map_fd(&map, &size, fd, WTNS_NAME, &e) == 0) {
-        r = map ? foreign_prime(map, size, circ->zkey.curve, part, why, n) : 0;
+        r = map ? foreign_prime(map, size, rq->curve, part, why, n) : 0;
         czk_binfile_unmap(map, size);
         if (r) {
             close(fd);
@@ -103,9 +120,9 @@ static int check_spooled(const gpud_circuit *circ, uint32_t part, const char *pa
         snprintf(why, n, "partition %u: not a valid witness: %s", part, strip_name(e.msg));
         return r;
     }
-    if (w.n_witness != circ->zkey.n_vars) {
+    if (w.n_witness != rq->n_vars) {
         snprintf(why, n, "partition %u: witness has %u values but circuit \"%s\" has %u variables (a witness of "
-                 "another circuit?)", part, w.n_witness, circ->name, circ->zkey.n_vars);
+                 "another circuit?)", part, w.n_witness, rq->cname, rq->n_vars);
         r = -EINVAL;
     }
     czk_wtns_close(&w);
@@ -114,12 +131,15 @@ static int check_spooled(const gpud_circuit *circ, uint32_t part, const char *pa
 
 /* copies the client's witness (an open fd, never a path) into the spool and
  * validates the copy, so what is checked is what will be proved; digest gets
- * the SHA-256 of the bytes copied.  check_only: hashes, writes nothing. */
-static int spool_one(gpud *g, const gpud_circuit *circ, uint64_t job, uint32_t part, int fd, int check_only,
-                     uint8_t digest[CZK_SHA256_LEN], char *why, size_t n)
+ * the SHA-256 of the bytes copied.  A check_only request: hashes, writes
+ * nothing. */
+static int spool_one(gpud *g, const gpud_submit_req *rq, uint32_t part, uint8_t digest[CZK_SHA256_LEN], char *why,
+                     size_t n)
 {
     char path[CZK_CONFIG_PATH_MAX + 64], tmp[CZK_CONFIG_PATH_MAX + 80];
-    uint64_t cap = (uint64_t)circ->zkey.n_vars * 32 + 4096, off = 0;
+    uint64_t cap = (uint64_t)rq->n_vars * 32 + 4096, off = 0;
+    uint64_t job = rq->job;
+    int fd = rq->fds[part], check_only = rq->check_only;
     uint8_t buf[1 << 16];
     czk_sha256 *sha;
     struct stat st;
@@ -131,7 +151,7 @@ static int spool_one(gpud *g, const gpud_circuit *circ, uint64_t job, uint32_t p
     }
     if ((uint64_t)st.st_size > cap) {
         snprintf(why, n, "partition %u: the witness is %lld bytes, more than a %s witness can be (%llu)", part,
-                 (long long)st.st_size, circ->name, (unsigned long long)cap);
+                 (long long)st.st_size, rq->cname, (unsigned long long)cap);
         return -EFBIG;
     }
     if (czk_sha256_new(&sha) < 0) {
@@ -147,7 +167,13 @@ static int spool_one(gpud *g, const gpud_circuit *circ, uint64_t job, uint32_t p
         return r;
     }
     for (;;) {
-        ssize_t k = pread(fd, buf, sizeof(buf), (off_t)off);
+        ssize_t k;
+        if (stopping(g)) {
+            r = -ECANCELED;
+            snprintf(why, n, "partition %u: czk-gpud is stopping", part);
+            break;
+        }
+        k = pread(fd, buf, sizeof(buf), (off_t)off);
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0) {
@@ -190,7 +216,7 @@ static int spool_one(gpud *g, const gpud_circuit *circ, uint64_t job, uint32_t p
         unlink(tmp);
         return r;
     }
-    return check_spooled(circ, part, path, why, n);
+    return check_spooled(rq, part, path, why, n);
 }
 
 /* the partitions of one request, shared by the threads that spool them */
@@ -212,8 +238,11 @@ static void *spool_worker(void *arg)
         uint32_t i = __atomic_fetch_add(&sw->next, 1, __ATOMIC_RELAXED);
         if (i >= r->nparts || i > __atomic_load_n(&sw->failed, __ATOMIC_RELAXED))
             return NULL; /* done, or past a failure: its report is the lowest one's */
-        sw->rc[i] = spool_one(sw->g, &sw->g->circuits[r->circuit], r->job, i, r->fds[i], r->check_only,
-                              r->wsha + (size_t)i * CZK_SHA256_LEN, sw->why[i], sizeof(sw->why[i]));
+        if (stopping(sw->g)) {
+            sw->rc[i] = -ECANCELED;
+            snprintf(sw->why[i], sizeof(sw->why[i]), "partition %u: czk-gpud is stopping", i);
+        } else
+            sw->rc[i] = spool_one(sw->g, r, i, r->wsha + (size_t)i * CZK_SHA256_LEN, sw->why[i], sizeof(sw->why[i]));
         if (sw->rc[i] < 0) {
             uint32_t f = __atomic_load_n(&sw->failed, __ATOMIC_RELAXED);
             while (i < f && !__atomic_compare_exchange_n(&sw->failed, &f, i, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -298,14 +327,19 @@ static void *intake_main(void *arg)
         if (!g->iq_head)
             g->iq_tail = NULL;
         pthread_mutex_unlock(&g->intake_mu);
-        spool_job(g, r);
-        for (uint32_t i = 0; i < r->nparts; i++)
-            if (r->fds[i] >= 0) {
-                close(r->fds[i]);
-                r->fds[i] = -1;
-            }
+        gpud_intake_run(g, r);
         czk_loop_post(g->loop, &r->done_task);
     }
+}
+
+void gpud_intake_run(gpud *g, gpud_submit_req *r)
+{
+    spool_job(g, r);
+    for (uint32_t i = 0; i < r->nparts; i++)
+        if (r->fds[i] >= 0) {
+            close(r->fds[i]);
+            r->fds[i] = -1;
+        }
 }
 
 void gpud_intake_queue(gpud *g, gpud_submit_req *r)
@@ -339,7 +373,7 @@ void gpud_intake_stop(gpud *g)
     if (!g->intake_started)
         return;
     pthread_mutex_lock(&g->intake_mu);
-    g->intake_stop = 1;
+    __atomic_store_n(&g->intake_stop, 1, __ATOMIC_RELAXED); /* also read without intake_mu: stopping() */
     pthread_cond_signal(&g->intake_cv);
     pthread_mutex_unlock(&g->intake_mu);
     pthread_join(g->intake_th, NULL);

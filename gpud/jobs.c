@@ -27,6 +27,24 @@
  * needs their digests, so a repeated id with the same circuit and count goes
  * through the intake thread in check_only mode (hash, no spool) first.
  *
+ * Every request in the intake holds its witness fds and costs the intake
+ * thread a read of every witness, so a repeat is bounded like a fresh
+ * submission: it is in g->pending and counts in pending_jobs and
+ * pending_parts (which the caps of a fresh SUBMIT count too), it is refused
+ * (-EBUSY) when the requests in the intake already hold max_jobs requests or
+ * max_queued_partitions witnesses, and one request id of a uid is in the
+ * intake once at a time (a second answers -EAGAIN, as a fresh one being
+ * spooled does).  Its caps count the intake only, not the active jobs: a
+ * client asking again for the job it submitted (a lost ACCEPTED) is answered
+ * while that job still fills the queue.  The journal is not needed for the
+ * answer, so a repeat is answered while the journal is down.
+ *
+ * A job's memory is allocated before its ACCEPT is written and taken once
+ * the record is durable (part.c's gpud_job_alloc / gpud_job_adopt), and
+ * the committer finds room for the record's callback before it writes
+ * (ipc/commit.h): an ACCEPT in the journal is always a job in memory, and
+ * a SUBMIT refused for want of memory leaves no record behind.
+ *
  * Runs on the loop thread only.
  */
 #include <dirent.h>
@@ -228,7 +246,7 @@ static void on_compacted(czk_loop_task *t, void *ctx)
     czk_fault("gpud.compact_finish");
     if (cj->rc == 0 && compact_finish(g, cj, &cj->e) == 0)
         czk_metric_inc(g->m_journal_compactions, 1);
-    else {
+    else if (!czk_journal_failed(g->journal)) { /* poisoned: the observer has stopped gpud (table.c) */
         compact_due(g);
         compact_failed(g, cj->e.msg);
     }
@@ -383,8 +401,11 @@ int gpud_jobs_open(gpud *g, czk_error *e)
     g->compact_task.fn = on_compact_task;
     g->compact_task.ctx = g;
     compact_due(g);
-    if (info->records > 0 && (r = gpud_jobs_compact(g, e)) < 0)
+    if (info->records > 0 && (r = gpud_jobs_compact(g, e)) < 0) {
+        if (czk_journal_failed(g->journal))
+            return r; /* the renamed file may not be durable: a restart opens what the disk holds */
         czk_warn("journal compaction failed (continuing with the full journal): %s", e->msg);
+    }
     spool_sweep(g);
     return gpud_journal_commit_open(g, e);
 }
@@ -492,12 +513,14 @@ static void reject(gpud *g, czk_conn *c, const char *req, int code, const char *
     gpud_send(g, c, &m, NULL, 0);
 }
 
+/* a request of this uid with this request id in the intake or awaiting its
+ * ACCEPT's sync: a fresh submission or a repeat being compared */
 static gpud_submit_req *pending_find(gpud *g, uint32_t uid, const char *req)
 {
     if (!req[0])
         return NULL;
     for (gpud_submit_req *r = g->pending; r; r = r->next)
-        if (!r->check_only && r->uid == uid && !strcmp(r->req, req))
+        if (r->uid == uid && !strcmp(r->req, req))
             return r;
     return NULL;
 }
@@ -510,13 +533,58 @@ static void on_spooled(czk_loop_task *t, void *ctx)
     gpud_submit_finish(r->g, r);
 }
 
-static void req_free(gpud_submit_req *r)
+void gpud_submit_req_free(gpud_submit_req *r)
 {
     if (!r)
         return;
+    for (uint32_t i = 0; r->fds && i < r->nparts; i++)
+        if (r->fds[i] >= 0)
+            close(r->fds[i]);
+    gpud_job_discard(r->jmem);
     free(r->fds);
     free(r->wsha);
     free(r);
+}
+
+gpud_submit_req *gpud_submit_req_new(gpud *g, uint32_t circuit, uint32_t nparts)
+{
+    gpud_submit_req *r = calloc(1, sizeof(*r));
+    const gpud_circuit *c = &g->circuits[circuit];
+
+    if (!r)
+        return NULL;
+    r->nparts = nparts;
+    r->fds = malloc((nparts ? nparts : 1) * sizeof(int));
+    r->wsha = calloc(nparts ? nparts : 1, CZK_SHA256_LEN);
+    if (!r->fds || !r->wsha) {
+        r->nparts = 0; /* no fd to close */
+        gpud_submit_req_free(r);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < nparts; i++)
+        r->fds[i] = -1;
+    r->g = g;
+    r->circuit = circuit;
+    /* the loop's view of the circuit now, for the intake thread (intake.c) */
+    snprintf(r->cname, sizeof(r->cname), "%s", c->name);
+    r->n_vars = c->zkey.n_vars;
+    r->curve = c->zkey.curve;
+    r->done_task.fn = on_spooled;
+    r->done_task.ctx = r;
+    return r;
+}
+
+static void req_free(gpud_submit_req *r) { gpud_submit_req_free(r); }
+
+/* r goes to the intake thread: it counts against the pending caps until
+ * pending_unlink */
+static void pending_add(gpud *g, gpud_submit_req *r)
+{
+    r->next = g->pending;
+    g->pending = r;
+    g->pending_jobs++;
+    g->pending_parts += r->nparts;
+    gpud_intake_queue(g, r);
 }
 
 static void accepted_dup(gpud *g, czk_conn *c, const char *req, gpud_job *j, uint32_t flags)
@@ -567,33 +635,32 @@ static void submit_repeat(gpud *g, czk_conn *c, const czk_msg_submit *s, int *fd
                       s->n_partitions);
     if (!j->wsha || j->circuit == UINT32_MAX) /* journaled before digests were: circuit and count decide */
         return accepted_dup(g, c, s->request_id, j, s->flags);
-    r = calloc(1, sizeof(*r));
-    if (r) {
-        r->fds = calloc(s->n_partitions ? s->n_partitions : 1, sizeof(int));
-        r->wsha = calloc(s->n_partitions ? s->n_partitions : 1, CZK_SHA256_LEN);
-    }
-    if (!r || !r->fds || !r->wsha) {
-        req_free(r);
+    /* its witnesses go through the intake like a fresh submission's: bounded
+     * alike (the comment at the top) */
+    if (pending_find(g, uid, s->request_id))
+        return reject(g, c, s->request_id, -EAGAIN,
+                      "a submission with request id \"%s\" is still being compared with job %llu: wait for its "
+                      "answer", s->request_id, (unsigned long long)j->id);
+    if (g->pending_jobs >= (unsigned)g->cfg.max_jobs)
+        return reject(g, c, s->request_id, -EBUSY, "%u submissions are being spooled, max_jobs = %d: try again later",
+                      g->pending_jobs, g->cfg.max_jobs);
+    if (g->pending_parts + s->n_partitions > (unsigned)g->cfg.max_queued_partitions)
+        return reject(g, c, s->request_id, -EBUSY,
+                      "%u witnesses are being spooled, %u more exceed max_queued_partitions = %d: try again later",
+                      g->pending_parts, s->n_partitions, g->cfg.max_queued_partitions);
+    if (!(r = gpud_submit_req_new(g, j->circuit, s->n_partitions)))
         return reject(g, c, s->request_id, -ENOMEM, "out of memory");
-    }
-    r->g = g;
     r->conn = c;
     r->check_only = 1;
     snprintf(r->req, sizeof(r->req), "%s", s->request_id);
     r->flags = s->flags;
     r->uid = uid;
-    r->nparts = s->n_partitions;
-    r->circuit = j->circuit;
     r->job = j->id;
-    r->done_task.fn = on_spooled;
-    r->done_task.ctx = r;
     for (int i = 0; i < nfds; i++) {
         r->fds[i] = fds[i];
         fds[i] = -1;
     }
-    r->next = g->pending;
-    g->pending = r;
-    gpud_intake_queue(g, r);
+    pending_add(g, r);
 }
 
 void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, int *fds, int nfds)
@@ -645,15 +712,8 @@ void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, int *fds, int nf
         return reject(g, c, s->request_id, -EBUSY,
                       "queue full: %u partitions queued, %u more exceed max_queued_partitions = %d",
                       g->part_count[P_QUEUED] + g->pending_parts, s->n_partitions, g->cfg.max_queued_partitions);
-    r = calloc(1, sizeof(*r));
-    if (r) {
-        r->fds = calloc(s->n_partitions, sizeof(int));
-        r->wsha = calloc(s->n_partitions, CZK_SHA256_LEN);
-    }
-    if (!r || !r->fds || !r->wsha) {
-        req_free(r);
+    if (!(r = gpud_submit_req_new(g, circ, s->n_partitions)))
         return reject(g, c, s->request_id, -ENOMEM, "out of memory");
-    }
     if ((rc = gpud_job_id_next(g, &r->job, &e)) < 0) {
         /* the id mark lives in state_dir beside the journal */
         czk_err("could not reserve job ids: %s", e.msg);
@@ -661,26 +721,17 @@ void gpud_submit(gpud *g, czk_conn *c, const czk_msg_submit *s, int *fds, int nf
         return reject(g, c, s->request_id, rc, "%scould not reserve a job id (%s)",
                       rc == -ENOSPC || rc == -EDQUOT ? "state_dir is full: " : "", strerror(-rc));
     }
-    r->g = g;
     r->conn = c;
     snprintf(r->req, sizeof(r->req), "%s", s->request_id);
     r->flags = s->flags;
     r->lane = s->priority < GPUD_LANES ? s->priority : GPUD_LANES - 1;
     r->uid = uid;
-    r->nparts = s->n_partitions;
-    r->circuit = circ;
     r->tsub = czk_real_ns();
-    r->done_task.fn = on_spooled;
-    r->done_task.ctx = r;
     for (int i = 0; i < nfds; i++) { /* take the fds: the loop would close them after on_msg */
         r->fds[i] = fds[i];
         fds[i] = -1;
     }
-    r->next = g->pending;
-    g->pending = r;
-    g->pending_jobs++;
-    g->pending_parts += r->nparts;
-    gpud_intake_queue(g, r);
+    pending_add(g, r);
 }
 
 void gpud_submit_client_gone(gpud *g, czk_conn *c)
@@ -723,10 +774,8 @@ static void pending_unlink(gpud *g, gpud_submit_req *q)
             *pp = q->next;
             break;
         }
-    if (!q->check_only) {
-        g->pending_jobs--;
-        g->pending_parts -= q->nparts;
-    }
+    g->pending_jobs--;
+    g->pending_parts -= q->nparts;
 }
 
 static void accept_rec(const gpud *g, const gpud_submit_req *q, gpud_rec *r)
@@ -755,6 +804,18 @@ static void accept_settled(void *owner, void *ctx, uint64_t seq, int rc)
 
     (void)seq;
     pending_unlink(g, q);
+    if (rc < 0 && czk_journal_failed(g->journal)) {
+        /* poisoned (ipc/journal.h): whether the record is on the disk is
+         * known only when a restart opens the journal, so its witnesses stay
+         * for replay (the start-up sweep removes them if the record is gone)
+         * and the client is told to ask again under the same request id */
+        if (q->conn)
+            reject(g, q->conn, q->req, rc,
+                   "the journal failed and gpud is restarting: submit again with the same request id to learn "
+                   "whether the job was accepted");
+        req_free(q);
+        return;
+    }
     if (rc < 0) {
         /* not in the journal, so not accepted: nothing of it stays */
         gpud_spool_remove(g, q->job);
@@ -767,7 +828,9 @@ static void accept_settled(void *owner, void *ctx, uint64_t seq, int rc)
     }
     czk_fault("gpud.after_accept_journal");
     accept_rec(g, q, &r);
-    gpud_job_accept(g, &r, &j); /* journaled: without memory for it now, the job runs after a restart */
+    j = q->jmem; /* allocated before the record was written: taking it cannot fail */
+    q->jmem = NULL;
+    gpud_job_adopt(g, &r, j);
     if (q->conn) {
         memset(&m, 0, sizeof(m));
         m.type = CZK_MSG_ACCEPTED;
@@ -779,16 +842,14 @@ static void accept_settled(void *owner, void *ctx, uint64_t seq, int rc)
     czk_info("job %llu accepted: circuit %s, %u partitions, lane %u, uid %u, request \"%s\"",
              (unsigned long long)r.job, r.circ, r.nparts, r.lane, r.uid, r.req);
     czk_metric_set(g->m_jobs, g->n_active);
-    if (j) {
-        if ((q->flags & CZK_SUBMIT_F_WAIT) && q->conn)
-            gpud_watch_add(g, j, q->conn);
-        for (uint32_t i = 0; i < j->nparts; i++) {
-            j->parts[i].t_enq = gpud_now(g);
-            gpud_lane_push(g, &j->parts[i], 0);
-        }
-        gpud_event(g, j, CZK_PARTITION_ALL, CZK_STAGE_QUEUED, 0, NULL, NULL, NULL);
-        gpud_sched_dirty(g);
+    if ((q->flags & CZK_SUBMIT_F_WAIT) && q->conn)
+        gpud_watch_add(g, j, q->conn);
+    for (uint32_t i = 0; i < j->nparts; i++) {
+        j->parts[i].t_enq = gpud_now(g);
+        gpud_lane_push(g, &j->parts[i], 0);
     }
+    gpud_event(g, j, CZK_PARTITION_ALL, CZK_STAGE_QUEUED, 0, NULL, NULL, NULL);
+    gpud_sched_dirty(g);
     req_free(q);
 }
 
@@ -822,6 +883,14 @@ void gpud_submit_finish(gpud *g, gpud_submit_req *q)
         pending_unlink(g, q);
         gpud_spool_remove(g, q->job);
         reject_journal_down(g, q->conn, q->req);
+        goto out;
+    }
+    /* the job's memory before its record: a durable ACCEPT must become a job
+     * (accept_settled), and one refused here leaves nothing in the journal */
+    if (czk_fault("gpud.accept_alloc") < 0 || !(q->jmem = gpud_job_alloc(q->nparts, 1))) {
+        pending_unlink(g, q);
+        gpud_spool_remove(g, q->job);
+        reject(g, q->conn, q->req, -ENOMEM, "out of memory for the job: not accepted, try again later");
         goto out;
     }
     accept_rec(g, q, &r);

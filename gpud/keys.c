@@ -606,9 +606,17 @@ int gpud_keys_replace(gpud *g, unsigned i, czk_zkey *nz, czk_error *e)
         free(c->points);
         c->points = NULL;
     }
-    czk_zkey_close(&c->zkey);
-    c->zkey = *nz; /* same sizes: the backend's config entry (&c->zkey) still holds */
-    memset(nz, 0, sizeof(*nz));
+    {
+        /* the new header takes the old one's place before the old one is
+         * closed (czk_zkey_close zeroes what it closes), so c->zkey never
+         * reads as an empty key; only the loop reads it (the intake thread
+         * has its own copy of the sizes, intake.c).  Same sizes: the
+         * backend's config entry (&c->zkey) still holds */
+        czk_zkey old = c->zkey;
+        c->zkey = *nz;
+        memset(nz, 0, sizeof(*nz));
+        czk_zkey_close(&old);
+    }
     c->key_state = GPUD_KEY_LOADING;
     c->key_why[0] = 0;
     czk_metric_set(c->m_ready, 0);

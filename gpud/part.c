@@ -198,21 +198,42 @@ void gpud_job_maybe_release(gpud *g, gpud_job *j)
         gpud_job_free_parts(g, j);
 }
 
-int gpud_job_accept(gpud *g, const gpud_rec *r, gpud_job **out)
+gpud_job *gpud_job_alloc(uint32_t nparts, int digests)
 {
-    gpud_job *j;
+    gpud_job *j = calloc(1, sizeof(*j));
 
-    *out = NULL;
-    if (!(j = calloc(1, sizeof(*j))) || !(j->parts = calloc(r->nparts ? r->nparts : 1, sizeof(gpud_part)))) {
-        free(j);
-        czk_err("job %llu: out of memory%s", (unsigned long long)r->job,
-                g->replaying ? "" : " after journaling it; it will run after a restart");
-        return 0;
+    if (!j)
+        return NULL;
+    j->parts = calloc(nparts ? nparts : 1, sizeof(gpud_part));
+    if (digests)
+        j->wsha = malloc((size_t)(nparts ? nparts : 1) * CZK_SHA256_LEN);
+    if (!j->parts || (digests && !j->wsha)) {
+        gpud_job_discard(j);
+        return NULL;
     }
-    if (r->wsha && (j->wsha = malloc((size_t)r->nparts * CZK_SHA256_LEN)))
+    j->nparts = nparts;
+    return j;
+}
+
+void gpud_job_discard(gpud_job *j)
+{
+    if (!j)
+        return;
+    free(j->parts);
+    free(j->wsha);
+    free(j);
+}
+
+void gpud_job_adopt(gpud *g, const gpud_rec *r, gpud_job *j)
+{
+    if (j->wsha && r->wsha)
         memcpy(j->wsha, r->wsha, (size_t)r->nparts * CZK_SHA256_LEN);
-    /* without memory for the digests the job still runs; a repeated request
-     * id is then compared by circuit and partition count only */
+    else {
+        /* an ACCEPT without digests (an older record): a repeated request id
+         * is compared by circuit and partition count only */
+        free(j->wsha);
+        j->wsha = NULL;
+    }
     j->id = r->job;
     snprintf(j->req, sizeof(j->req), "%s", r->req);
     snprintf(j->cname, sizeof(j->cname), "%s", r->circ);
@@ -233,6 +254,20 @@ int gpud_job_accept(gpud *g, const gpud_rec *r, gpud_job **out)
     g->part_count[P_QUEUED] += r->nparts;
     gpud_job_insert(g, j);
     g->n_active++;
+}
+
+int gpud_job_accept(gpud *g, const gpud_rec *r, gpud_job **out)
+{
+    gpud_job *j = gpud_job_alloc(r->nparts, r->wsha != NULL);
+
+    *out = NULL;
+    if (!j && r->wsha) /* without memory for the digests the job still runs (compared by circuit and count) */
+        j = gpud_job_alloc(r->nparts, 0);
+    if (!j) {
+        czk_err("job %llu: out of memory%s", (unsigned long long)r->job, g->replaying ? " while replaying it" : "");
+        return 0;
+    }
+    gpud_job_adopt(g, r, j);
     *out = j;
     return 0;
 }
@@ -240,6 +275,9 @@ int gpud_job_accept(gpud *g, const gpud_rec *r, gpud_job **out)
 void gpud_job_finished(gpud *g, gpud_job *j, int state)
 {
     j->state = state;
+    /* its last EVENT went out before this: the connections that followed it
+     * are done with it (and idle-timeout eligible once they follow no job) */
+    gpud_watch_end(g, j);
     g->n_active--;
     g->n_history++;
     if (!g->replaying) /* at start the spool sweep removes what replay finished */

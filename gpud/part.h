@@ -10,8 +10,8 @@
  *   QUEUED    READY      a restarted gpud adopts a READY slot (sched.c, pools)
  *   QUEUED    DONE/FAILED  journal replay of DONE; spool or circuit gone (jobs.c)
  *   QUEUED    CANCELLED  CANCEL (or its replay)
- *   SYNTH     READY      READY from the synth, or it died after publishing READY
- *   SYNTH     QUEUED     the synth died, or its lease ran out (front of the lane)
+ *   SYNTH     READY      READY from the synth, or its link closed after publishing READY
+ *   SYNTH     QUEUED     the synth's link closed, or its lease ran out (front of the lane)
  *   SYNTH     FAILED     READY with an error, or a slot that is not READY
  *   SYNTH     CANCELLED  CANCEL: the synth is asked to stop (RELEASE)
  *   READY     GPU        a backend context takes it (worker.c)
@@ -54,10 +54,13 @@ int gpud_part_may_move(int from, int to); /* 1 when the table above allows it */
  * CANCELLED there (not on a backend context, whose copy frees the slot) */
 int gpud_part_awaits_ready(const gpud_part *p);
 
-/* jobs: creation in memory once its ACCEPT is durable (jobs.c journals it;
- * replay; returns 0 with *out NULL when memory ran out), the end of a job, its
- * cancellation (journals CANCEL; `by`, when not NULL, is added as a watcher
- * before the CANCELLED event) */
+/* jobs: gpud_job_accept makes the job of an ACCEPT record in memory for
+ * journal replay only (jobs.c; returns 0 with *out NULL when memory ran out,
+ * and the replay fails); a live SUBMIT allocates its job before the ACCEPT is
+ * written and adopts it once the record is durable (gpud_job_alloc,
+ * gpud_job_adopt in gpud.h).  Then the end of a job, its cancellation
+ * (journals CANCEL; `by`, when not NULL, is added as a watcher before the
+ * CANCELLED event) */
 int gpud_job_accept(gpud *g, const gpud_rec *r, gpud_job **out);
 void gpud_job_finished(gpud *g, gpud_job *j, int state);
 int gpud_job_cancel(gpud *g, gpud_job *j, czk_conn *by);
@@ -75,7 +78,7 @@ int gpud_part_computed(gpud *g, gpud_part *p, czk_groth16_any_msm_out *res, czk_
 /* back to the front of its lane; what happens to the slot it holds: */
 enum {
     GPUD_SLOT_RECLAIM,    /* ASSIGNED/FILLING slot reclaimed (generation + 1), back in use */
-    GPUD_SLOT_QUARANTINE, /* kept by the synth, out of use, RELEASE asks it to stop */
+    GPUD_SLOT_QUARANTINE, /* kept by the synth, out of use, RELEASE asks it to stop (none when its link closed) */
     GPUD_SLOT_LOST,       /* somebody else's now: only our accounting is dropped */
 };
 int gpud_part_requeue(gpud *g, gpud_part *p, int slot_action);

@@ -14,6 +14,17 @@
  * watchdog) is caught by the assignment lease, gpud_leases_check.  The
  * partitions' states and the slot accounting change only in part.c.
  *
+ * A closed link is not a dead synth: gpud closes synth links itself (a key
+ * reload), and a restarted gpud adopts a pool whose synths may live on.  The
+ * synth's fill thread then keeps writing the slot until it notices (it checks
+ * between stages, synth/fill.c), so a slot is reclaimed only once the process
+ * that owned it is known to be gone: its partition is requeued at once, but
+ * an ASSIGNED/FILLING slot stays quarantined, held by the disconnected synth
+ * (s->gone, off g->synths), until its process exits (pinned by a pidfd at its
+ * HELLO, ipc/peer.h; checked on the status tick) or connects again (a synth
+ * connects only once none of its fills runs, synth/main.c).  At adoption the
+ * slot header's owner pid is pinned the same way.
+ *
  * Scheduling rule: whenever a slot or a worker frees up, the highest
  * non-empty lane goes first (FIFO inside a lane); partitions of a circuit
  * whose key is not ready (loading, or failed) are passed over: they wait in
@@ -171,18 +182,22 @@ void gpud_sched_attach(gpud *g)
 
 /* ------------------------------------------------------------- leases --- */
 
+static void quarantine_check(gpud *g);
+
 /* Assignment leases.  A synth that has held an ASSIGNED/FILLING slot for
  * [gpud] synth_timeout_s without READY is taken as hung: its process is alive
  * (no EOF) and its loop thread may still feed systemd's watchdog while the
  * fill worker is stuck.  The partition goes back to the front of its lane for
  * another synth; the slot is quarantined, out of use because the stuck fill may
  * still write to it, until that synth answers for it (READY of any status,
- * after the RELEASE that asks it to stop) or disconnects; meanwhile the synth
+ * after the RELEASE that asks it to stop) or its process exits (a link that
+ * closes while it lives keeps the quarantine, below); meanwhile the synth
  * gets no new ASSIGN.  Runs on the loop thread, from the status tick. */
 void gpud_leases_check(gpud *g)
 {
     uint64_t now = gpud_now(g), lim;
 
+    quarantine_check(g);
     if (g->cfg.synth_timeout_s <= 0)
         return;
     lim = (uint64_t)g->cfg.synth_timeout_s * 1000000000ull;
@@ -197,7 +212,7 @@ void gpud_leases_check(gpud *g)
                 continue; /* a READY slot's message is on its way */
             czk_warn("synth pid %u has held pool %u slot %u (job %llu partition %u) for %llu s without READY "
                      "(synth_timeout_s = %d): partition requeued for another synth, slot quarantined until this "
-                     "synth answers for it or disconnects, no new work for it meanwhile",
+                     "synth answers for it, connects again or exits, no new work for it meanwhile",
                      s->owner, gp->id, k, (unsigned long long)p->job->id, p->index,
                      (unsigned long long)((now - p->t_assign) / 1000000000ull), g->cfg.synth_timeout_s);
             if (gpud_part_requeue(g, p, GPUD_SLOT_QUARANTINE) < 0)
@@ -208,10 +223,17 @@ void gpud_leases_check(gpud *g)
     }
 }
 
+static void ghost_free(gpud_synth *s)
+{
+    czk_proc_ref_close(&s->proc);
+    free(s);
+}
+
 /* a quarantined slot comes back: nobody writes to it any more */
 static void quarantine_end(gpud *g, gpud_pool *gp, uint32_t slot, const char *why)
 {
     gpud_slot *gs = &gp->slots[slot];
+    gpud_synth *s = gs->synth;
     uint64_t ctl = czk_slot_ctl(&gp->pool, slot);
 
     if (CZK_SLOT_CTL_STATE(ctl) == CZK_SLOT_READY) {
@@ -221,11 +243,88 @@ static void quarantine_end(gpud *g, gpud_pool *gp, uint32_t slot, const char *wh
         czk_slot_reclaim(&gp->pool, slot, gs->qgen, NULL);
     }
     czk_info("pool %u slot %u: quarantine ended (%s), slot back in use", gp->id, slot, why);
-    if (gs->synth)
-        gs->synth->quarantined--;
+    if (s)
+        s->quarantined--;
     gs->quarantined = 0;
     gpud_slot_clear(g, gp, slot); /* the synth's inflight count, in_use (no partition holds it any more) */
+    if (s && s->gone && !s->quarantined)
+        ghost_free(s); /* a disconnected synth is kept only for its quarantined slots */
     gpud_sched_dirty(g);
+}
+
+/* The link of synth s closed while its process lives, and slot k of gp is
+ * still ASSIGNED/FILLING for partition p (in SYNTH, or cancelled and awaiting
+ * the READY that will not come): p goes back to the front of its lane at once
+ * (a cancelled one lets go of the slot), the slot stays out of use, held by s,
+ * until s's process exits or s connects again.  No RELEASE: the link is
+ * closing, and the synth cancels its fills itself when it sees it close. */
+static void quarantine_gone(gpud *g, gpud_pool *gp, uint32_t k, gpud_part *p, gpud_synth *s)
+{
+    gpud_slot *gs = &gp->slots[k];
+
+    gs->synth = NULL; /* part.c then neither sends RELEASE nor counts the quarantine: done below */
+    if (p->state == P_SYNTH) {
+        if (gpud_part_requeue(g, p, GPUD_SLOT_QUARANTINE) < 0) {
+            gs->synth = s; /* cannot happen (SYNTH -> QUEUED is legal): reclaimed as before */
+            gpud_part_slot_reclaim(g, p);
+            return;
+        }
+    } else {
+        /* part.c's GPUD_SLOT_QUARANTINE for a partition that stays where it
+         * is: the slot stays in use (in_use, s->inflight), nobody's partition */
+        gs->part = NULL;
+        gs->quarantined = 1;
+        gs->qgen = p->gen;
+        p->holds_slot = 0;
+        gpud_job_maybe_release(g, p->job); /* may free the cancelled job's partitions */
+    }
+    gs->synth = s;
+    s->quarantined++;
+}
+
+/* Runs on the status tick: quarantined slots of disconnected synths whose
+ * process has exited come back, and a pool that quarantined slots leave
+ * without a free slot while partitions wait is logged, once per episode. */
+static void quarantine_check(gpud *g)
+{
+    for (unsigned i = 0; i < g->n_pools; i++) {
+        gpud_pool *gp = &g->pools[i];
+        uint32_t n = gp->pool.hdr->slot_count, q = 0;
+        char pids[160] = "";
+        size_t len = 0;
+        int full;
+
+        for (uint32_t k = 0; k < n; k++) {
+            gpud_slot *gs = &gp->slots[k];
+            gpud_synth *s = gs->synth;
+            if (!gs->quarantined || !s || !s->gone || czk_proc_ref_alive(&s->proc))
+                continue;
+            czk_info("synth pid %u, disconnected earlier, has exited: pool %u slot %u can be reused", s->owner, gp->id,
+                     k);
+            quarantine_end(g, gp, k, "its synth disconnected"); /* may free s */
+        }
+        for (uint32_t k = 0; k < n; k++) {
+            gpud_slot *gs = &gp->slots[k];
+            char one[16];
+            if (!gs->quarantined)
+                continue;
+            q++;
+            snprintf(one, sizeof(one), " %u,", gs->synth ? gs->synth->owner : 0);
+            if (!strstr(pids, one) && len + strlen(one) < sizeof(pids))
+                len += (size_t)snprintf(pids + len, sizeof(pids) - len, "%s", one);
+        }
+        if (len)
+            pids[len - 1] = 0; /* the last comma */
+        full = q && gp->in_use >= n && g->part_count[P_QUEUED] > 0;
+        if (full && !gp->q_full)
+            czk_warn("pool %u exhausted: all %u slots in use, %u of them quarantined because a fill may still write "
+                     "them (synth pid%s); %u partitions wait until those synths exit, connect again or answer for "
+                     "their slots: a synth that is hung can be killed to free them",
+                     gp->id, n, q, pids, g->part_count[P_QUEUED]);
+        else if (!full && gp->q_full)
+            czk_info("pool %u: no longer exhausted by quarantined slots", gp->id);
+        gp->q_full = (uint8_t)full;
+    }
 }
 
 /* -------------------------------------------------------------- pools --- */
@@ -258,7 +357,60 @@ static int pool_adopt(gpud *g, gpud_pool *gp, uint64_t slot_size, czk_error *e)
     return 0;
 }
 
-/* after adoption: READY slots of pending partitions are proved, the rest freed */
+/* the disconnected synth that holds quarantined slots for owner, or NULL */
+static gpud_synth *ghost_find(gpud *g, uint32_t owner)
+{
+    for (unsigned i = 0; i < g->n_pools; i++)
+        for (uint32_t k = 0; g->pools[i].slots && k < g->pools[i].pool.hdr->slot_count; k++) {
+            gpud_synth *s = g->pools[i].slots[k].synth;
+            if (g->pools[i].slots[k].quarantined && s && s->gone && s->owner == owner)
+                return s;
+        }
+    return NULL;
+}
+
+/* An adopted slot ASSIGNED/FILLING by owner (a synth of the previous gpud):
+ * while that process may still write it, the slot is quarantined (0) as for a
+ * synth whose link closed; -ESRCH when the owner is gone (reclaim it).  The
+ * owner field is the synth's pid; a process of that pid started after this
+ * gpud cannot be the writer (the pid was reused). */
+static int adopt_quarantine(gpud *g, gpud_pool *gp, uint32_t k, uint32_t owner, uint32_t gen)
+{
+    gpud_slot *gs = &gp->slots[k];
+    gpud_synth *s = ghost_find(g, owner);
+    int r;
+
+    if (!s) {
+        uint64_t self = czk_proc_start_time(getpid());
+        if (!owner || owner == (uint32_t)getpid() || !(s = calloc(1, sizeof(*s))))
+            return -ESRCH; /* without memory the old rule: reclaim */
+        if ((r = czk_proc_ref_open(&s->proc, (pid_t)owner)) < 0 ||
+            (s->proc.start && self && s->proc.start > self)) {
+            if (r < 0 && r != -ESRCH)
+                czk_warn("pool %u slot %u: cannot watch its owner, pid %u (%s): reclaimed; if that synth still "
+                         "runs, restart it", gp->id, k, owner, strerror(-r));
+            ghost_free(s);
+            return -ESRCH;
+        }
+        s->owner = owner;
+        s->pool = (uint32_t)(gp - g->pools);
+        s->gone = 1;
+    }
+    gs->synth = s;
+    gs->quarantined = 1;
+    gs->qgen = gen;
+    s->quarantined++;
+    s->inflight++;
+    gp->in_use++; /* as part.c's slot_take: quarantine_end's gpud_slot_clear gives it back */
+    czk_metric_set(gp->m_in_use, gp->in_use);
+    czk_warn("pool %u slot %u: its fill by synth pid %u, which still runs, may still write it: quarantined until that "
+             "process exits or connects again",
+             gp->id, k, owner);
+    return 0;
+}
+
+/* after adoption: READY slots of pending partitions are proved, ASSIGNED or
+ * FILLING ones quarantined while their synth lives, the rest freed */
 static void pool_recover(gpud *g, gpud_pool *gp)
 {
     for (uint32_t i = 0; i < gp->pool.hdr->slot_count; i++) {
@@ -269,7 +421,8 @@ static void pool_recover(gpud *g, gpud_pool *gp)
         gpud_part *p = NULL;
 
         if (st == CZK_SLOT_ASSIGNED || st == CZK_SLOT_FILLING) {
-            czk_slot_reclaim(&gp->pool, i, gen, NULL);
+            if (adopt_quarantine(g, gp, i, CZK_SLOT_CTL_OWNER(ctl), gen) < 0)
+                czk_slot_reclaim(&gp->pool, i, gen, NULL);
             continue;
         }
         if (st != CZK_SLOT_READY)
@@ -362,6 +515,17 @@ int gpud_pools_open(gpud *g, czk_error *e)
 
 void gpud_pools_close(gpud *g)
 {
+    /* the disconnected synths kept for their quarantined slots */
+    for (unsigned i = 0; i < g->n_pools; i++)
+        for (uint32_t k = 0; g->pools[i].slots && k < g->pools[i].pool.hdr->slot_count; k++) {
+            gpud_slot *gs = &g->pools[i].slots[k];
+            gpud_synth *s = gs->synth;
+            if (!gs->quarantined || !s || !s->gone)
+                continue;
+            gs->synth = NULL;
+            if (!--s->quarantined)
+                ghost_free(s);
+        }
     for (unsigned i = 0; i < g->n_pools; i++) {
         czk_pool_close(&g->pools[i].pool);
         free(g->pools[i].slots);
@@ -387,6 +551,7 @@ gpud_synth *gpud_synth_attach(gpud *g, czk_conn *c, uint32_t owner, uint32_t poo
     if (!s)
         return NULL;
     s->c = c;
+    s->proc.pidfd = -1; /* not pinned: gpud_synth_open pins a real peer's process */
     s->owner = owner & 0xffffffu;
     s->pool = pool < g->n_pools ? pool : 0;
     gpud_peer_map_identity(g, &s->map);
@@ -415,6 +580,25 @@ void gpud_synth_open(gpud *g, czk_conn *c)
         snprintf(who, sizeof(who), "synth pid %u", s->owner);
         gpud_circuits_map(g, h, who, &s->map);
     }
+    {
+        int r = czk_proc_ref_open(&s->proc, czk_conn_cred(c)->pid);
+        if (r < 0 && r != -ESRCH) /* -ESRCH: gone already, its EOF follows */
+            czk_warn("synth pid %u: cannot watch its process (%s): should its link close while it lives, its "
+                     "slots are reclaimed at once although its fill may still write them",
+                     s->owner, strerror(-r));
+    }
+    /* it connects only once none of its fills runs (synth/main.c): the slots
+     * it left quarantined when its link closed (or a previous gpud's) are
+     * no longer written */
+    for (unsigned i = 0; i < g->n_pools; i++)
+        for (uint32_t k = 0; k < g->pools[i].pool.hdr->slot_count; k++) {
+            gpud_slot *gs = &g->pools[i].slots[k];
+            if (gs->quarantined && gs->synth && gs->synth->gone && gs->synth->owner == s->owner) {
+                char why[64];
+                snprintf(why, sizeof(why), "synth pid %u connected again, its old fills stopped", s->owner);
+                quarantine_end(g, &g->pools[i], k, why);
+            }
+        }
     czk_conn_set_user(c, s);
     memset(&m, 0, sizeof(m));
     m.type = CZK_MSG_POOL;
@@ -429,7 +613,10 @@ void gpud_synth_open(gpud *g, czk_conn *c)
 void gpud_synth_detach(gpud *g, gpud_synth *s)
 {
     gpud_synth **pp;
-    unsigned requeued = 0;
+    unsigned requeued = 0, kept = 0;
+    /* its process still runs (gpud closed the link, or the synth did without
+     * exiting): its fill thread may still write what it was filling */
+    int alive = czk_proc_ref_alive(&s->proc);
 
     for (pp = &g->synths; *pp; pp = &(*pp)->next)
         if (*pp == s) {
@@ -444,7 +631,10 @@ void gpud_synth_detach(gpud *g, gpud_synth *s)
             if (gs->synth != s)
                 continue;
             if (gs->quarantined) {
-                quarantine_end(g, gp, k, "its synth disconnected");
+                if (alive)
+                    kept++; /* held by s until its process exits or connects again */
+                else
+                    quarantine_end(g, gp, k, "its synth disconnected");
                 continue;
             }
             if (!p || CZK_SLOT_CTL_STATE(czk_slot_ctl(&gp->pool, k)) == CZK_SLOT_READY) {
@@ -454,10 +644,16 @@ void gpud_synth_detach(gpud *g, gpud_synth *s)
                 continue;
             }
             if (p->state == P_SYNTH) {
-                gpud_part_requeue(g, p, GPUD_SLOT_RECLAIM); /* front of its lane */
+                if (alive)
+                    quarantine_gone(g, gp, k, p, s), kept++; /* front of its lane, the slot kept */
+                else
+                    gpud_part_requeue(g, p, GPUD_SLOT_RECLAIM); /* front of its lane */
                 requeued++;
             } else if (gpud_part_awaits_ready(p)) { /* cancelled while being filled */
-                gpud_part_slot_reclaim(g, p);       /* may free the cancelled job's partitions */
+                if (alive)
+                    quarantine_gone(g, gp, k, p, s), kept++;
+                else
+                    gpud_part_slot_reclaim(g, p); /* may free the cancelled job's partitions */
             } else {
                 /* a backend context copies it (P_GPU, or cancelled there with
                  * its result to be dropped): the copy's end frees the slot */
@@ -466,7 +662,8 @@ void gpud_synth_detach(gpud *g, gpud_synth *s)
                     s->inflight--;
             }
         }
-        czk_pool_reclaim_owner(&gp->pool, s->owner);
+        if (!alive)
+            czk_pool_reclaim_owner(&gp->pool, s->owner);
     }
     /* READY slots of this synth whose READY never arrived */
     for (unsigned i = 0; i < g->n_pools; i++) {
@@ -481,9 +678,17 @@ void gpud_synth_detach(gpud *g, gpud_synth *s)
                 gpud_part_ready(g, p, 0);
         }
     }
-    czk_warn("synth pid %u gone: %u partitions requeued", s->owner, requeued);
-    free(s);
     gpud_sched_dirty(g);
+    if (kept) {
+        czk_warn("synth pid %u gone: %u partitions requeued; its process still runs, so %u slots it was filling stay "
+                 "quarantined until it exits or connects again",
+                 s->owner, requeued, kept);
+        s->c = NULL;
+        s->gone = 1; /* freed by quarantine_end with its last slot */
+        return;
+    }
+    czk_warn("synth pid %u gone: %u partitions requeued", s->owner, requeued);
+    ghost_free(s);
 }
 
 void gpud_synth_close(gpud *g, czk_conn *c)

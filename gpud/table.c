@@ -196,6 +196,13 @@ static int append(gpud *g, uint16_t type, uint64_t job, const void *data, size_t
         journal_grew(g);
         return 0;
     }
+    if (rc == -ENOMEM) {
+        /* no room for the record's callback: nothing was written and the
+         * journal works, so this is no episode; the caller refuses what the
+         * record stood for */
+        czk_err("journal: %s record of job %llu: %s", rec_name(type), (unsigned long long)job, e.msg);
+        return rc;
+    }
     if (g->journal_sync_failures != sync_failures)
         return rc; /* a failed sync went through journal_observed, which counted this record */
     return append_failed(g, type, job, rc, e.msg);
@@ -338,7 +345,9 @@ void gpud_job_insert(gpud *g, gpud_job *j)
     g->jobs_tail = j;
 }
 
-/* forget the oldest finished jobs beyond [gpud] history_jobs */
+/* forget the oldest finished jobs beyond [gpud] history_jobs (a finished
+ * job has no watchers: part.c's gpud_job_finished ended them, so no
+ * connection stays exempt from the idle timeout through a job freed here) */
 void gpud_jobs_trim(gpud *g)
 {
     gpud_job **pp = &g->jobs_head, *prev = NULL;

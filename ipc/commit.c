@@ -8,7 +8,6 @@
  * task may be posted again once its run has begun).
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +100,9 @@ static void *sync_main(void *arg)
     return NULL;
 }
 
-static int push(czk_commit *c, uint64_t seq, czk_commit_fn fn, void *ctx)
+/* room for one more callback: called before the record is written, so that
+ * a record is never in the journal without its callback (push cannot fail) */
+static int reserve(czk_commit *c)
 {
     if (c->n == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 64;
@@ -115,10 +116,15 @@ static int push(czk_commit *c, uint64_t seq, czk_commit_fn fn, void *ctx)
         c->cap = cap;
         c->head = 0;
     }
+    return 0;
+}
+
+/* after reserve */
+static void push(czk_commit *c, uint64_t seq, czk_commit_fn fn, void *ctx)
+{
     c->q[(c->head + c->n) % c->cap] = (waiter){seq, fn, ctx, 0};
     c->n++;
     c->st.pending = c->n;
-    return 0;
 }
 
 /* the task that runs the decided callbacks and takes the thread's result */
@@ -321,18 +327,20 @@ int czk_commit_append(czk_commit *c, uint16_t type, const void *data, uint32_t l
                       uint64_t *seq, czk_error *err)
 {
     uint64_t s;
-    int r = czk_journal_append(c->j, type, data, len, 0, &s, err);
+    int r;
 
-    if (r < 0)
+    /* the callback's place first: a record written without one would become
+     * durable with the next sync while its caller took it as not written */
+    if (fn && reserve(c) < 0)
+        return czk_errorf(err, -ENOMEM, "no memory to await the sync of a journal record (type %u): not written",
+                          type);
+    if ((r = czk_journal_append(c->j, type, data, len, 0, &s, err)) < 0)
         return r;
     c->st.appends++;
     if (seq)
         *seq = s;
-    if (fn && push(c, s, fn, ctx) < 0) {
-        kick(c);
-        return czk_errorf(err, -ENOMEM, "no memory to await the sync of journal record %" PRIu64
-                          " (it is written, and durable with the next sync)", s);
-    }
+    if (fn)
+        push(c, s, fn, ctx);
     if (!c->loop) {
         czk_error e2 = {0};
         sync_inline(c, &e2); /* the callback learns the outcome */
@@ -388,6 +396,20 @@ int czk_commit_compact_finish(czk_commit *c, czk_journal_compaction *cp, czk_err
             c->obs(c->obs_ctx, 0, NULL, now_ns() - t0, durable - before);
         while (c->decided < c->n && c->q[(c->head + c->decided) % c->cap].seq <= durable)
             c->q[(c->head + c->decided++) % c->cap].rc = 0;
+        if (c->decided > was)
+            post_task(c);
+    } else if (czk_journal_failed(c->j)) {
+        /* the new file took the journal's place but may not be durable
+         * (journal.h): no waiting record can be promised, as after a
+         * failed sync that could not be cut back */
+        uint64_t tail = czk_journal_tail(c->j).seq;
+        size_t was = c->decided;
+
+        c->st.failed++;
+        if (c->obs)
+            c->obs(c->obs_ctx, r, err ? err->msg : NULL, now_ns() - t0, tail - before);
+        while (c->decided < c->n)
+            c->q[(c->head + c->decided++) % c->cap].rc = r;
         if (c->decided > was)
             post_task(c);
     }

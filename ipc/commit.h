@@ -42,7 +42,9 @@
  *       waits for the sync in flight, czk_journal_compact_finish (a copy of
  *       the records appended meanwhile, one sync, a rename); every record is
  *       then durable and the callbacks waiting for that run from the loop, as
- *       after a sync (the observer sees it as one).  Then
+ *       after a sync (the observer sees it as one).  When the rename may not
+ *       be durable (the journal is poisoned) every waiting callback gets the
+ *       error, as after a failed sync.  Then
  *       czk_journal_compact_free(cp), whatever the outcome.
  *   czk_commit_compact(c, keep, ctx, &err);
  *       the three in a row on the calling thread (the rewrite included).
@@ -52,11 +54,12 @@
  * returns.
  *
  * A write failure (ENOSPC ...) returns the error from the append itself and
- * fn is not called (nor when -ENOMEM says the callback could not be queued:
- * the record is then written and durable with the next sync).  A failed sync cuts the journal back (journal.h): every
- * record after the durable mark is gone and each pending callback gets the
- * error, after the observer (below) has seen it.  A poisoned journal
- * (czk_journal_failed) fails every later append.
+ * fn is not called; so does -ENOMEM, when there is no room to queue fn: that
+ * is found before the record is written, so nothing is written then (a
+ * record in the journal always has its callback).  A failed sync cuts the
+ * journal back (journal.h): every record after the durable mark is gone and
+ * each pending callback gets the error, after the observer (below) has seen
+ * it.  A poisoned journal (czk_journal_failed) fails every later append.
  *
  * Threads: everything here is called on the loop thread (the journal's
  * owner); the sync thread only runs the sync function on

@@ -965,8 +965,17 @@ int czk_journal_compact_finish(czk_journal *j, czk_journal_compaction *cp, czk_e
     j->durable = czk_journal_tail(j);
     czk_debug("compacted journal \"%s\": kept %" PRIu64 " records, dropped %" PRIu64 ", %" PRIu64
               " bytes written meanwhile moved over", j->path, cp->kept, cp->dropped, tail);
-    /* the rename happened: continue on the new file even if the directory fsync fails */
-    return czk_fsync_parent(j->path, err);
+    /* the rename happened: the journal is the new file from here.  A rename
+     * whose directory entry is not durable may be undone by a crash, and
+     * with it the records moved over: what is on the disk is unknown, so
+     * the journal refuses appends until a restart re-validates it */
+    r = czk_fsync_parent(j->path, err);
+    if (r < 0) {
+        j->failed = 1;
+        czk_err("journal \"%s\": compacted, but the rename may not be durable (%s): refusing further appends; "
+                "restart gpud (open re-validates the journal)", j->path, err ? err->msg : strerror(-r));
+    }
+    return r;
 }
 
 void czk_journal_compact_counts(const czk_journal_compaction *cp, uint64_t *kept, uint64_t *dropped)

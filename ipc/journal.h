@@ -232,7 +232,9 @@ int czk_journal_synced(czk_journal *j, czk_journal_mark upto, int rc, czk_error 
  *       begin as they are, syncs, renames and goes on in the new file, where
  *       every record is durable; a failure before the rename leaves the
  *       journal as it was (-ESTALE: a failed sync cut it back meanwhile,
- *       so the new file could hold records that are gone);
+ *       so the new file could hold records that are gone); a failed fsync
+ *       of the directory after the rename poisons the journal
+ *       (czk_journal_failed), since a crash could undo the rename;
  *   czk_journal_compact_free(cp);   always (removes PATH.compact unless
  *       finish renamed it); after a finish it closes the replaced file's
  *       last descriptor, where the file system frees that file's blocks
@@ -250,7 +252,8 @@ int czk_journal_compact(czk_journal *j, czk_journal_keep_fn keep, void *ctx, czk
 /* What open found (records replayed, torn tail) and the current end. */
 const czk_journal_info *czk_journal_get_info(const czk_journal *j);
 uint64_t czk_journal_next_seq(const czk_journal *j);
-/* 1 when a failed append could not be cut off: appends are refused until reopened */
+/* 1 when a failed append could not be cut off, or a compaction's rename may
+ * not be durable: appends are refused until reopened */
 int czk_journal_failed(const czk_journal *j);
 
 void czk_journal_close(czk_journal *j);

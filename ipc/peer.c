@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -485,4 +486,134 @@ int czk_peer_handshake(int fd, const czk_msg_hello *mine, const czk_peer_policy 
         return r;
     *theirs = m.u.hello;
     return 0;
+}
+
+/* ------------------------------------------------------ process refs --- */
+
+/* state (field 3) and start time (field 22) from /proc/<pid>/stat: 0, or
+ * -ESRCH when there is no such process, or another -errno */
+static int proc_stat(pid_t pid, char *state, uint64_t *start)
+{
+    char fn[64], buf[1024];
+    unsigned long long st = 0;
+    const char *p;
+    ssize_t n;
+    int fd;
+
+    snprintf(fn, sizeof(fn), "/proc/%d/stat", (int)pid);
+    if ((fd = open(fn, O_RDONLY | O_CLOEXEC)) < 0)
+        return errno == ENOENT || errno == ESRCH ? -ESRCH : -errno;
+    n = read(fd, buf, sizeof(buf) - 1);
+    if (n < 0) {
+        int e = errno;
+        close(fd);
+        return e == ESRCH ? -ESRCH : -e;
+    }
+    close(fd);
+    buf[n] = 0;
+    /* "pid (comm) state ...": comm may hold ')'; field 22 is the 20th after it */
+    if (!(p = strrchr(buf, ')')) ||
+        sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", state,
+               &st) != 2)
+        return -EPROTO;
+    *start = st;
+    return 0;
+}
+
+uint64_t czk_proc_start_time(pid_t pid)
+{
+    char state;
+    uint64_t st = 0;
+    return proc_stat(pid, &state, &st) == 0 ? st : 0;
+}
+
+/* the /proc view: 1 running, 0 exited (or another process under that pid) */
+static int proc_alive_by_stat(pid_t pid, uint64_t start)
+{
+    char state, fn[64];
+    uint64_t st = 0;
+    struct dirent *de;
+    DIR *d;
+    int tasks = 0, r = proc_stat(pid, &state, &st);
+
+    if (r == -ESRCH || (r == 0 && st != start))
+        return 0;
+    if (r < 0)
+        return 1; /* cannot tell */
+    if (state == 'X' || state == 'x')
+        return 0;
+    if (state != 'Z')
+        return 1;
+    /* a zombie leader: exited unless other threads of it still run */
+    snprintf(fn, sizeof(fn), "/proc/%d/task", (int)pid);
+    if (!(d = opendir(fn)))
+        return errno == ENOENT ? 0 : 1;
+    while ((de = readdir(d)))
+        tasks += de->d_name[0] != '.';
+    closedir(d);
+    return tasks > 1;
+}
+
+int czk_proc_ref_open(czk_proc_ref *r, pid_t pid)
+{
+    char state;
+    int fd = -1, e = 0, sr;
+
+    memset(r, 0, sizeof(*r));
+    r->pidfd = -1;
+    if (pid <= 0)
+        return -EINVAL;
+#ifdef SYS_pidfd_open
+    fd = (int)syscall(SYS_pidfd_open, pid, 0);
+    e = fd < 0 ? errno : 0;
+    if (fd < 0 && e == ESRCH)
+        return -ESRCH;
+#else
+    e = ENOSYS;
+#endif
+    sr = proc_stat(pid, &state, &r->start);
+    if (fd >= 0) {
+        /* the pidfd (close-on-exec) is the authority; the start time only
+         * serves the caller */
+        r->pid = pid;
+        r->pidfd = fd;
+        return 0;
+    }
+    if (sr == -ESRCH)
+        return -ESRCH;
+    if (sr < 0 || r->start == 0) {
+        r->start = 0;
+        return -(e ? e : sr < 0 ? -sr : EPROTO);
+    }
+    r->pid = pid;
+    if (!proc_alive_by_stat(pid, r->start)) {
+        r->pid = 0;
+        return -ESRCH;
+    }
+    return 0;
+}
+
+int czk_proc_ref_alive(const czk_proc_ref *r)
+{
+    struct pollfd pf;
+
+    if (r->pid <= 0)
+        return 0;
+    if (r->pidfd < 0)
+        return proc_alive_by_stat(r->pid, r->start);
+    /* a pidfd polls readable once every thread of the process has exited */
+    pf.fd = r->pidfd;
+    pf.events = POLLIN;
+    pf.revents = 0;
+    if (poll(&pf, 1, 0) < 0)
+        return 1; /* cannot tell */
+    return !(pf.revents & (POLLIN | POLLHUP | POLLERR));
+}
+
+void czk_proc_ref_close(czk_proc_ref *r)
+{
+    if (r->pid > 0 && r->pidfd >= 0)
+        close(r->pidfd);
+    memset(r, 0, sizeof(*r));
+    r->pidfd = -1;
 }

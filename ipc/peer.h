@@ -65,6 +65,34 @@ int czk_peer_get_cred(int fd, czk_peer_cred *c, czk_error *err);
 int czk_peer_check_cred(const czk_peer_policy *p, const czk_peer_cred *c, czk_error *err);
 int czk_peer_check_hello(const czk_peer_policy *p, const czk_peer_cred *c, const czk_msg_hello *h, czk_error *err);
 
+/*
+ * A peer's process, pinned so that "has it exited?" is not fooled by its pid
+ * being reused: a pidfd where the kernel has them (Linux 5.3), else the
+ * process's start time (/proc/<pid>/stat field 22).  czk-gpud pins each synth
+ * at its HELLO (the SO_PEERCRED pid) and keeps the slots of a synth whose link
+ * closed out of use while the process lives: its fill thread may still write.
+ * "Exited" means every thread of it is gone (a zombie has exited; a zombie
+ * leader whose other threads run has not).  A zeroed czk_proc_ref is a valid
+ * "not pinned" one.  No locking: one thread owns a czk_proc_ref.
+ */
+typedef struct czk_proc_ref {
+    pid_t pid;      /* 0: not pinned */
+    int pidfd;      /* -1: watched by its start time */
+    uint64_t start; /* its start time, clock ticks since boot (0: unknown) */
+} czk_proc_ref;
+
+/* 0: pinned.  -ESRCH: there is no such process (it has exited).  Another
+ * -errno: it cannot be watched (no pidfd, /proc unreadable).  r is "not
+ * pinned" on failure. */
+int czk_proc_ref_open(czk_proc_ref *r, pid_t pid);
+/* 1 while the pinned process has a thread left, 0 once it has exited or when
+ * r is not pinned; when it cannot tell, 1 (the caller keeps what it guards) */
+int czk_proc_ref_alive(const czk_proc_ref *r);
+void czk_proc_ref_close(czk_proc_ref *r);
+/* start time of a process (/proc/<pid>/stat field 22, clock ticks since
+ * boot), 0 when unknown */
+uint64_t czk_proc_start_time(pid_t pid);
+
 /* fills a HELLO for this process */
 void czk_peer_hello_init(czk_msg_hello *h, uint32_t role, int numa_node, uint32_t instance, const char *name);
 

@@ -31,6 +31,7 @@
 
 #include "common/base/log.h"
 #include "ipc/msg.h"
+#include "ipc/peer.h" /* czk_proc_start_time */
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -113,31 +114,6 @@ static uint32_t pool_header_crc(const czk_pool_header *h, uint32_t layout_versio
 static uint32_t slot_header_crc(const czk_slot_header *s)
 {
     return crc_bytes(czk_crc32_init(), (const uint8_t *)s + 8, 52);
-}
-
-/* start time of a process in clock ticks since boot (/proc/<pid>/stat field 22), 0 if unknown */
-static uint64_t proc_start_time(pid_t pid)
-{
-    char buf[1024], path[64], *p;
-    unsigned long long st = 0;
-    FILE *f;
-    size_t n;
-
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    f = fopen(path, "r");
-
-    if (!f)
-        return 0;
-    n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    p = strrchr(buf, ')');
-    if (!p)
-        return 0;
-    /* after ") " come fields 3..; field 22 is the 20th of those */
-    if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", &st) != 1)
-        return 0;
-    return st;
 }
 
 const char *czk_slot_state_name(uint32_t state)
@@ -413,7 +389,7 @@ retry_small:
     h->header_crc = pool_header_crc(h, CZK_POOL_LAYOUT_VERSION);
     h->epoch = 1;
     h->owner_pid = (uint32_t)getpid();
-    h->owner_start = proc_start_time(getpid());
+    h->owner_start = czk_proc_start_time(getpid());
     __atomic_store_n(&h->layout_version, CZK_POOL_LAYOUT_VERSION, __ATOMIC_RELEASE);
     if (o->defer_prefault)
         czk_info("pool %u: %u slots of %llu bytes, %llu MiB in %s pages, numa node %d%s, to be pre-faulted",
@@ -566,7 +542,7 @@ int czk_pool_adopt(czk_pool *p, int fd, czk_pool_adopt_report *rep, czk_error *e
     h = p->hdr;
     /* the same process (pid and start time) still running means two owners */
     if (h->owner_pid && (pid_t)h->owner_pid != getpid() && h->owner_start &&
-        proc_start_time((pid_t)h->owner_pid) == h->owner_start) {
+        czk_proc_start_time((pid_t)h->owner_pid) == h->owner_start) {
         uint32_t pid = h->owner_pid, id = h->pool_id;
         czk_pool_close(p);
         return czk_errorf(err, -EBUSY, "pool %u is still owned by running process %u: not adopting it", id, pid);
@@ -576,7 +552,7 @@ int czk_pool_adopt(czk_pool *p, int fd, czk_pool_adopt_report *rep, czk_error *e
     rep->old_owner_pid = h->owner_pid;
     /* the previous owner is gone (that is why we adopt): we are the only writer */
     h->owner_pid = (uint32_t)getpid();
-    h->owner_start = proc_start_time(getpid());
+    h->owner_start = czk_proc_start_time(getpid());
     h->adopted_ns = czk_real_ns();
     __atomic_store_n(&h->epoch, rep->old_epoch + 1, __ATOMIC_RELEASE);
     rep->new_epoch = rep->old_epoch + 1;

@@ -8,6 +8,13 @@
  *
  * One worker thread; build_abc parallelises inside.  The queue is the only
  * state shared with the loop thread (mu/cv).
+ *
+ * A fill stops at the next stage boundary once it is cancelled (a RELEASE, or
+ * the loop saw the link to gpud close: synth/main.c's conn_close): before the
+ * witness is read into the slot, before build_abc, before READY.  build_abc
+ * itself runs to its end, so gpud never relies on this to reuse a slot: it
+ * keeps the slot of a synth whose link closed out of use until the process
+ * exits or connects again (gpud/sched.c); this only makes that wait short.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +26,26 @@
 #include "common/runtime/trace.h"
 #include "synth/synth.h"
 
+static int cancelled(const fill *f)
+{
+    return __atomic_load_n(&f->cancel, __ATOMIC_ACQUIRE);
+}
+
+/* f->reason from e: it reaches gpud's clients, so the spool path (state_dir
+ * inside) is named "witness" there; the synth's own log has job and partition */
+static void set_reason(fill *f, const czk_error *e)
+{
+    const char *m = e->msg, *hit;
+    size_t n = strlen(f->spool), o = 0;
+
+    while (n && (hit = strstr(m, f->spool)) && o < sizeof(f->reason)) {
+        o += (size_t)snprintf(f->reason + o, sizeof(f->reason) - o, "%.*s%s", (int)(hit - m), m, "witness");
+        m = hit + n;
+    }
+    if (o < sizeof(f->reason))
+        snprintf(f->reason + o, sizeof(f->reason) - o, "%s", m);
+}
+
 static int do_fill(synth *s, fill *f)
 {
     const czk_zkey *z = &s->zkeys[f->circuit];
@@ -29,21 +56,23 @@ static int do_fill(synth *s, fill *f)
     uint64_t t0 = czk_trace_now();
     int r;
 
-    if (__atomic_load_n(&f->cancel, __ATOMIC_ACQUIRE))
+    if (cancelled(f))
         return -ECANCELED;
     if ((r = czk_slot_begin_fill(&s->pool, f->slot, f->gen, s->owner, &e)) < 0) {
-        snprintf(f->reason, sizeof(f->reason), "%s", e.msg);
+        set_reason(f, &e);
         return r;
     }
     czk_fault("synth.before_fill");
+    if (cancelled(f))
+        return -ECANCELED;
     /* the values go straight into the slot's witness region and are checked
      * there: build_abc reads them from it, and no copy is left to wipe */
     if ((r = czk_wtns_open_header(&w, f->spool, CZK_CURVES_ALL, &e)) < 0) {
-        snprintf(f->reason, sizeof(f->reason), "%s", e.msg);
+        set_reason(f, &e);
         return r;
     }
     if ((r = czk_groth16_check_witness(z, "zkey", &w, f->spool, &e)) < 0) {
-        snprintf(f->reason, sizeof(f->reason), "%s", e.msg);
+        set_reason(f, &e);
         czk_wtns_close(&w);
         return r;
     }
@@ -55,11 +84,19 @@ static int do_fill(synth *s, fill *f)
         return -EMSGSIZE;
     }
     data = czk_slot_data(&s->pool, f->slot);
+    if (cancelled(f)) {
+        czk_wtns_close(&w);
+        return -ECANCELED;
+    }
     /* either curve's Fr is 32 bytes (common/groth16/any.h) */
     if ((r = czk_wtns_load_into(&w, data + l.off_w, (size_t)z->n_vars * 32, f->spool, &e)) < 0) {
-        snprintf(f->reason, sizeof(f->reason), "%s", e.msg);
+        set_reason(f, &e);
         czk_wtns_close(&w);
         return r;
+    }
+    if (cancelled(f)) {
+        czk_wtns_close(&w);
+        return -ECANCELED;
     }
     r = czk_groth16_any_build_abc(z, w.w, data + l.off_a, data + l.off_b, data + l.off_c, s->threads);
     if (r < 0) {
@@ -69,11 +106,11 @@ static int do_fill(synth *s, fill *f)
     }
     czk_fault("synth.mid_fill");
     czk_wtns_close(&w);
-    if (__atomic_load_n(&f->cancel, __ATOMIC_ACQUIRE))
+    if (cancelled(f))
         return -ECANCELED;
     if ((r = czk_slot_publish_ready(&s->pool, f->slot, f->gen, s->owner, z->domain_size, z->n_vars, l.total, true,
                                     &e)) < 0) {
-        snprintf(f->reason, sizeof(f->reason), "%s", e.msg);
+        set_reason(f, &e);
         return r;
     }
     czk_trace_add(f->job, f->partition, CZK_TRACE_SYNTH, t0, czk_trace_now());

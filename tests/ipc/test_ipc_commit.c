@@ -41,7 +41,12 @@
  *      no sync covers) are in the new file after the kept ones, finish took
  *      the held sync first, both callbacks run from the loop with rc 0, and
  *      the following sync goes to the new file; a finish after a failed sync
- *      cut the journal back refuses (-ESTALE) and leaves it as it was.
+ *      cut the journal back refuses (-ESTALE) and leaves it as it was;
+ *   9. a finish whose directory fsync after the rename fails (fsync below
+ *      fails for directories while fail_dir_fsync is set): the journal is
+ *      poisoned, the observer sees the error, the record a finished sync
+ *      covered keeps rc 0 and the one no sync covered gets the error (a
+ *      crash could undo the rename), and the next append is refused.
  * Every callback and observer call is checked to run on the main thread, in
  * order, exactly once; a final replay checks types and payloads of every
  * record that must be in the file.
@@ -51,6 +56,7 @@
 #include <semaphore.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -614,7 +620,20 @@ static void with_loop(const char *dir)
 
 /* ---- 7. compaction while records and a sync are pending ---- */
 
-static item P1, P2, P3, P4, D1, Q1, R1, R2, R3, R4;
+static item P1, P2, P3, P4, D1, Q1, R1, R2, R3, R4, S1, S2;
+
+/* 9: this program's fsync (it takes the place of libc's for the statically
+ * linked fsutil.c) fails for a directory while set */
+static int fail_dir_fsync;
+int fsync(int fd)
+{
+    struct stat st;
+    if (fail_dir_fsync && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        errno = EIO;
+        return -1;
+    }
+    return (int)syscall(SYS_fsync, fd);
+}
 static int keep_calls, keep_ncb_first;
 
 typedef struct compact_job {
@@ -762,6 +781,33 @@ static void compaction(const char *dir)
             snprintf(tmp, sizeof(tmp), "%s.compact", path);
             CHECK(access(tmp, F_OK) != 0); /* no temporary left behind */
         }
+        drain(&hk.left, 1);
+        CHECK(sem_count(&hk.release) == 0 && sem_count(&hk.entered) == 0);
+
+        /* 9. the rename is done but its directory fsync fails */
+        int ncb2, nobs0 = nobs;
+        item S3;
+        mk(&S1, "S1"), mk(&S2, "S2"), mk(&S3, "S3");
+        czk_commit_set_observer(c, observe, &obslog);
+        CHECK_RC(czk_commit_compact_begin(c, &cp, &e));
+        CHECK_RC(czk_journal_compact_run(cp, NULL, NULL, &e));
+        ncb2 = ncb;
+        CHECK_RC(append(c, &S1, cb));
+        wait_sem(&hk.entered); /* S1's sync is held */
+        CHECK_RC(append(c, &S2, cb)); /* no sync covers it */
+        hk_release(0);
+        fail_dir_fsync = 1;
+        memset(&e, 0, sizeof(e));
+        CHECK(czk_commit_compact_finish(c, cp, &e) == -EIO && strstr(e.msg, "could not fsync directory"));
+        fail_dir_fsync = 0;
+        czk_journal_compact_free(cp);
+        CHECK(czk_journal_failed(j));
+        RUN_UNTIL(loop, ncb >= ncb2 + 2);
+        check_cb(ncb2, &S1, 0, &owner_tag);
+        check_cb(ncb2 + 1, &S2, -EIO, &owner_tag);
+        CHECK(nobs == nobs0 + 2); /* S1's sync, then the failed finish */
+        check_obs(nobs0 + 1, -EIO, 1, ncb2); /* before either callback ran */
+        CHECK(append(c, &S3, cb) < 0); /* poisoned: refused */
         drain(&hk.left, 1);
         CHECK(sem_count(&hk.release) == 0 && sem_count(&hk.entered) == 0);
     }

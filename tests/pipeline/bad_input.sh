@@ -7,6 +7,8 @@
 #   gpud side (REJECTED with the reason, exit 2, nothing left in the spool):
 #   unknown circuit, witness of the wrong length (another circuit's), wrong
 #   curve (bn128), truncated file, garbage file, too many partitions
+#   a witness value >= r (gpud); the same in a spooled copy changed on disk
+#   (the synth fails the job, its reason does not show the spool path)
 #   raw protocol (pipeline_tool raw): garbage before/after HELLO, a record over
 #   64 KiB, a map claiming 2^32-1 entries, SUBMIT without descriptors (the
 #   protocol has no path gpud could open), a pipe / a directory / a 64 GiB
@@ -97,6 +99,41 @@ grep -q "partition 3" "$T/bad.out" && bad "two bad partitions: partition 3 named
 rejected "too many partitions" "max_partitions_per_job" --circuit linear \
     "$W" "$W" "$W" "$W" "$W" "$W" "$W" "$W" "$W"
 good_job "gpud rejections"
+
+# a witness with a value >= r: gpud checks every value before it accepts
+python3 - "$W" "$T/big.wtns" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+off = 12
+while True:  # section 2 holds the values (section 1: n8, prime, count)
+    typ, size = struct.unpack_from("<IQ", b, off)
+    if typ == 2:
+        b[off + 12 + 3 * 32:off + 12 + 4 * 32] = b"\xff" * 32  # w[3] = 2^256 - 1
+        break
+    off += 12 + size
+open(sys.argv[2], "wb").write(b)
+PY
+rejected "a value >= r" "partition 0: .*value 3 is not below r" --circuit multi "$T/big.wtns"
+# the same value reaching the synth (its spooled copy changed on disk after
+# gpud checked it): the job fails with the synth's reason, which names the
+# witness but not the spool file (state_dir is not the client's)
+kill -STOP "$SYNTH0_PID"
+"$CZK" submit --config "$CONF" --circuit multi --wait "$W" >"$T/sub.spool" 2>&1 & pspool=$!
+for _ in $(seq 1 100); do
+    js=$(job_of "$T/sub.spool"); [ -n "$js" ] && [ -f "$T/state/spool/$js/0.wtns" ] && break; sleep 0.05
+done
+if [ -n "$js" ] && [ -f "$T/state/spool/$js/0.wtns" ]; then
+    cp "$T/big.wtns" "$T/state/spool/$js/0.wtns"
+    kill -CONT "$SYNTH0_PID"
+    wait_exit "$pspool" 60; rc=$?
+    [ $rc != 0 ] && grep -q "partition 0.*witness.*value 3 is not below r" "$T/sub.spool" ||
+        bad "a spooled witness changed on disk: exit $rc, no \"value 3 is not below r\" reason: $(cat "$T/sub.spool")"
+    grep -q "/spool/" "$T/sub.spool" && bad "a fill failure showed the client the spool path: $(cat "$T/sub.spool")"
+else
+    kill -CONT "$SYNTH0_PID"
+    bad "the job with a witness to change in the spool was not accepted: $(cat "$T/sub.spool")"
+fi
+good_job "a witness value >= r"
 
 log "raw protocol abuse"
 before=$(wc -l <"$T/logs/gpud.log")
