@@ -225,7 +225,7 @@ static void print_table(const czk_status_reply *st)
         printf("%-11s pool %u (NUMA node %d): %u of %u slots in use, %s pages", i ? "" : "slots", p->id, p->node,
                p->in_use, p->slots, p->hugetlb ? "huge" : "4 KiB");
         if (p->quarantined)
-            printf(", %u quarantined (a synth missed synth_timeout_s)", p->quarantined);
+            printf(", %u quarantined (held for a synth that may still write)", p->quarantined);
         printf("\n");
     }
     printf("latency     mean per partition: queue %.3f s, synth %.3f s, gpu %.3f s, finalize %.3f s\n",

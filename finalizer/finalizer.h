@@ -57,6 +57,17 @@ int fin_output_check(const char *output_dir, const fin_identity *want, char **pr
                      size_t *pub_len, char *why, size_t why_len, czk_error *e);
 
 /*
+ * Makes a partition's files found already written durable before a RESULT
+ * is answered from them: fsyncs its files, its directory, the job's
+ * directory and output_dir.  They are in the page cache when a finalizer
+ * died between its renames and its directory fsync (fin_output_write), and
+ * a DONE sent from them would be journaled by czk-gpud for a proof that a
+ * power loss can still take away.  0 or -errno (the disk errors of
+ * fin_output_retryable among them).
+ */
+int fin_output_sync(const char *output_dir, uint64_t job, uint32_t part, czk_error *e);
+
+/*
  * Moves output_dir/<job>/<part> and output_dir/<job>/summary.json aside to
  * output_dir/.stale/<job>.<part>.<ns> and .../<job>.summary.<ns>.json (never
  * deleted: an operator may want them), so the partition can be written again.
@@ -65,7 +76,9 @@ int fin_output_move_aside(const char *output_dir, uint64_t job, uint32_t part, c
 
 /* writes public.json, timings.json, identity.json, then proof.json (the
  * commit point), each atomically (temp, fsync, rename), mode 0640 in 0750
- * directories, and fsyncs the directories */
+ * directories, and fsyncs the directories.  Only the process that holds
+ * output_dir's lock may call it: a temporary name left there is removed as
+ * a dead predecessor's */
 int fin_output_write(const char *output_dir, const fin_timings *t, const fin_identity *id, const char *proof,
                      const char *pub, czk_error *e);
 

@@ -7,7 +7,8 @@
  * the reason.  A RESULT whose files already exist is answered from them only
  * when they are provably this partition's (output.c: identity.json, the
  * public signals) and, with finalizer.verify, the stored proof still passes
- * the pairing check against the current verification key; otherwise they are
+ * the pairing check against the current verification key, and only once they
+ * and their directories are fsynced (fin_output_sync); otherwise they are
  * moved to output_dir/.stale and the partition is proved again.
  *
  * A write that fails because the disk is full or failing (ENOSPC, EDQUOT,
@@ -17,19 +18,25 @@
  * the finalizer restarts meanwhile, gpud re-sends the RESULT.  One warning
  * when an episode starts, one line when it ends.
  *
+ * One finalizer per output_dir: it holds an flock on output_dir/.finalizer.lock
+ * from start to exit, and a second one exits with status 2 naming the first.
+ *
  * Everything runs on the loop thread: one RESULT is a few milliseconds of
  * pairing and a few fsyncs, and the finalizer has nothing else to do.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/base/digest.h"
+#include "common/base/fsutil.h"
 #include "common/runtime/daemon.h"
 #include "common/runtime/fault.h"
 #include "common/runtime/metrics.h"
@@ -55,10 +62,14 @@ typedef struct fin_circuit {
                                 which no key has, so czk-gpud sends none of it (until a reload) */
 } fin_circuit;
 
-/* a verified proof whose files could not be written yet (disk full) */
+/* a verified proof whose files could not be written yet (disk full).  c is
+ * a slot that reload_circuit overwrites with another key, so the entry keeps
+ * the digest of the verification key it was proved and checked with: it is
+ * written, and answers a RESULT, only while c still has that key */
 typedef struct fin_pending {
     struct fin_pending *next;
     const fin_circuit *c;
+    char vk_sha256[65];
     fin_timings t;
     char *ptext, *utext;
 } fin_pending;
@@ -163,6 +174,44 @@ static void pending_free(fin_pending *p)
     free(p);
 }
 
+/* takes p out of the list and frees it */
+static void pending_remove(fin *f, fin_pending *p)
+{
+    for (fin_pending **pp = &f->pending; *pp; pp = &(*pp)->next)
+        if (*pp == p) {
+            *pp = p->next;
+            f->n_pending--;
+            pending_free(p);
+            return;
+        }
+}
+
+/* 1 while the key p was proved with is still its circuit's */
+static int pending_key_current(const fin_pending *p)
+{
+    return !strcmp(p->vk_sha256, p->c->vk_sha256);
+}
+
+/* the proofs waiting for disk space that c's key (now replaced) made: never
+ * written under the new key's identity; czk-gpud sends their RESULTs again
+ * (at the reconnection that follows a reload, or result_resend_s later) and
+ * they are proved with the key the circuit has then */
+static void pending_drop_stale_keys(fin *f)
+{
+    fin_pending *p = f->pending, *next;
+
+    for (; p; p = next) {
+        next = p->next;
+        if (pending_key_current(p))
+            continue;
+        czk_warn("job %llu partition %u: the proof waiting for disk space was made with circuit \"%s\"'s previous "
+                 "key (verification key sha256 %.16s..., now %.16s...): dropped, czk-gpud sends the RESULT again",
+                 (unsigned long long)p->t.job, p->t.partition, p->c->name, p->vk_sha256, p->c->vk_sha256);
+        pending_remove(f, p);
+    }
+    status_line(f);
+}
+
 /* keeps a verified proof whose write failed for lack of space; owns ptext/utext */
 static void pending_add(fin *f, const fin_circuit *c, const fin_timings *t, char *ptext, char *utext,
                         const char *why)
@@ -180,6 +229,7 @@ static void pending_add(fin *f, const fin_circuit *c, const fin_timings *t, char
         return;
     }
     p->c = c;
+    memcpy(p->vk_sha256, c->vk_sha256, sizeof(p->vk_sha256));
     p->t = *t;
     p->t.circuit = c->name;
     p->ptext = ptext;
@@ -214,9 +264,12 @@ static void retry_tick(czk_timer *tm, void *ctx)
     (void)tm;
 
     f->retry_armed = 0;
+    pending_drop_stale_keys(f); /* reload_circuit drops them already; never written under another key */
+    if (!f->pending)
+        return;
     while (*pp) {
         fin_pending *p = *pp;
-        fin_identity id = identity_of(p->c, p->t.job, p->t.partition, p->utext);
+        fin_identity id = {p->t.job, p->t.partition, p->c->name, p->vk_sha256, p->utext};
         czk_error e = {0};
         int rc;
 
@@ -282,7 +335,7 @@ static void on_result(fin *f, const czk_msg_result *r)
     fin_identity id;
     fin_pending *pend;
     fin_timings t;
-    int rc;
+    int rc, sync_rc;
 
     if (c && c->failed) {
         /* gpud sends none of a circuit we announced without a key; the
@@ -324,22 +377,17 @@ static void on_result(fin *f, const czk_msg_result *r)
         goto out;
     }
     if ((pend = pending_find(f, r->job_id, r->partition))) {
-        if (pend->c == c && !strcmp(pend->utext, utext)) {
+        if (pend->c == c && pending_key_current(pend) && !strcmp(pend->utext, utext)) {
             /* the same partition, re-sent: its proof answers when it is written */
             czk_debug("job %llu partition %u: re-sent while its proof waits for disk space",
                       (unsigned long long)r->job_id, r->partition);
             goto out;
         }
-        czk_warn("job %llu partition %u: a proof waiting for disk space belongs to another circuit or other public "
-                 "signals: dropped, proving this RESULT",
+        czk_warn("job %llu partition %u: a proof waiting for disk space belongs to another circuit, another key or "
+                 "other public signals: dropped, proving this RESULT",
                  (unsigned long long)r->job_id, r->partition);
-        for (fin_pending **pp = &f->pending; *pp; pp = &(*pp)->next)
-            if (*pp == pend) {
-                *pp = pend->next;
-                break;
-            }
-        f->n_pending--;
-        pending_free(pend);
+        pending_remove(f, pend);
+        status_line(f);
     }
     id = identity_of(c, r->job_id, r->partition, utext);
     stale_why[0] = 0;
@@ -348,6 +396,20 @@ static void on_result(fin *f, const czk_msg_result *r)
     if (rc == FIN_MATCH && f->cfg.finalizer_verify && !stored_proof_verifies(c, old_p, old_plen, r->publics.ptr)) {
         snprintf(stale_why, sizeof(stale_why), "the stored proof does not verify against the current verification key");
         rc = FIN_STALE;
+    }
+    if (rc == FIN_MATCH && (sync_rc = fin_output_sync(f->cfg.output_dir, r->job_id, r->partition, &e)) < 0) {
+        /* found in the page cache, perhaps, and not durable: no DONE until
+         * they are (czk-gpud would journal it).  A full or failing disk is
+         * tried again when czk-gpud re-sends the RESULT (reconnection or
+         * result_resend_s); anything else fails the partition as a failed
+         * write does */
+        czk_err("job %llu partition %u: files already written could not be made durable%s: %s",
+                (unsigned long long)r->job_id, r->partition,
+                fin_output_retryable(sync_rc) ? " (not answered until czk-gpud sends the RESULT again)" : "",
+                e.msg);
+        if (!fin_output_retryable(sync_rc))
+            send_done(f, r, sync_rc, e.msg, NULL, 0, NULL, 0);
+        goto out;
     }
     if (rc == FIN_MATCH) {
         czk_info("job %llu partition %u: already written, answering from the files", (unsigned long long)r->job_id,
@@ -490,6 +552,7 @@ static int reload_circuit(fin *f, unsigned i, const uint8_t *theirs)
     czk_groth16_any_key_free(&c->key);
     *c = nc;
     czk_info("circuit \"%s\": reloaded %s, the key czk-gpud now uses", c->name, path);
+    pending_drop_stale_keys(f);
     return 1;
 }
 
@@ -671,7 +734,50 @@ static int setup_output(fin *f, czk_error *e)
         return r;
     if (chmod(f->cfg.output_dir, 0750) < 0)
         czk_warn("could not make output_dir \"%s\" mode 0750: %s", f->cfg.output_dir, strerror(errno));
+    /* output_dir's own entry made durable once per start (the job
+     * directories fsync output_dir itself as they come).  Its parent is not
+     * ours and may not be readable: a warning, not a reason to stop */
+    if ((r = czk_fsync_parent(f->cfg.output_dir, e)) < 0)
+        czk_warn("%s (output_dir \"%s\" may not survive a power loss if it was just created)", e->msg,
+                 f->cfg.output_dir);
     return 0;
+}
+
+/*
+ * One finalizer per output_dir: an exclusive flock on
+ * output_dir/.finalizer.lock, held (the fd open) until the process ends, so
+ * the kernel releases it however the process dies.  A second finalizer
+ * would displace the first at czk-gpud (which keeps the last one that
+ * connected) and write the same temporary names (output.c).  -EBUSY when
+ * another process holds it, naming its pid.
+ */
+static int lock_output(fin *f, czk_error *e)
+{
+    char path[CZK_CONFIG_PATH_MAX + 32], pid[32];
+    int fd, n;
+
+    snprintf(path, sizeof(path), "%s/.finalizer.lock", f->cfg.output_dir);
+    fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
+    if (fd < 0)
+        return czk_errorf(e, -errno, "could not open the lock file \"%s\": %s", path, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        int err = errno;
+        n = (int)pread(fd, pid, sizeof(pid) - 1, 0);
+        pid[n > 0 ? n : 0] = 0;
+        pid[strcspn(pid, "\n")] = 0;
+        close(fd);
+        if (err == EWOULDBLOCK)
+            return czk_errorf(e, -EBUSY,
+                              "another czk-finalizer (pid %s) holds \"%s\": only one finalizer may write output_dir "
+                              "\"%s\" (a second one displaces the first at czk-gpud); stop one of them",
+                              pid[0] ? pid : "unknown", path, f->cfg.output_dir);
+        return czk_errorf(e, -err, "could not lock \"%s\": %s", path, strerror(err));
+    }
+    /* for the message above, in the next one that tries */
+    n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n)
+        czk_warn("could not write the pid into \"%s\": %s", path, strerror(errno));
+    return 0; /* fd stays open (and locked) until exit */
 }
 
 /* c from the zkey at path: the header and IC are all the finalizer reads
@@ -707,8 +813,6 @@ static int circuit_load(fin_circuit *c, const char *name, const char *path, czk_
 
 static int open_circuits(fin *f, czk_error *e)
 {
-    if (f->cfg.n_circuits == 0)
-        return czk_errorf(e, -EINVAL, "no circuits configured: add [circuit.NAME] zkey = PATH to the config");
     f->circuits = calloc((size_t)f->cfg.n_circuits, sizeof(fin_circuit));
     if (!f->circuits)
         return czk_errorf(e, -ENOMEM, "out of memory");
@@ -742,8 +846,17 @@ int main(int argc, char **argv)
         return r < 0 ? 2 : 0;
     czk_backoff_init(&f->backoff, (uint64_t)f->cfg.reconnect_max_ms);
     czk_loop_config_from(&lc, &f->cfg);
-    if ((r = open_circuits(f, &e)) < 0 || (r = setup_output(f, &e)) < 0 ||
-        (r = czk_loop_create(&f->loop, &lc, &e)) < 0) {
+    if ((r = setup_output(f, &e)) < 0) {
+        czk_err("%s", e.msg);
+        return 1;
+    }
+    if ((r = lock_output(f, &e)) < 0) {
+        /* an operator's error that a restart cannot fix: exit status 2, which
+         * systemd does not restart (RestartPreventExitStatus=2) */
+        czk_err("%s", e.msg);
+        return r == -EBUSY ? 2 : 1;
+    }
+    if ((r = open_circuits(f, &e)) < 0 || (r = czk_loop_create(&f->loop, &lc, &e)) < 0) {
         czk_err("%s", e.msg);
         return 1;
     }
@@ -751,7 +864,7 @@ int main(int argc, char **argv)
     open_metrics(f);
     if (!f->cfg.finalizer_verify)
         czk_warn("finalizer.verify is off: proofs are written without a pairing check");
-    czk_daemon_attach_loop(&f->loop, &f->stopping, 0);
+    czk_daemon_attach_loop(&f->loop, &f->stopping);
     zkey_watch_start(f);
     czk_info("ready: %u circuits, output in %s", f->n_circuits, f->cfg.output_dir);
     czk_daemon_ready("waiting for czk-gpud");

@@ -11,8 +11,11 @@
  * and a re-sent RESULT for it is answered from the files without rewriting
  * them (exactly-once output) -- but only when identity.json and public.json
  * prove the files are that partition's (same job id, partition, circuit,
- * verification key digest and public signals).  Files 0640, directories
- * 0750, in the daemon's own group.
+ * verification key digest and public signals), and only after they and
+ * their directories were fsynced again (the finalizer that wrote them may
+ * have died before its directory fsync).  Files 0640, directories 0750, in
+ * the daemon's own group.  One finalizer writes output_dir at a time: it
+ * holds output_dir/.finalizer.lock (main.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +54,33 @@ static int make_dir(const char *dir, czk_error *e)
     return 0;
 }
 
+/*
+ * A job's directory, made durable once per process: czk_mkdir_durable
+ * fsyncs output_dir even when the directory exists (it may be the leftover
+ * of a crash before that fsync), and a job's partitions come one after the
+ * other, so the last few jobs whose directory this process made durable are
+ * remembered and their other partitions cost no fsync of output_dir.  Loop
+ * thread only (every fin_output_* call is made there), so no lock.
+ */
+#define DURABLE_JOBS 16
+static uint64_t durable_jobs[DURABLE_JOBS]; /* job ids (0: none; ids start at 1) */
+static unsigned durable_next;
+
+static int make_job_dir(const char *jdir, uint64_t job, czk_error *e)
+{
+    struct stat st;
+    int r;
+
+    for (unsigned i = 0; i < DURABLE_JOBS; i++)
+        if (durable_jobs[i] == job && job && stat(jdir, &st) == 0 && S_ISDIR(st.st_mode))
+            return 0;
+    if ((r = make_dir(jdir, e)) < 0)
+        return r;
+    durable_jobs[durable_next] = job;
+    durable_next = (durable_next + 1) % DURABLE_JOBS;
+    return 0;
+}
+
 static int write_atomic(const char *dir, const char *name, const char *text, size_t len, const char *fault,
                         czk_error *e)
 {
@@ -59,7 +89,14 @@ static int write_atomic(const char *dir, const char *name, const char *text, siz
 
     snprintf(path, sizeof(path), "%s/%s", dir, name);
     snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FILE_MODE);
+    /* Only the finalizer that holds output_dir's lock (main.c) writes here,
+     * so a temporary file already there was left by a predecessor that died
+     * before its rename: removed, then created anew, never opened through
+     * whatever it is (a symbolic link is not followed, a file another
+     * process holds open is not written into) */
+    if (unlink(tmp) < 0 && errno != ENOENT)
+        return czk_errorf(e, -errno, "could not remove the leftover \"%s\": %s", tmp, strerror(errno));
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, FILE_MODE);
     if (fd < 0)
         return czk_errorf(e, -errno, "could not create \"%s\": %s", tmp, strerror(errno));
     if (fchmod(fd, FILE_MODE) < 0)
@@ -200,6 +237,28 @@ fail:
     return r;
 }
 
+int fin_output_sync(const char *output_dir, uint64_t job, uint32_t part, czk_error *e)
+{
+    static const char *const files[] = {"public.json", "timings.json", "identity.json", "proof.json"};
+    char jdir[PATH_CAP], pdir[PATH_CAP + 16], path[PATH_CAP + 40];
+    int r;
+
+    snprintf(jdir, sizeof(jdir), "%s/%" PRIu64, output_dir, job);
+    snprintf(pdir, sizeof(pdir), "%s/%u", jdir, part);
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", pdir, files[i]);
+        r = czk_fsync_file(path, e);
+        if (r == -ENOENT && !strcmp(files[i], "timings.json"))
+            continue; /* not part of the identity: a partition may lack it */
+        if (r < 0)
+            return r;
+    }
+    if ((r = czk_fsync_dir(pdir, e)) < 0 || (r = czk_fsync_dir(jdir, e)) < 0 ||
+        (r = czk_fsync_dir(output_dir, e)) < 0)
+        return r;
+    return 0;
+}
+
 int fin_output_move_aside(const char *output_dir, uint64_t job, uint32_t part, czk_error *e)
 {
     char stale[PATH_CAP], from[PATH_CAP], to[PATH_CAP + 64];
@@ -244,7 +303,7 @@ int fin_output_write(const char *output_dir, const fin_timings *t, const fin_ide
 
     snprintf(jdir, sizeof(jdir), "%s/%llu", output_dir, (unsigned long long)t->job);
     snprintf(pdir, sizeof(pdir), "%s/%u", jdir, t->partition);
-    if ((r = make_dir(jdir, e)) < 0 || (r = make_dir(pdir, e)) < 0)
+    if ((r = make_job_dir(jdir, t->job, e)) < 0 || (r = make_dir(pdir, e)) < 0)
         return r;
     if ((r = write_atomic(pdir, "public.json", pub, strlen(pub), NULL, e)) < 0)
         return r;

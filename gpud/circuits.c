@@ -22,12 +22,10 @@
  * logged once and not at every tick (one gpud per process). */
 static czk_zkey_stamp reported[CZK_CONFIG_MAX_CIRCUITS];
 
+_Static_assert(CZK_MSG_MAX_CIRCUITS >= CZK_CONFIG_MAX_CIRCUITS, "HELLO announces every configured circuit");
+
 int gpud_circuits_open(gpud *g, czk_error *e)
 {
-    if (g->cfg.n_circuits == 0)
-        return czk_errorf(e, -EINVAL, "no circuits configured: add [circuit.NAME] zkey = PATH to the config");
-    if (g->cfg.n_circuits > CZK_MSG_MAX_CIRCUITS)
-        return czk_errorf(e, -E2BIG, "%d circuits configured, at most %d", g->cfg.n_circuits, CZK_MSG_MAX_CIRCUITS);
     g->circuits = calloc((size_t)g->cfg.n_circuits, sizeof(gpud_circuit));
     if (!g->circuits)
         return czk_errorf(e, -ENOMEM, "out of memory");

@@ -101,12 +101,12 @@ static void metrics_tick(czk_timer *t, void *ctx)
 }
 
 /* czk_gpud_gpu_*{gpu="N"}: registered for devices 0..GPUD_METRIC_GPUS-1
- * before the backend exists (the set of metrics is fixed once served, and
- * the backend, which knows its devices, is created later on a thread);
- * worker.c sets contexts and in_service when the workers start, so a label
- * the backend has no device for keeps contexts 0.  Registered last: when the
- * registry is full (CZK_METRICS_MAX, many circuits and pools) these are the
- * ones left out (czk_metrics_add logs it), not the others. */
+ * before the backend exists (every series is registered before the endpoint
+ * is served, so the first scrape has them all, and the backend, which knows
+ * its devices, is created later on a thread); worker.c sets contexts and
+ * in_service when the workers start, so a label the backend has no device for
+ * keeps contexts 0.  Registered last; the registry holds every series of the
+ * largest configuration (common/runtime/metrics.h). */
 static void open_gpu_metrics(gpud *g)
 {
     char label[32];
@@ -175,7 +175,9 @@ static int open_metrics(gpud *g)
                                                  "slots in the pool (slots_per_pool)");
         czk_metric_set(g->pools[i].m_capacity, g->pools[i].pool.hdr->slot_count);
         g->pools[i].m_quarantined = czk_metrics_add(g->metrics, CZK_METRIC_GAUGE, "czk_gpud_slots_quarantined",
-                                                    label, "slots held by a synth past synth_timeout_s, out of use");
+                                                    label, "slots out of use because a fill may still write them: "
+                                                           "their synth missed synth_timeout_s, or its link closed "
+                                                           "while its process lives");
     }
     for (int st = P_QUEUED; st <= P_FINALIZE; st++) {
         snprintf(label, sizeof(label), "stage=\"%s\"", pstages[st]);
@@ -338,8 +340,10 @@ static int open_sockets(gpud *g, czk_error *e)
 
     if (g->cfg.client_group[0]) {
         struct group *gr = getgrnam(g->cfg.client_group);
-        if (!gr)
+        if (!gr) {
+            g->exit_status = 2; /* a configuration error: restarting cannot fix it */
             return czk_errorf(e, -ENOENT, "client_group \"%s\" does not exist", g->cfg.client_group);
+        }
         group = gr->gr_gid;
     }
     if ((r = prepare_runtime_dir(g, group, e)) < 0)
@@ -407,7 +411,7 @@ int main(int argc, char **argv)
         goto fail;
     if ((r = gpud_keys_start(g, &e)) < 0)
         goto fail;
-    czk_daemon_attach_loop(&g->loop, &g->stopping, g->cfg.watchdog_ms);
+    czk_daemon_attach_loop(&g->loop, &g->stopping);
     czk_loop_timer(g->loop, 1000, 2000, status_tick, g);
     czk_info("listening: %u circuits, %u pools of %d slots, sockets in %s; the %s backend and the keys are "
              "loading",

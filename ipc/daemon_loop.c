@@ -63,7 +63,7 @@ static void watchdog_tick(czk_timer *t, void *ctx)
     czk_daemon_watchdog();
 }
 
-void czk_daemon_attach_loop(czk_loop **loop, int *stopping, int watchdog_cfg_ms)
+void czk_daemon_attach_loop(czk_loop **loop, int *stopping)
 {
     uint64_t wd;
 
@@ -71,7 +71,7 @@ void czk_daemon_attach_loop(czk_loop **loop, int *stopping, int watchdog_cfg_ms)
     D.stopping = stopping;
     czk_loop_set_wake_fn(*loop, on_wake, NULL);
     czk_daemon_signals(on_signal_wake, NULL);
-    if ((wd = czk_daemon_watchdog_interval_ms(watchdog_cfg_ms)) > 0)
+    if ((wd = czk_daemon_watchdog_interval_ms()) > 0)
         czk_loop_timer(*loop, wd, wd, watchdog_tick, NULL);
     czk_loop_timer(*loop, 250, 250, trace_tick, NULL);
 }

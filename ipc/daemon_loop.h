@@ -15,12 +15,12 @@
 /*
  * On SIGTERM/SIGINT the loop is woken and, on the loop thread, "stopping on
  * signal" is logged, *stopping set to 1 and the loop stopped; WATCHDOG=1 is
- * sent every czk_daemon_watchdog_interval_ms(watchdog_cfg_ms) and the trace
+ * sent every czk_daemon_watchdog_interval_ms() and the trace
  * is flushed every 250 ms.  *loop is read again at each signal, so a daemon
  * that sets it to NULL after czk_loop_destroy() is safe from late signals.
  * Once per process.
  */
-void czk_daemon_attach_loop(czk_loop **loop, int *stopping, int watchdog_cfg_ms);
+void czk_daemon_attach_loop(czk_loop **loop, int *stopping);
 
 /*
  * Reconnection with exponential back-off (the synth's and the finalizer's

@@ -492,10 +492,6 @@ int main(int argc, char **argv)
     s->threads = czk_par_threads(s->cfg.synth_threads);
     czk_backoff_init(&s->backoff, (uint64_t)s->cfg.reconnect_max_ms);
     bind_node(s->node);
-    if (s->cfg.n_circuits == 0) {
-        czk_err("no circuits configured: add [circuit.NAME] zkey = PATH to the config");
-        return 1;
-    }
     s->zkeys = calloc((size_t)s->cfg.n_circuits, sizeof(czk_zkey));
     if (!s->zkeys)
         return 1;
@@ -530,7 +526,7 @@ int main(int argc, char **argv)
         czk_err("could not start the fill thread");
         return 1;
     }
-    czk_daemon_attach_loop(&s->loop, &s->stopping, 0);
+    czk_daemon_attach_loop(&s->loop, &s->stopping);
     zkey_watch_start(s);
     czk_info("ready: node %d, %u circuits, %d threads, gpud at %s/gpud.sock", s->node, s->n_circuits, s->threads,
              s->cfg.runtime_dir);

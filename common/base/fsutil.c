@@ -22,6 +22,17 @@ int czk_fsync_dir(const char *dir, czk_error *e)
     return r;
 }
 
+int czk_fsync_file(const char *path, czk_error *e)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), r = 0;
+    if (fd < 0)
+        return czk_errorf(e, -errno, "could not open \"%s\": %s", path, strerror(errno));
+    if (fsync(fd) < 0)
+        r = czk_errorf(e, -errno, "could not fsync \"%s\": %s", path, strerror(errno));
+    close(fd);
+    return r;
+}
+
 int czk_fsync_parent(const char *path, czk_error *e)
 {
     char dir[PATH_MAX];
@@ -40,11 +51,18 @@ int czk_fsync_parent(const char *path, czk_error *e)
 
 int czk_mkdir_durable(const char *dir, unsigned mode, czk_error *e)
 {
+    struct stat st;
+
     if (mkdir(dir, (mode_t)mode) == 0)
         return czk_fsync_parent(dir, e);
-    if (errno == EEXIST)
-        return 0;
-    return czk_errorf(e, -errno, "could not create directory \"%s\": %s", dir, strerror(errno));
+    if (errno != EEXIST)
+        return czk_errorf(e, -errno, "could not create directory \"%s\": %s", dir, strerror(errno));
+    /* there already: perhaps made before a crash that came before its fsync */
+    if (stat(dir, &st) < 0)
+        return czk_errorf(e, -errno, "could not stat \"%s\": %s", dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return czk_errorf(e, -ENOTDIR, "could not create directory \"%s\": a file of another type is there", dir);
+    return czk_fsync_parent(dir, e);
 }
 
 int czk_write_all(int fd, const void *buf, size_t n)

@@ -19,7 +19,17 @@ int czk_fsync_dir(const char *dir, czk_error *e);
 /* fsync the directory that holds path (".": a path without a slash) */
 int czk_fsync_parent(const char *path, czk_error *e);
 
-/* mkdir(dir, mode) and fsync its parent; an existing directory is success */
+/* fsync the file at path (opened read-only, not following a symbolic link) */
+int czk_fsync_file(const char *path, czk_error *e);
+
+/*
+ * mkdir(dir, mode) and fsync its parent.  An existing directory is success,
+ * and its parent is fsynced too: a crash between an earlier mkdir and its
+ * fsync leaves a directory that is there now but may not survive a power
+ * loss, and only this call can tell.  So every call costs one fsync of the
+ * parent; a caller on a hot path remembers which directories it already
+ * made durable instead of calling again.
+ */
 int czk_mkdir_durable(const char *dir, unsigned mode, czk_error *e);
 
 /* writes all n bytes of buf to fd, retrying on EINTR and after a short

@@ -10,6 +10,8 @@
 #include "common/base/error.h"
 
 #define CZK_CONFIG_MAX_CIRCUITS 32
+/* the longest path value plus its NUL: --set takes all of it, while a line of
+ * the file holds at most 198 bytes (libinih's buffer; docs/config.md) */
 #define CZK_CONFIG_PATH_MAX 512
 
 /* One partition is one witness fd, and a SUBMIT passes all of a job's fds in
@@ -50,7 +52,6 @@ typedef struct czk_config {
                                   compacted size (0 = only at start) */
     char metrics_addr[64];     /* Prometheus text endpoint; "" disables */
     int metrics_port;
-    int watchdog_ms;           /* 0: follow WATCHDOG_USEC from systemd */
     int max_clients;           /* client connections on czk.sock at once */
     int max_clients_per_uid;   /* of those, from one uid */
     int client_idle_timeout_s; /* close a client connection idle this long with no job to watch (0 = never) */
@@ -76,10 +77,17 @@ typedef struct czk_config {
 /* fill the documented defaults (paths follow $CZK_RUNTIME_DIR / $XDG_RUNTIME_DIR
  * for unprivileged users, /run/czk and /var/lib/czk for root) */
 void czk_config_defaults(czk_config *c);
-/* parse an INI file over c; unknown keys, bad values, a section that appears
- * twice and a section without keys are errors naming the line */
+/* parse an INI file over c (docs/config.md, "The file"): -EINVAL for a
+ * syntax error, an unknown key, a bad value, a key or section that appears
+ * twice, a section without keys or a line longer than libinih takes, the
+ * message naming the file and the first line with an error; -EISDIR, -ENOENT
+ * and the like when the file cannot be read.  Each value is checked as
+ * czk_config_set checks it.  On an error c may hold some of the file's values */
 int czk_config_load(czk_config *c, const char *path, czk_error *e);
-/* apply one "section.key=value" override (command line: --set section.key=value) */
+/* apply one "section.key=value" override (command line: --set section.key=value);
+ * -EINVAL for an unknown key or a bad value: a path (runtime_dir, state_dir,
+ * output_dir, zkey) must be absolute, a metrics_addr empty or an IPv4 address,
+ * and no value may be in quotes or hold a '#' comment */
 int czk_config_set(czk_config *c, const char *assignment, czk_error *e);
 const czk_config_circuit *czk_config_circuit_find(const czk_config *c, const char *name);
 

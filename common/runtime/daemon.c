@@ -133,6 +133,10 @@ int czk_daemon_start(int argc, char **argv, const char *prog, int allow_numa, cz
     if (r != 0)
         return r;
     czk_log_init(prog, cfg->log_level);
+    if (cfg->n_circuits == 0) { /* every daemon serves circuits: a configuration error, not one to restart */
+        czk_err("no circuits configured: add [circuit.NAME] zkey = PATH to the config");
+        return -EINVAL;
+    }
     return 0;
 }
 
@@ -168,13 +172,11 @@ void czk_daemon_watchdog(void) { sd_notify(0, "WATCHDOG=1"); }
 
 void czk_daemon_stopping(void) { sd_notify(0, "STOPPING=1"); }
 
-uint64_t czk_daemon_watchdog_interval_ms(int cfg_ms)
+uint64_t czk_daemon_watchdog_interval_ms(void)
 {
     uint64_t usec = 0;
     if (sd_watchdog_enabled(0, &usec) > 0 && usec > 0)
         return usec / 2000 ? usec / 2000 : 1;
-    if (cfg_ms > 0)
-        return (uint64_t)cfg_ms / 2 ? (uint64_t)cfg_ms / 2 : 1;
     return 0;
 }
 

@@ -49,7 +49,8 @@ int czk_daemon_parse(int argc, char **argv, const char *prog, int allow_numa, cz
  * What every daemon's main() does first: log as prog at info level, parse
  * argv (czk_daemon_parse; a bad command line is logged), then log at
  * cfg->log_level.  Returns 0 to go on, 1 when --help was printed (exit 0), or
- * -EINVAL for a bad command line (exit 2).
+ * -EINVAL (logged; exit 2, which the units do not restart) for a bad command
+ * line or configuration, or one with no circuit.
  */
 int czk_daemon_start(int argc, char **argv, const char *prog, int allow_numa, czk_config *cfg,
                      czk_daemon_args *out);
@@ -64,9 +65,9 @@ void czk_daemon_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)
 void czk_daemon_watchdog(void);
 void czk_daemon_stopping(void);
 
-/* Interval at which to send WATCHDOG=1, in ms: half of $WATCHDOG_USEC, or
- * cfg_ms/2 when cfg_ms > 0 (config watchdog_ms), 0 when no watchdog is set. */
-uint64_t czk_daemon_watchdog_interval_ms(int cfg_ms);
+/* Interval at which to send WATCHDOG=1, in ms: half of $WATCHDOG_USEC (the
+ * unit's WatchdogSec=), 0 when systemd watches nothing. */
+uint64_t czk_daemon_watchdog_interval_ms(void);
 
 /* systemd fd store: keep fd under name (FDSTORE=1, FDNAME=name); 0 or -errno
  * (-ENOTSUP outside systemd).  _take: the fd systemd handed back under name

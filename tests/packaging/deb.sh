@@ -176,7 +176,7 @@ while read -r s k v; do
 done <"$T/keys.file"
 "$CONF_CHECK" "$CONF" "$@" || bad "conf_check: the packaged configuration is not the parser's defaults (above)"
 # the packaged daemons: the file as shipped parses and they stop at "no circuits"
-# (exit 1); uncommented, every key parses and they keep running with the
+# (exit 2: a configuration error, which the units do not restart); uncommented, every key parses and they keep running with the
 # circuit of the missing zkey failed (the log says why); an unknown key is
 # refused as a bad configuration (exit 2)
 # (client_group is this user's own group: the package's czk-clients exists only
@@ -188,11 +188,11 @@ run() { # run DAEMON CONF: the exit status, stderr in $T/log
     timeout "${T_LIMIT:-20}" "$R/usr/sbin/$1" --config "$2" --runtime-dir "$T/run" --state-dir "$T/state" \
         --output-dir "$T/proofs" </dev/null >/dev/null 2>"$T/log"
 }
-for d in czk-gpud czk-finalizer; do
+for d in $DAEMONS; do
     run "$d" "$CONF"
     rc=$?
-    [ "$rc" = 1 ] && grep -q 'no circuits configured' "$T/log" ||
-        bad "$d with the packaged file: exit $rc, not 1 with \"no circuits configured\": $(cat "$T/log")"
+    [ "$rc" = 2 ] && grep -q 'no circuits configured' "$T/log" ||
+        bad "$d with the packaged file: exit $rc, not 2 with \"no circuits configured\": $(cat "$T/log")"
 done
 for d in $DAEMONS; do
     # every daemon serves with that circuit failed (logged, and in gpud's STATUS) instead of exiting
@@ -204,6 +204,15 @@ for d in $DAEMONS; do
     rc=$?
     [ "$rc" = 2 ] && grep -q 'no_such_key' "$T/log" ||
         bad "$d with an unknown key: exit $rc, not 2 naming no_such_key: $(cat "$T/log")"
+done
+# a group that does not exist is a configuration error too (exit 2, not restarted)
+for k in client_group admin_group; do
+    sed "s|^$k =.*|$k = czk-no-such-group|" "$T/full.conf" >"$T/group.conf"
+    grep -q "^$k = czk-no-such-group" "$T/group.conf" || bad "the packaged file has no $k line to change"
+    run czk-gpud "$T/group.conf"
+    rc=$?
+    [ "$rc" = 2 ] && grep -q "$k \"czk-no-such-group\" does not exist" "$T/log" ||
+        bad "czk-gpud with a missing $k: exit $rc, not 2 naming the group: $(cat "$T/log")"
 done
 
 # ---- maintainer scripts, against stub commands that record their arguments -----
