@@ -11,27 +11,21 @@
 
 #include "common/base/fsutil.h"
 
-int czk_fsync_dir(const char *dir, czk_error *e)
+/* fsync of what path names, opened with flags; what: its kind in messages */
+static int fsync_path(const char *path, int flags, const char *what, czk_error *e)
 {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | flags), r = 0;
     if (fd < 0)
-        return czk_errorf(e, -errno, "could not open directory \"%s\": %s", dir, strerror(errno));
+        return czk_errorf(e, -errno, "could not open %s\"%s\": %s", what, path, strerror(errno));
     if (fsync(fd) < 0)
-        r = czk_errorf(e, -errno, "could not fsync directory \"%s\": %s", dir, strerror(errno));
+        r = czk_errorf(e, -errno, "could not fsync %s\"%s\": %s", what, path, strerror(errno));
     close(fd);
     return r;
 }
 
-int czk_fsync_file(const char *path, czk_error *e)
-{
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), r = 0;
-    if (fd < 0)
-        return czk_errorf(e, -errno, "could not open \"%s\": %s", path, strerror(errno));
-    if (fsync(fd) < 0)
-        r = czk_errorf(e, -errno, "could not fsync \"%s\": %s", path, strerror(errno));
-    close(fd);
-    return r;
-}
+int czk_fsync_dir(const char *dir, czk_error *e) { return fsync_path(dir, O_DIRECTORY, "directory ", e); }
+
+int czk_fsync_file(const char *path, czk_error *e) { return fsync_path(path, O_NOFOLLOW, "", e); }
 
 int czk_fsync_parent(const char *path, czk_error *e)
 {

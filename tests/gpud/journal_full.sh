@@ -16,14 +16,8 @@
 . "$6/tests/pipeline/lib.sh"
 require_snarkjs
 
-mkdir -p "$T/state"
-mount -t tmpfs -o size=1m,mode=0750 czk-test-state "$T/state" 2>/dev/null ||
-    { echo "SKIP: cannot mount a tmpfs here"; exit 77; }
-mkdir -p "$T/state/spool"
-mount -t tmpfs -o size=16m,mode=0750 czk-test-spool "$T/state/spool" 2>/dev/null ||
-    { umount "$T/state"; echo "SKIP: cannot mount a tmpfs here"; exit 77; }
-unmount() { umount "$T/state/spool" 2>/dev/null; umount "$T/state" 2>/dev/null; return 0; }
-trap 'stop_sampler; stop_all; unmount; cleanup' EXIT
+mount_tmpfs "$T/state" 1 czk-test-state
+mount_tmpfs "$T/state/spool" 16 czk-test-spool
 
 write_config </dev/null
 start_gpud; start_synth 0; start_fin

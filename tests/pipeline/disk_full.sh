@@ -24,10 +24,7 @@
 require_snarkjs
 command -v curl >/dev/null 2>&1 || { echo "SKIP: curl is needed to read the finalizer's metrics"; exit 77; }
 
-mkdir -p "$T/out"
-mount -t tmpfs -o size=2m,mode=0750 czk-test-out "$T/out" 2>/dev/null ||
-    { echo "SKIP: cannot mount a tmpfs here"; exit 77; }
-trap 'stop_sampler; stop_all; umount "$T/out" 2>/dev/null; cleanup' EXIT
+mount_tmpfs "$T/out" 2 czk-test-out
 
 # a free TCP port for the finalizer's metrics (other tests may hold the default)
 PORT=""

@@ -19,10 +19,7 @@
 . "$6/tests/pipeline/lib.sh"
 require_snarkjs
 
-mkdir -p "$T/out"
-mount -t tmpfs -o size=2m,mode=0750 czk-test-out "$T/out" 2>/dev/null ||
-    { echo "SKIP: cannot mount a tmpfs here"; exit 77; }
-trap 'stop_all; umount "$T/out" 2>/dev/null; cleanup' EXIT
+mount_tmpfs "$T/out" 2 czk-test-out
 
 reload_setup # $K/multi.zkey = K1 (vkey in $T/fx1), $K/multi2.zkey = K2 ($T/fx2)
 start_gpud; start_synth 0; start_fin

@@ -115,9 +115,25 @@ stop_all() {
     GPUD_PID="" FIN_PID="" SYNTH0_PID="" SYNTH1_PID=""
 }
 
+# mount_tmpfs DIR MB NAME: a tmpfs of MB MiB at DIR (made first), unmounted by
+# cleanup once the daemons are stopped; exits 77 when mounts are refused
+# (no root, an unprivileged container)
+TMPFS_MOUNTS=
+mount_tmpfs() {
+    mkdir -p "$1"
+    mount -t tmpfs -o "size=$2m,mode=0750" "$3" "$1" 2>/dev/null ||
+        { echo "SKIP: cannot mount a tmpfs here"; exit 77; }
+    TMPFS_MOUNTS="$1 $TMPFS_MOUNTS" # the last one mounted goes first
+}
+unmount_tmpfs() {
+    for m in $TMPFS_MOUNTS; do umount "$m" 2>/dev/null; done
+    TMPFS_MOUNTS=
+}
+
 cleanup() {
     stop_sampler
     stop_all
+    unmount_tmpfs
     if [ "$fail" = 0 ] && [ -z "${CZK_KEEP:-}" ]; then rm -rf "$T"; else dump_logs; echo "(kept $T)" >&2; fi
 }
 trap cleanup EXIT
