@@ -13,6 +13,7 @@ set -eu
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 D=${DEMO_DIR:-$ROOT/build/demo}
+case $D in /*) ;; *) D=$ROOT/$D ;; esac # the config takes absolute paths only
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 if [ -z "${SKIP_DEPS:-}" ]; then say "installing dependencies (scripts/deps.sh)"; ./scripts/deps.sh; fi

@@ -14,6 +14,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 BIN=$1 W=$2 LOG=${3:-20} NPART=${4:-24}
 CZK=$BIN/czk
 mkdir -p "$W" && cd "$W" || exit 2
+W=$(pwd) # the config takes absolute paths only
 CURVE=${CURVE:-bls12-381}
 case $CURVE in bls12-381|bls12381) SUF="" ;; bn254|bn128) SUF=bn ;; *) echo "CURVE: bls12-381 or bn254" >&2; exit 2 ;; esac
 BITS=${BITS:-0.5}

@@ -12,6 +12,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 BIN=$1 W=$2 LOG=${3:-20} NPART=${4:-24}
 CZK=$BIN/czk
 mkdir -p "$W" && cd "$W" || exit 2
+W=$(pwd) # the config takes absolute paths only
 T=$W/mix$LOG; rm -rf "$T"; mkdir -p "$T"/{run,state,out,logs}
 N=$(( (1 << LOG) - 16 ))
 now() { date +%s.%N; }

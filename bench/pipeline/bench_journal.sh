@@ -42,6 +42,7 @@ while [ $# -gt 0 ]; do
     *) echo "bench_journal.sh: unknown option $1 (--help)" >&2; exit 2 ;;
     esac
 done
+mkdir -p "$WORK" && WORK=$(cd "$WORK" && pwd) || exit 2 # the config takes absolute paths only
 pl_bins "$BUILD"
 grep -q "CZK_FAULT_INJECTION:BOOL=ON" "$BUILD/CMakeCache.txt" 2>/dev/null ||
     { echo "bench_journal.sh: $BUILD is not a test build (cmake -DCZK_FAULT_INJECTION=ON)" >&2; exit 1; }

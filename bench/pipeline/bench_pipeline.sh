@@ -52,6 +52,7 @@ while [ $# -gt 0 ]; do
     *) echo "bench_pipeline.sh: unknown option $1 (--help)" >&2; exit 2 ;;
     esac
 done
+mkdir -p "$WORK" && WORK=$(cd "$WORK" && pwd) || exit 2 # the config takes absolute paths only
 pl_bins "$BUILD"
 SNARKJS=$repo/interop/node_modules/.bin/snarkjs
 mkdir -p "$WORK"
