@@ -116,49 +116,78 @@ static int self_listens_on(const char *path)
     return found;
 }
 
-/* what is left of the process that called listen() on the socket at path */
-static int listener_state(pid_t pid, const char *path)
+/* state (field 3), flags (field 9) and start time (field 22) from
+ * /proc/<pid>/stat: 0, or -ESRCH when there is no such process, or another
+ * -errno (-EPROTO: unreadable) */
+static int proc_stat(pid_t pid, char *state, unsigned long *flags, uint64_t *start)
 {
-    char fn[64], buf[1024], state;
-    unsigned long flags;
+    char fn[64], buf[1024];
+    unsigned long long st = 0;
     const char *p;
     ssize_t n;
     int fd;
 
+    snprintf(fn, sizeof(fn), "/proc/%d/stat", (int)pid);
+    if ((fd = open(fn, O_RDONLY | O_CLOEXEC)) < 0)
+        return errno == ENOENT || errno == ESRCH ? -ESRCH : -errno;
+    n = read(fd, buf, sizeof(buf) - 1);
+    if (n < 0) {
+        int e = errno;
+        close(fd);
+        return e == ESRCH ? -ESRCH : -e;
+    }
+    close(fd);
+    buf[n] = 0;
+    /* "pid (comm) state ppid pgrp session tty_nr tpgid flags ...": comm may
+     * hold ')'; field 22 is the 20th after it */
+    if (!(p = strrchr(buf, ')')) ||
+        sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", state,
+               flags, &st) != 3)
+        return -EPROTO;
+    *start = st;
+    return 0;
+}
+
+/* a zombie thread-group leader: 1 while other threads of it still run, 0
+ * when none does, -1 when that cannot be told */
+static int zombie_has_threads(pid_t pid)
+{
+    char fn[64];
+    struct dirent *de;
+    DIR *d;
+    int tasks = 0;
+
+    snprintf(fn, sizeof(fn), "/proc/%d/task", (int)pid);
+    if (!(d = opendir(fn)))
+        return errno == ENOENT ? 0 : -1;
+    while ((de = readdir(d)))
+        tasks += de->d_name[0] != '.';
+    closedir(d);
+    return tasks > 1;
+}
+
+/* what is left of the process that called listen() on the socket at path */
+static int listener_state(pid_t pid, const char *path)
+{
+    char state;
+    unsigned long flags;
+    uint64_t start;
+    int r;
+
     if (pid <= 0)
         return LISTENER_UNKNOWN;
     if (pid == getpid()) {
-        int r = self_listens_on(path);
+        r = self_listens_on(path);
         return r < 0 ? LISTENER_UNKNOWN : r ? LISTENER_RUNNING : LISTENER_GONE;
     }
     if (kill(pid, 0) < 0 && errno == ESRCH)
         return LISTENER_GONE;
-    snprintf(fn, sizeof(fn), "/proc/%d/stat", (int)pid);
-    if ((fd = open(fn, O_RDONLY | O_CLOEXEC)) < 0)
-        return errno == ENOENT || errno == ESRCH ? LISTENER_GONE : LISTENER_UNKNOWN;
-    n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return n < 0 && errno == ESRCH ? LISTENER_GONE : LISTENER_UNKNOWN;
-    buf[n] = 0;
-    /* "pid (comm) state ppid pgrp session tty_nr tpgid flags ...": comm may hold ')' */
-    if (!(p = strrchr(buf, ')')) || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
-        return LISTENER_UNKNOWN;
+    if ((r = proc_stat(pid, &state, &flags, &start)) < 0)
+        return r == -ESRCH ? LISTENER_GONE : LISTENER_UNKNOWN;
     if (state == 'X' || state == 'x' || (flags & PF_EXITING_FLAG))
         return LISTENER_GONE;
-    if (state == 'Z') {
-        /* a zombie leader: gone unless other threads of it still run */
-        struct dirent *de;
-        DIR *d;
-        int tasks = 0;
-        snprintf(fn, sizeof(fn), "/proc/%d/task", (int)pid);
-        if (!(d = opendir(fn)))
-            return errno == ENOENT ? LISTENER_GONE : LISTENER_UNKNOWN;
-        while ((de = readdir(d)))
-            tasks += de->d_name[0] != '.';
-        closedir(d);
-        return tasks <= 1 ? LISTENER_GONE : LISTENER_UNKNOWN;
-    }
+    if (state == 'Z') /* a zombie leader: gone unless other threads of it still run */
+        return zombie_has_threads(pid) == 0 ? LISTENER_GONE : LISTENER_UNKNOWN;
     return LISTENER_RUNNING;
 }
 
@@ -490,51 +519,21 @@ int czk_peer_handshake(int fd, const czk_msg_hello *mine, const czk_peer_policy 
 
 /* ------------------------------------------------------ process refs --- */
 
-/* state (field 3) and start time (field 22) from /proc/<pid>/stat: 0, or
- * -ESRCH when there is no such process, or another -errno */
-static int proc_stat(pid_t pid, char *state, uint64_t *start)
-{
-    char fn[64], buf[1024];
-    unsigned long long st = 0;
-    const char *p;
-    ssize_t n;
-    int fd;
-
-    snprintf(fn, sizeof(fn), "/proc/%d/stat", (int)pid);
-    if ((fd = open(fn, O_RDONLY | O_CLOEXEC)) < 0)
-        return errno == ENOENT || errno == ESRCH ? -ESRCH : -errno;
-    n = read(fd, buf, sizeof(buf) - 1);
-    if (n < 0) {
-        int e = errno;
-        close(fd);
-        return e == ESRCH ? -ESRCH : -e;
-    }
-    close(fd);
-    buf[n] = 0;
-    /* "pid (comm) state ...": comm may hold ')'; field 22 is the 20th after it */
-    if (!(p = strrchr(buf, ')')) ||
-        sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", state,
-               &st) != 2)
-        return -EPROTO;
-    *start = st;
-    return 0;
-}
-
 uint64_t czk_proc_start_time(pid_t pid)
 {
     char state;
+    unsigned long flags;
     uint64_t st = 0;
-    return proc_stat(pid, &state, &st) == 0 ? st : 0;
+    return proc_stat(pid, &state, &flags, &st) == 0 ? st : 0;
 }
 
 /* the /proc view: 1 running, 0 exited (or another process under that pid) */
 static int proc_alive_by_stat(pid_t pid, uint64_t start)
 {
-    char state, fn[64];
+    char state;
+    unsigned long flags;
     uint64_t st = 0;
-    struct dirent *de;
-    DIR *d;
-    int tasks = 0, r = proc_stat(pid, &state, &st);
+    int r = proc_stat(pid, &state, &flags, &st);
 
     if (r == -ESRCH || (r == 0 && st != start))
         return 0;
@@ -544,19 +543,13 @@ static int proc_alive_by_stat(pid_t pid, uint64_t start)
         return 0;
     if (state != 'Z')
         return 1;
-    /* a zombie leader: exited unless other threads of it still run */
-    snprintf(fn, sizeof(fn), "/proc/%d/task", (int)pid);
-    if (!(d = opendir(fn)))
-        return errno == ENOENT ? 0 : 1;
-    while ((de = readdir(d)))
-        tasks += de->d_name[0] != '.';
-    closedir(d);
-    return tasks > 1;
+    return zombie_has_threads(pid) != 0; /* a zombie leader: exited unless other threads of it still run */
 }
 
 int czk_proc_ref_open(czk_proc_ref *r, pid_t pid)
 {
     char state;
+    unsigned long flags;
     int fd = -1, e = 0, sr;
 
     memset(r, 0, sizeof(*r));
@@ -571,7 +564,7 @@ int czk_proc_ref_open(czk_proc_ref *r, pid_t pid)
 #else
     e = ENOSYS;
 #endif
-    sr = proc_stat(pid, &state, &r->start);
+    sr = proc_stat(pid, &state, &flags, &r->start);
     if (fd >= 0) {
         /* the pidfd (close-on-exec) is the authority; the start time only
          * serves the caller */
