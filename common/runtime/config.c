@@ -15,12 +15,35 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+/* an environment variable's value when it is an absolute path, else NULL
+ * (the XDG base directory rules ignore a relative XDG_RUNTIME_DIR) */
+static const char *env_abs(const char *name)
+{
+    const char *v = getenv(name);
+    return v && v[0] == '/' ? v : NULL;
+}
+
+int czk_config_env_check(czk_error *e)
+{
+    static const char *const vars[] = {"CZK_RUNTIME_DIR", "CZK_STATE_DIR"};
+
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if (v && v[0] != '/')
+            return czk_errorf(e, -EINVAL, "$%s=\"%.80s%s\" is not an absolute path (it must start with '/')",
+                              vars[i], v, strlen(v) > 80 ? "..." : "");
+        if (v && strlen(v) >= CZK_CONFIG_PATH_MAX - 16)
+            return czk_errorf(e, -ENAMETOOLONG, "$%s=\"%.80s...\" is too long", vars[i], v);
+    }
+    return 0;
+}
+
 void czk_config_defaults(czk_config *c)
 {
-    const char *rt = getenv("CZK_RUNTIME_DIR");
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    const char *st = getenv("CZK_STATE_DIR");
-    const char *home = getenv("HOME");
+    const char *rt = env_abs("CZK_RUNTIME_DIR");
+    const char *xdg = env_abs("XDG_RUNTIME_DIR");
+    const char *st = env_abs("CZK_STATE_DIR");
+    const char *home = env_abs("HOME");
 
     memset(c, 0, sizeof(*c));
     if (rt)

@@ -77,6 +77,11 @@ typedef struct czk_config {
 /* fill the documented defaults (paths follow $CZK_RUNTIME_DIR / $XDG_RUNTIME_DIR
  * for unprivileged users, /run/czk and /var/lib/czk for root) */
 void czk_config_defaults(czk_config *c);
+/* -EINVAL (e names the variable) when $CZK_RUNTIME_DIR or $CZK_STATE_DIR is
+ * set to a path that is not absolute, -ENAMETOOLONG when one is too long;
+ * czk_config_defaults ignores such a value (and a relative XDG_RUNTIME_DIR or
+ * HOME), so a program calls this first to refuse it instead */
+int czk_config_env_check(czk_error *e);
 /* parse an INI file over c (docs/config.md, "The file"): -EINVAL for a
  * syntax error, an unknown key, a bad value, a key or section that appears
  * twice, a section without keys or a line longer than libinih takes, the

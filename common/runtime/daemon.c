@@ -83,6 +83,8 @@ int czk_daemon_parse(int argc, char **argv, const char *prog, int allow_numa, cz
     }
     if (optind < argc)
         return czk_errorf(e, -EINVAL, "unexpected argument \"%s\" (see --help)", argv[optind]);
+    if ((r = czk_config_env_check(e)) < 0)
+        return r;
     if (!config && access(CZK_DAEMON_DEFAULT_CONFIG, F_OK) == 0)
         config = CZK_DAEMON_DEFAULT_CONFIG;
     if (config) {

@@ -662,6 +662,44 @@ static void test_metrics(void)
     czk_metrics_free(m);
 }
 
+/* $CZK_RUNTIME_DIR / $CZK_STATE_DIR: used when absolute, refused (and
+ * ignored by the defaults) when relative; a relative XDG_RUNTIME_DIR or HOME
+ * is ignored */
+static void test_env(void)
+{
+    czk_config c;
+    czk_error e = {0};
+    char rel[32];
+
+    snprintf(rel, sizeof(rel), "run-%u", (unsigned)t_rand64());
+    setenv("CZK_RUNTIME_DIR", "/srv/czk-rt", 1);
+    setenv("CZK_STATE_DIR", "/srv/czk-st", 1);
+    CHECK(czk_config_env_check(&e) == 0);
+    czk_config_defaults(&c);
+    CHECK(!strcmp(c.runtime_dir, "/srv/czk-rt") && !strcmp(c.state_dir, "/srv/czk-st"));
+    CHECK(!strcmp(c.output_dir, "/srv/czk-st/proofs"));
+
+    setenv("CZK_RUNTIME_DIR", rel, 1);
+    CHECK(czk_config_env_check(&e) == -EINVAL);
+    CHECK(strstr(e.msg, "$CZK_RUNTIME_DIR") && strstr(e.msg, rel) && strstr(e.msg, "absolute"));
+    czk_config_defaults(&c);
+    CHECK(c.runtime_dir[0] == '/' && !strstr(c.runtime_dir, rel));
+
+    unsetenv("CZK_RUNTIME_DIR");
+    setenv("CZK_STATE_DIR", "", 1);
+    CHECK(czk_config_env_check(&e) == -EINVAL && strstr(e.msg, "$CZK_STATE_DIR"));
+    czk_config_defaults(&c);
+    CHECK(c.state_dir[0] == '/');
+    unsetenv("CZK_STATE_DIR");
+
+    if (geteuid() != 0) {
+        setenv("XDG_RUNTIME_DIR", rel, 1);
+        czk_config_defaults(&c);
+        CHECK(c.runtime_dir[0] == '/' && !strstr(c.runtime_dir, rel));
+    }
+    CHECK(czk_config_env_check(&e) == 0);
+}
+
 int main(void)
 {
     int fd = mkstemp(cfg_path);
@@ -676,6 +714,7 @@ int main(void)
     test_repeated_key();
     test_values();
     test_circuits();
+    test_env();
     unlink(cfg_path);
     free(tb_buf);
     test_metrics();
