@@ -134,12 +134,17 @@ int czk_client_resolve(czk_client *cl, czk_error *e)
 
     cl->fd = -1;
     trusted_init(cl);
+    if ((r = czk_config_env_check(e)) < 0)
+        return r;
     czk_config_defaults(&cl->cfg);
     if (!cfg_path && access(CZK_DAEMON_DEFAULT_CONFIG, R_OK) == 0)
         cfg_path = CZK_DAEMON_DEFAULT_CONFIG;
     if (cfg_path && (r = czk_config_load(&cl->cfg, cfg_path, e)) < 0)
         return r;
     if (cl->runtime_dir) {
+        if (cl->runtime_dir[0] != '/')
+            return czk_errorf(e, -EINVAL, "--runtime-dir \"%.80s\" is not an absolute path (it must start with '/')",
+                              cl->runtime_dir);
         if (strlen(cl->runtime_dir) >= sizeof(cl->cfg.runtime_dir))
             return czk_errorf(e, -ENAMETOOLONG, "--runtime-dir \"%.80s...\" is too long", cl->runtime_dir);
         snprintf(cl->cfg.runtime_dir, sizeof(cl->cfg.runtime_dir), "%s", cl->runtime_dir);
@@ -225,15 +230,33 @@ int czk_client_send(czk_client *cl, const czk_msg *m, const int *fds, int nfds, 
     return czk_peer_send(cl->fd, m, fds, nfds, e);
 }
 
-int czk_client_recv(czk_client *cl, czk_msg *m, int timeout_ms, czk_error *e)
+int czk_client_recv_fds(czk_client *cl, czk_msg *m, int *fds, int maxfds, int *nfds, int timeout_ms,
+                        czk_error *e)
 {
-    int nfds = 0;
-    int r;
+    int got = fds && maxfds > 0 ? maxfds : 0, want, r;
 
+    if (nfds)
+        *nfds = 0;
     if (cl->fd < 0)
         return czk_errorf(e, -ENOTCONN, "not connected to czk-gpud");
-    r = czk_peer_recv(cl->fd, cl->buf, sizeof(cl->buf), m, NULL, &nfds, timeout_ms, e);
+    /* more fds than got: czk_peer_recv closes them all and says -EBADMSG */
+    r = czk_peer_recv(cl->fd, cl->buf, sizeof(cl->buf), m, got ? fds : NULL, &got, timeout_ms, e);
     if (r == -ECONNRESET)
-        czk_errorf(e, r, "czk-gpud closed the connection");
-    return r;
+        return czk_errorf(e, r, "czk-gpud closed the connection");
+    if (r < 0)
+        return r;
+    if (got != (want = czk_msg_fds(m))) {
+        for (int i = 0; i < got; i++)
+            close(fds[i]);
+        return czk_errorf(e, -EBADMSG, "czk-gpud sent %s with %d file descriptor%s, expected %d",
+                          czk_msg_type_name(m->type), got, got == 1 ? "" : "s", want);
+    }
+    if (nfds)
+        *nfds = got;
+    return 0;
+}
+
+int czk_client_recv(czk_client *cl, czk_msg *m, int timeout_ms, czk_error *e)
+{
+    return czk_client_recv_fds(cl, m, NULL, 0, NULL, timeout_ms, e);
 }

@@ -74,7 +74,17 @@ void czk_client_close(czk_client *cl);
 int czk_client_send(czk_client *cl, const czk_msg *m, const int *fds, int nfds, czk_error *e);
 
 /* next record (byte strings of m point into cl->buf until the next call);
- * timeout_ms -1 waits forever; -ETIMEDOUT, -ECONNRESET (gpud went away) */
+ * timeout_ms -1 waits forever; -ETIMEDOUT, -ECONNRESET (gpud went away).
+ * A record that carries fds is refused (-EBADMSG), its fds closed: use
+ * czk_client_recv_fds where one may come. */
 int czk_client_recv(czk_client *cl, czk_msg *m, int timeout_ms, czk_error *e);
+
+/* the same, and the fds that ride with the record (O_CLOEXEC) in
+ * fds[0..*nfds), which the caller closes.  A record must carry exactly the
+ * fds its type says (czk_msg_fds: FETCHED two, most types none); one with
+ * another number, or with more than maxfds, has every fd closed and is
+ * refused with -EBADMSG (*nfds 0), as is any record that does not decode. */
+int czk_client_recv_fds(czk_client *cl, czk_msg *m, int *fds, int maxfds, int *nfds, int timeout_ms,
+                        czk_error *e);
 
 #endif

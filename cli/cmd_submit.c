@@ -16,10 +16,18 @@
  * terminal, one line per change otherwise).  --out DIR (implies --wait)
  * writes DIR/<partition>/proof.json and public.json (mode 0640, directories
  * 0750, less when the umask says so) from the proof texts the DONE events
- * carry, again with the client's own rights; a proof that did not
- * travel in an event (too large, or finished while the client was
- * reconnecting after a gpud restart) is copied from the finalizer's
- * output_dir when the client may read it.
+ * carry, again with the client's own rights.  A proof that did not travel
+ * in an event (too large for one record, finished while the client was
+ * reconnecting after a gpud restart, or a duplicate request id, whose past
+ * events are gone) is fetched once the job is over: FETCH(job, partition)
+ * on the same connection, answered FETCHED with two read-only fds opened by
+ * czk-gpud (proof.json, public.json in its output_dir, which a member of
+ * client_group cannot read itself) or ERROR.  The client sends one FETCH at
+ * a time and reads until its answer: EVENTs are skipped, and the STATUS
+ * request the follow loop may have left unanswered is answered first (gpud
+ * answers in order).  Only a gpud that does not know FETCH (an older one:
+ * it answers ERROR -EBADMSG for the unknown type and closes the connection)
+ * makes the client read output_dir with its own rights instead.
  *
  * Request ids are printable ASCII (0x21..0x7e), 1..REQUEST_ID_MAX bytes.  When
  * none is given the client draws one (128 random bits, hex), so that a
@@ -67,6 +75,10 @@
 #define OUT_DIR_MODE 0750        /* --out: the user's own files, readable by their group at most */
 #define OUT_FILE_MODE 0640
 #define STATUS_POLL_MS 2000      /* while waiting: how often to ask gpud what is connected */
+#define FETCH_TIMEOUT_MS 30000   /* FETCH: gpud answers at once (two opens) */
+#define FETCH_BUSY_TRIES 50      /* FETCH answered -EBUSY (a reply was still unread): ask again, */
+#define FETCH_BUSY_WAIT_MS 20    /* this long apart */
+#define PROOF_FILE_MAX (16u << 20) /* proof.json / public.json read back: larger is refused */
 #define MISSING_WARN_S 5         /* warn when no synth / no finalizer for this long */
 /* the wire field holds the id with its NUL */
 #define REQUEST_ID_WIRE (sizeof(((czk_msg_submit *)0)->request_id) - 1)
@@ -108,6 +120,7 @@ typedef struct submit_ctx {
     int synths, finalizer;
     uint64_t no_synth_since, no_fin_since; /* CLOCK_MONOTONIC, 0 while connected */
     bool warned_synth, warned_fin;
+    bool fetch_unsupported; /* gpud answered FETCH as an unknown type: read output_dir instead */
 } submit_ctx;
 
 static czk_client cl = {.fd = -1};
@@ -229,48 +242,58 @@ static int write_partition(submit_ctx *s, uint32_t p, const uint8_t *proof, size
     return 0;
 }
 
-static int read_small(const char *path, uint8_t **data, size_t *len)
+/* reads fd whole from offset 0 (at most PROOF_FILE_MAX bytes: -EFBIG) into
+ * a new buffer; the caller frees *data */
+static int read_fd_small(int fd, uint8_t **data, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
     uint8_t *b = NULL;
     size_t n = 0, cap = 0;
 
-    if (!f)
-        return -errno;
     for (;;) {
+        ssize_t k;
         if (n == cap) {
             uint8_t *nb;
-            if (cap >= (16u << 20)) {
+            if (cap >= PROOF_FILE_MAX) {
                 free(b);
-                fclose(f);
                 return -EFBIG;
             }
             cap = cap ? cap * 2 : 8192;
             if (!(nb = realloc(b, cap))) {
                 free(b);
-                fclose(f);
                 return -ENOMEM;
             }
             b = nb;
         }
-        size_t k = fread(b + n, 1, cap - n, f);
-        n += k;
+        k = pread(fd, b + n, cap - n, (off_t)n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            int r = -errno;
+            free(b);
+            return r;
+        }
         if (k == 0)
             break;
+        n += (size_t)k;
     }
-    if (ferror(f)) {
-        free(b);
-        fclose(f);
-        return -EIO;
-    }
-    fclose(f);
     *data = b;
     *len = n;
     return 0;
 }
 
-/* a DONE partition whose proof text did not reach us: copy the finalizer's
- * files, read with the client's own rights */
+static int read_small(const char *path, uint8_t **data, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), r;
+
+    if (fd < 0)
+        return -errno;
+    r = read_fd_small(fd, data, len);
+    close(fd);
+    return r;
+}
+
+/* a DONE partition whose proof text did not reach us and whose gpud cannot
+ * FETCH: copy the finalizer's files, read with the client's own rights */
 static void copy_from_output_dir(submit_ctx *s, uint32_t p)
 {
     char pp[CZK_CONFIG_PATH_MAX + 64], up[CZK_CONFIG_PATH_MAX + 64];
@@ -282,8 +305,9 @@ static void copy_from_output_dir(submit_ctx *s, uint32_t p)
     snprintf(up, sizeof(up), "%s/%llu/%u/public.json", cl.cfg.output_dir, (unsigned long long)s->job, p);
     if ((r = read_small(pp, &proof, &plen)) < 0 || (r = read_small(up, &pub, &ulen)) < 0) {
         czk_cli_failf(s->cmd,
-                      "job %llu partition %u: the proof did not arrive in an event and \"%s\" cannot be read: %s "
-                      "(copy it from the daemons' output directory)",
+                      "job %llu partition %u: the proof did not arrive in an event, czk-gpud is too old to hand "
+                      "its files over (FETCH) and \"%s\" cannot be read: %s (copy it from the daemons' output "
+                      "directory)",
                       (unsigned long long)s->job, p, r == -ENOENT || !proof ? pp : up, strerror(-r));
         s->out_failed = true;
     } else {
@@ -291,6 +315,154 @@ static void copy_from_output_dir(submit_ctx *s, uint32_t p)
     }
     free(proof);
     free(pub);
+}
+
+static bool dropped(int r) { return r == -ECONNRESET || r == -EPIPE || r == -ECONNREFUSED; }
+
+/* the two files of a FETCHED: regular files of the announced sizes, read
+ * whole; 0 (the caller frees the buffers) or -errno with why[] filled */
+static int read_fetched(const czk_msg_fetched *f, const int *fds, uint8_t **proof, size_t *plen, uint8_t **pub,
+                        size_t *ulen, char *why, size_t n)
+{
+    static const char *const names[CZK_FETCHED_FDS] = {"proof.json", "public.json"};
+    const uint64_t want[CZK_FETCHED_FDS] = {f->proof_size, f->public_size};
+    uint8_t **data[CZK_FETCHED_FDS] = {proof, pub};
+    size_t *len[CZK_FETCHED_FDS] = {plen, ulen};
+
+    for (int i = 0; i < CZK_FETCHED_FDS; i++) {
+        struct stat st;
+        int r;
+        if (fstat(fds[i], &st) < 0 || !S_ISREG(st.st_mode)) {
+            snprintf(why, n, "czk-gpud handed over a %s that is not a regular file", names[i]);
+            return -EPROTO;
+        }
+        if (want[i] > PROOF_FILE_MAX) {
+            snprintf(why, n, "its %s is %llu bytes, more than the %u this client reads", names[i],
+                     (unsigned long long)want[i], PROOF_FILE_MAX);
+            return -EFBIG;
+        }
+        if ((r = read_fd_small(fds[i], data[i], len[i])) < 0) {
+            snprintf(why, n, "could not read the %s czk-gpud handed over: %s", names[i], strerror(-r));
+            return r;
+        }
+        if (*len[i] != want[i]) {
+            snprintf(why, n, "the %s czk-gpud handed over is %zu bytes, it announced %llu", names[i], *len[i],
+                     (unsigned long long)want[i]);
+            return -EIO;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Asks czk-gpud for the files of DONE partition p (FETCH) and writes them
+ * into --out.  Returns 0 (written, or a write failure already reported),
+ * -EOPNOTSUPP when gpud does not know FETCH (it closed the connection), or
+ * another -errno with why[] saying what gpud or the connection answered.
+ * One FETCH at a time: what comes before its answer is skipped (EVENTs, the
+ * answer to a STATUS the follow loop sent: gpud answers in order), and an
+ * -EBUSY answer (gpud saw a reply of ours unread, now read) is asked again.  A
+ * connection lost on the way is made again once; after any failure but an
+ * ERROR answer the connection is closed, so the next FETCH connects afresh.
+ */
+static int fetch_partition(submit_ctx *s, uint32_t p, char *why, size_t n)
+{
+    char esc[CZK_MSG_STR_LONG]; /* czk_esc cuts what does not fit, marked "..." */
+    uint8_t *proof = NULL, *pub = NULL;
+    size_t plen = 0, ulen = 0;
+    czk_error e = {0};
+    czk_msg m;
+    int r = 0, busy = 0;
+
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int fds[CZK_FETCHED_FDS], nfds = 0;
+        if (cl.fd < 0) {
+            s->status_pending = false;
+            if ((r = czk_client_connect(&cl, &e)) < 0)
+                break;
+        }
+        memset(&m, 0, sizeof(m));
+        m.type = CZK_MSG_FETCH;
+        m.u.fetch.job_id = s->job;
+        m.u.fetch.partition = p;
+        r = czk_client_send(&cl, &m, NULL, 0, &e);
+        while (r == 0) {
+            r = czk_client_recv_fds(&cl, &m, fds, CZK_FETCHED_FDS, &nfds, FETCH_TIMEOUT_MS, &e);
+            if (r < 0)
+                break;
+            if (m.type == CZK_MSG_STATUS_REPLY || (m.type == CZK_MSG_ERROR && s->status_pending)) {
+                s->status_pending = false; /* the answer to the follow loop's STATUS */
+                continue;
+            }
+            if (m.type == CZK_MSG_FETCHED || m.type == CZK_MSG_ERROR)
+                break;
+            /* EVENTs (and anything else gpud may send unasked) are not the answer */
+        }
+        if (r == 0 && m.type == CZK_MSG_ERROR) {
+            if (m.u.error.code == -EBADMSG) {
+                /* the FETCH we sent is well formed: only a gpud that does not
+                 * know the type calls it malformed (and closes the connection) */
+                czk_client_close(&cl);
+                return -EOPNOTSUPP;
+            }
+            if (m.u.error.code == -EBUSY && busy++ < FETCH_BUSY_TRIES) {
+                /* everything gpud sent before this answer is read now */
+                struct timespec ts = {0, FETCH_BUSY_WAIT_MS * 1000000L};
+                nanosleep(&ts, NULL);
+                attempt--;
+                continue;
+            }
+            czk_esc(m.u.error.message, esc, sizeof(esc)); /* from gpud: no terminal control reaches the user */
+            snprintf(why, n, "czk-gpud says: %s", esc);
+            return m.u.error.code;
+        }
+        if (r == 0) {
+            if (m.u.fetched.job_id != s->job || m.u.fetched.partition != p) {
+                for (int i = 0; i < nfds; i++)
+                    close(fds[i]);
+                czk_client_close(&cl); /* out of step with gpud: the next FETCH starts afresh */
+                snprintf(why, n, "czk-gpud answered with the files of job %llu partition %u",
+                         (unsigned long long)m.u.fetched.job_id, m.u.fetched.partition);
+                return -EPROTO;
+            }
+            r = read_fetched(&m.u.fetched, fds, &proof, &plen, &pub, &ulen, why, n);
+            for (int i = 0; i < nfds; i++)
+                close(fds[i]);
+            if (r == 0)
+                write_partition(s, p, proof, plen, pub, ulen);
+            free(proof);
+            free(pub);
+            return r;
+        }
+        /* no answer (a timeout, a record refused) or no connection: a later
+         * answer to this FETCH must not be taken for the next one's */
+        czk_client_close(&cl);
+        if (!dropped(r))
+            break;
+    }
+    snprintf(why, n, "%s", e.msg[0] ? e.msg : strerror(-r));
+    return r;
+}
+
+/* a DONE partition whose proof text did not arrive in an event: FETCH it,
+ * or read output_dir where gpud does not know FETCH */
+static void fetch_or_copy(submit_ctx *s, uint32_t p)
+{
+    char why[CZK_MSG_STR_LONG + 128] = "";
+    int r;
+
+    if (!s->fetch_unsupported) {
+        if ((r = fetch_partition(s, p, why, sizeof(why))) == 0)
+            return;
+        if (r != -EOPNOTSUPP) {
+            czk_cli_failf(s->cmd, "job %llu partition %u: the proof did not arrive in an event and could not be "
+                          "fetched: %s", (unsigned long long)s->job, p, why);
+            s->out_failed = true;
+            return;
+        }
+        s->fetch_unsupported = true;
+    }
+    copy_from_output_dir(s, p);
 }
 
 /* ---------------------------------------------------------- progress --- */
@@ -713,8 +885,6 @@ static int open_witness(const char *path, int p, czk_error *e)
     return fd;
 }
 
-static bool dropped(int r) { return r == -ECONNRESET || r == -EPIPE || r == -ECONNREFUSED; }
-
 /*
  * Sends SUBMIT (with the witness fds) and waits for ACCEPTED, REJECTED or
  * ERROR.  When the connection drops first, reconnects (backoff 100 ms
@@ -999,12 +1169,12 @@ int czk_cmd_submit(int argc, char **argv)
         goto out_parts;
 
     /* partitions proved while we were not listening (reconnect, duplicate) or
-     * whose proof text was too large for an event */
+     * whose proof text was too large for an event: FETCH them */
     if (s.out_dir && s.job_stage != CZK_STAGE_CANCELLED)
         for (uint32_t p = 0; p < s.nparts; p++)
             if (!s.parts[p].written && s.parts[p].stage != CZK_STAGE_FAILED &&
                 (s.job_stage == CZK_STAGE_DONE || s.parts[p].stage == CZK_STAGE_DONE))
-                copy_from_output_dir(&s, p);
+                fetch_or_copy(&s, p);
 
     {
         uint32_t nfail = 0;

@@ -1,26 +1,31 @@
 /*
  * clients.c — czk-gpud's two sockets: gpud.sock (synths and the finalizer,
  * dispatched to sched.c and results.c by the role in their HELLO) and czk.sock
- * (clients: SUBMIT, STATUS, CANCEL, WATCH) and the STATUS reply; EVENTs to
- * watching clients are events.c's.  Loop thread only.
+ * (clients: SUBMIT, STATUS, CANCEL, WATCH, FETCH) and the STATUS reply; EVENTs
+ * to watching clients are events.c's.  Loop thread only.
  *
  * Replies:  SUBMIT -> ACCEPTED | REJECTED;  STATUS -> STATUS_REPLY (a
  * czk_status_reply through ipc/msg.c's schema; docs/daemons.md lists its keys);  CANCEL -> EVENT(job, CANCELLED) or
  * ERROR;  WATCH -> EVENT with the job's current stage, then its EVENTs (a
- * duplicate SUBMIT with CZK_SUBMIT_F_WAIT: ACCEPTED(dup), then the same).
+ * duplicate SUBMIT with CZK_SUBMIT_F_WAIT: ACCEPTED(dup), then the same);
+ * FETCH -> FETCHED with two read-only fds (the partition's proof.json and
+ * public.json in output_dir, which a client of client_group cannot read
+ * itself) or ERROR.
  *
  * Who sees what (uids from SO_PEERCRED): root and gpud's own uid see every
  * job; any other client sees its own jobs in full and other users' only as
- * the counts in "others".  A job of another user is, to STATUS --job, WATCH
- * and CANCEL, answered exactly like a job that does not exist (its id reveals
- * nothing), except that root and members of [gpud] admin_group may cancel
- * any job.  Strings a client chose (request ids) are printable ASCII
+ * the counts in "others".  A job of another user is, to STATUS --job, WATCH,
+ * FETCH and CANCEL, answered exactly like a job that does not exist (its id
+ * reveals nothing), except that root and members of [gpud] admin_group may
+ * cancel any job.  Strings a client chose (request ids) are printable ASCII
  * (jobs.c refuses others); older journal entries are escaped here anyway.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/runtime/daemon.h"
@@ -101,6 +106,120 @@ static void on_watch(gpud *g, czk_conn *c, uint64_t job_id)
         return;
     }
     gpud_watch_job(g, j, c);
+}
+
+/* ------------------------------------------------------------- fetch --- */
+
+/* a partition's stage as the client names it (czk submit's progress lines) */
+static const char *part_stage_name(int state)
+{
+    static const char *const n[P_STATE_COUNT] = {
+        [P_QUEUED] = "queued", [P_SYNTH] = "synth",  [P_READY] = "synth",   [P_GPU] = "gpu",
+        [P_FINALIZE] = "finalize", [P_DONE] = "done", [P_FAILED] = "failed", [P_CANCELLED] = "cancelled"};
+    return state >= 0 && state < P_STATE_COUNT ? n[state] : "?";
+}
+
+/* opens name in the partition's directory dfd for FETCH: read-only, no
+ * symbolic link followed, non-blocking (a FIFO put there cannot hold the
+ * loop), and only a regular file is kept.  Returns the fd or -errno. */
+static int fetch_open(int dfd, const char *name, uint64_t *size)
+{
+    struct stat st;
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+    if (fd < 0)
+        return errno == ELOOP ? -EINVAL : -errno; /* ELOOP: a symbolic link */
+    if (fstat(fd, &st) < 0) {
+        int r = -errno;
+        close(fd);
+        return r;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return -EINVAL;
+    }
+    *size = (uint64_t)st.st_size;
+    return fd;
+}
+
+/*
+ * FETCH: the files of a DONE partition as two read-only fds, for a client
+ * that may use czk.sock but not read output_dir (0750, the daemons' user):
+ * `czk submit --out` when the proof text did not travel in an EVENT (after a
+ * reconnect, for a duplicate request id, or a text over one record).  The
+ * job is visible by WATCH's rule, with WATCH's answer when it is not.  A
+ * partition whose state was forgotten (a finished job keeps none, part.c)
+ * is DONE when the job is complete; in a failed or cancelled job the files
+ * decide, since the finalizer writes them only for a verified proof.  The
+ * path is built from numbers alone (no client string); two opens and two
+ * fstats of small local files are all the loop does here.  Errors: -ENOENT
+ * for a job not visible (WATCH's text) or files that are not there, -EINVAL
+ * for a partition out of range, -EAGAIN for a partition not DONE (naming
+ * its stage), -EBUSY while anything sent before on this connection is
+ * unread.  That last rule bounds the fds a client can make gpud hold: a
+ * FETCHED's two fds stay in gpud's send queue, then in flight in the kernel
+ * (charged to gpud's user, which shares RLIMIT_NOFILE with the POOL fds the
+ * synths need) until the client reads it; so one FETCHED at most is unread
+ * per connection, whatever the client sends.
+ */
+static void on_fetch(gpud *g, czk_conn *c, const czk_msg_fetch *f)
+{
+    static const char *const names[CZK_FETCHED_FDS] = {"proof.json", "public.json"};
+    unsigned long long job = (unsigned long long)f->job_id;
+    gpud_job *j = visible_job(g, c, f->job_id);
+    char path[CZK_CONFIG_PATH_MAX + 64];
+    int fds[CZK_FETCHED_FDS] = {-1, -1}, dfd, state = -1, r = 0, i;
+    uint64_t size[CZK_FETCHED_FDS] = {0, 0};
+    czk_msg m;
+
+    if (!j)
+        return gpud_reply_error(g, c, -ENOENT, "job %llu is not known", job);
+    if (gpud_conn_queued(g, c) || gpud_conn_unread(g, c))
+        return gpud_reply_error(g, c, -EBUSY, "earlier replies on this connection are not read yet: read them, "
+                                "then FETCH again");
+    if (f->partition >= j->nparts)
+        return gpud_reply_error(g, c, -EINVAL, "job %llu has %u partition%s: there is no partition %u", job,
+                                j->nparts, j->nparts == 1 ? "" : "s", f->partition);
+    if (j->parts)
+        state = j->parts[f->partition].state;
+    else if (j->state == J_COMPLETE)
+        state = P_DONE;
+    if (state >= 0 && state != P_DONE)
+        return gpud_reply_error(g, c, -EAGAIN, "job %llu partition %u is not done (it is %s): no proof to fetch",
+                                job, f->partition, part_stage_name(state));
+    snprintf(path, sizeof(path), "%s/%llu/%u", g->cfg.output_dir, job, f->partition);
+    if ((dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+        r = errno == ELOOP ? -ENOTDIR : -errno; /* ELOOP: a symbolic link */
+    for (i = 0; r == 0 && i < CZK_FETCHED_FDS; i++) {
+        if ((fds[i] = fetch_open(dfd, names[i], &size[i])) < 0) {
+            r = fds[i];
+            snprintf(path, sizeof(path), "%s/%llu/%u/%s", g->cfg.output_dir, job, f->partition, names[i]);
+        }
+    }
+    if (dfd >= 0)
+        close(dfd);
+    if (r < 0) {
+        const char *why = r == -EINVAL ? "not a regular file" : strerror(-r);
+        for (i = 0; i < CZK_FETCHED_FDS; i++)
+            if (fds[i] >= 0)
+                close(fds[i]);
+        if (state == P_DONE) /* written and journaled, now gone or replaced: worth the operator's eye */
+            czk_warn("job %llu partition %u is done but its files cannot be handed to uid %u: \"%s\": %s", job,
+                     f->partition, (unsigned)czk_conn_cred(c)->uid, path, why);
+        if (r == -ENOENT)
+            return gpud_reply_error(g, c, -ENOENT, "job %llu partition %u: no proof in the output directory (%s)",
+                                    job, f->partition, path);
+        return gpud_reply_error(g, c, r, "job %llu partition %u: cannot open %s: %s", job, f->partition, path, why);
+    }
+    memset(&m, 0, sizeof(m));
+    m.type = CZK_MSG_FETCHED;
+    m.u.fetched.job_id = f->job_id;
+    m.u.fetched.partition = f->partition;
+    m.u.fetched.proof_size = size[0];
+    m.u.fetched.public_size = size[1];
+    gpud_send(g, c, &m, fds, CZK_FETCHED_FDS); /* the loop queues dups of the fds (ipc/loop.h) */
+    for (i = 0; i < CZK_FETCHED_FDS; i++)
+        close(fds[i]);
 }
 
 /* ------------------------------------------------------------- status --- */
@@ -293,6 +412,9 @@ static void client_msg(czk_conn *c, const czk_msg *m, int *fds, int nfds, void *
         break;
     case CZK_MSG_WATCH:
         on_watch(g, c, m->u.watch.job_id);
+        break;
+    case CZK_MSG_FETCH:
+        on_fetch(g, c, &m->u.fetch);
         break;
     case CZK_MSG_HEARTBEAT: {
         czk_msg r = *m;

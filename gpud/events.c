@@ -112,7 +112,7 @@ void gpud_event(gpud *g, gpud_job *j, uint32_t part, uint32_t stage, int32_t sta
         m.u.event.publics = *pub;
     } else if (proof && proof->len) {
         snprintf(m.u.event.reason, sizeof(m.u.event.reason),
-                 "proof text too large for an event: read it from the output directory");
+                 "proof text too large for an event: FETCH it (czk submit --out does)");
     }
     for (int i = 0; i < j->nwatch;) {
         if (gpud_send(g, j->watchers[i], &m, NULL, 0) < 0) {

@@ -243,6 +243,7 @@ typedef struct gpud_io {
     int (*send)(void *ctx, czk_conn *c, const czk_msg *m, const int *fds, int nfds); /* czk_conn_send */
     int (*is_open)(void *ctx, const czk_conn *c);                                    /* czk_conn_is_open */
     unsigned (*queued)(void *ctx, const czk_conn *c);                                /* czk_conn_queued */
+    size_t (*unread)(void *ctx, const czk_conn *c); /* czk_conn_unread; NULL: 0 */
     void (*kick)(void *ctx, gpud_work *w); /* hand w to its thread; NULL: worker.c signals it */
     uint64_t (*now)(void *ctx);            /* CLOCK_MONOTONIC ns */
     /* c watches a job (1) or no longer any (0): exempt from the idle timeout
@@ -486,6 +487,7 @@ static inline void gpud_count_reject(gpud *g, int code)
 int gpud_send(gpud *g, czk_conn *c, const czk_msg *m, const int *fds, int nfds);
 int gpud_conn_open(gpud *g, const czk_conn *c);
 unsigned gpud_conn_queued(gpud *g, const czk_conn *c);
+size_t gpud_conn_unread(gpud *g, const czk_conn *c);
 uint64_t gpud_now(gpud *g);
 void gpud_conn_watching(gpud *g, czk_conn *c, int on);
 void gpud_sched_dirty(gpud *g); /* work may be schedulable: run the scheduler at the end of this loop turn */

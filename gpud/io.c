@@ -27,6 +27,12 @@ static unsigned real_queued(void *ctx, const czk_conn *c)
     return czk_conn_queued(c);
 }
 
+static size_t real_unread(void *ctx, const czk_conn *c)
+{
+    (void)ctx;
+    return czk_conn_unread(c);
+}
+
 static uint64_t real_now(void *ctx)
 {
     (void)ctx;
@@ -43,6 +49,7 @@ const gpud_io gpud_io_default = {
     .send = real_send,
     .is_open = real_is_open,
     .queued = real_queued,
+    .unread = real_unread,
     .kick = NULL,
     .now = real_now,
     .watching = real_watching,
@@ -67,6 +74,11 @@ int gpud_conn_open(gpud *g, const czk_conn *c)
 unsigned gpud_conn_queued(gpud *g, const czk_conn *c)
 {
     return io(g)->queued(io(g)->ctx, c);
+}
+
+size_t gpud_conn_unread(gpud *g, const czk_conn *c)
+{
+    return io(g)->unread ? io(g)->unread(io(g)->ctx, c) : 0;
 }
 
 void gpud_conn_watching(gpud *g, czk_conn *c, int on)

@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -577,10 +579,7 @@ static void conn_record(czk_conn *c, const uint8_t *data, size_t len, int *fds, 
         conn_protocol_error(c, -EPROTO, why);
         return;
     }
-    if (m.type == CZK_MSG_POOL)
-        want_fds = 1;
-    else if (m.type == CZK_MSG_SUBMIT)
-        want_fds = (int)m.u.submit.n_fds;
+    want_fds = czk_msg_fds(&m); /* POOL 1, SUBMIT its nfds, FETCHED 2, others none */
     if (nfds != want_fds) {
         snprintf(why, sizeof(why), "%s sent %s with %d file descriptors, expected %d", peer_desc(c, pd, sizeof(pd)),
                  czk_msg_type_name(m.type), nfds, want_fds);
@@ -693,6 +692,11 @@ const czk_peer_cred *czk_conn_cred(const czk_conn *c) { return &c->cred; }
 int czk_conn_is_open(const czk_conn *c) { return c->state == ST_OPEN && !c->flush_close; }
 unsigned czk_conn_queued(const czk_conn *c) { return c->qcount; }
 size_t czk_conn_queued_bytes(const czk_conn *c) { return c->qbytes; }
+size_t czk_conn_unread(const czk_conn *c)
+{
+    int n = 0;
+    return c->fd >= 0 && ioctl(c->fd, SIOCOUTQ, &n) == 0 && n > 0 ? (size_t)n : 0;
+}
 int czk_conn_kind(const czk_conn *c) { return c->kind; }
 int czk_conn_reading(const czk_conn *c) { return c->state != ST_CLOSING && !c->rx_paused; }
 void czk_conn_set_user(czk_conn *c, void *user) { c->user = user; }

@@ -205,6 +205,10 @@ const czk_peer_cred *czk_conn_cred(const czk_conn *c);
 int czk_conn_is_open(const czk_conn *c);
 unsigned czk_conn_queued(const czk_conn *c);        /* records queued or in flight */
 size_t czk_conn_queued_bytes(const czk_conn *c);    /* what counts against the limits */
+/* bytes already sent on c that the peer has not read yet (SIOCOUTQ: the
+ * kernel charges them, and the fds they carry, to this side until read);
+ * 0 when the socket cannot say */
+size_t czk_conn_unread(const czk_conn *c);
 int czk_conn_kind(const czk_conn *c);               /* CZK_CONN_DAEMON or CZK_CONN_CLIENT */
 int czk_conn_reading(const czk_conn *c);            /* 0 while paused by backpressure */
 /* A client connection with exempt != 0 is never closed as idle (gpud: it

@@ -199,6 +199,16 @@ static const field f_heartbeat[] = {
     U64("seq", heartbeat.seq, 0, U64MAX),
     U64_OPT("time", heartbeat.time_ns, U64MAX),
     END};
+static const field f_fetch[] = {
+    U64("job", fetch.job_id, 1, U64MAX),
+    U32("part", fetch.partition, 0, U32MAX - 1),
+    END};
+static const field f_fetched[] = {
+    U64("job", fetched.job_id, 1, U64MAX),
+    U32("part", fetched.partition, 0, U32MAX - 1),
+    U64("plen", fetched.proof_size, 0, 1ull << 48),
+    U64("ulen", fetched.public_size, 0, 1ull << 48),
+    END};
 
 #define MSG_SCHEMA(NAME, f) {.name = NAME, .fields = f, .size = sizeof(czk_msg), .max_bytes = CZK_MSG_MAX_RECORD}
 static const czk_schema schema[CZK_MSG_TYPE_MAX + 1] = {
@@ -220,6 +230,8 @@ static const czk_schema schema[CZK_MSG_TYPE_MAX + 1] = {
     [CZK_MSG_RESYNC] = MSG_SCHEMA("RESYNC", f_resync),
     [CZK_MSG_WATCH] = MSG_SCHEMA("WATCH", f_watch),
     [CZK_MSG_HEARTBEAT] = MSG_SCHEMA("HEARTBEAT", f_heartbeat),
+    [CZK_MSG_FETCH] = MSG_SCHEMA("FETCH", f_fetch),
+    [CZK_MSG_FETCHED] = MSG_SCHEMA("FETCHED", f_fetched),
 };
 
 /* ------------------------------------------------- STATUS bodies --- */
@@ -418,6 +430,16 @@ const char *czk_msg_type_name(uint32_t type)
     if (type == 0 || type > CZK_MSG_TYPE_MAX)
         return "?";
     return schema[type].name;
+}
+
+int czk_msg_fds(const czk_msg *m)
+{
+    switch (m->type) {
+    case CZK_MSG_POOL: return 1;
+    case CZK_MSG_SUBMIT: return (int)m->u.submit.n_fds;
+    case CZK_MSG_FETCHED: return CZK_FETCHED_FDS;
+    default: return 0;
+    }
 }
 
 const char *czk_role_name(uint32_t role)

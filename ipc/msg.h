@@ -70,7 +70,9 @@ enum czk_msg_type {
     CZK_MSG_RESYNC = 16,    /* synth -> gpud after reconnect: slots it believes it owns */
     CZK_MSG_WATCH = 17,     /* client -> gpud: send EVENTs of an existing job */
     CZK_MSG_HEARTBEAT = 18, /* any -> any: liveness, echoes seq */
-    CZK_MSG_TYPE_MAX = 18
+    CZK_MSG_FETCH = 19,     /* client -> gpud: the files of a DONE partition */
+    CZK_MSG_FETCHED = 20,   /* gpud -> client: proof.json and public.json, two fds by SCM_RIGHTS */
+    CZK_MSG_TYPE_MAX = 20
 };
 
 enum czk_role {
@@ -252,6 +254,25 @@ typedef struct czk_msg_heartbeat {
     uint64_t time_ns; /* CLOCK_MONOTONIC of the sender */
 } czk_msg_heartbeat;
 
+/* FETCH: a client that cannot read output_dir asks gpud for the files of a
+ * partition of its own job once it is DONE (`czk submit --out` when the proof
+ * text did not travel in an EVENT); answered FETCHED or ERROR */
+typedef struct czk_msg_fetch {
+    uint64_t job_id;
+    uint32_t partition;
+} czk_msg_fetch;
+
+/* FETCHED: exactly CZK_FETCHED_FDS fds travel with it, opened read-only by
+ * gpud: proof.json first, then public.json.  The sizes are fstat's when gpud
+ * opened them (the finalizer replaces files by rename, never in place) */
+typedef struct czk_msg_fetched {
+    uint64_t job_id;
+    uint32_t partition;
+    uint64_t proof_size;  /* bytes of proof.json (the first fd) */
+    uint64_t public_size; /* bytes of public.json (the second fd) */
+} czk_msg_fetched;
+#define CZK_FETCHED_FDS 2
+
 typedef struct czk_msg {
     uint32_t type;    /* enum czk_msg_type */
     uint32_t version; /* filled by decode; encode always writes CZK_PROTO_VERSION */
@@ -273,12 +294,22 @@ typedef struct czk_msg {
         czk_msg_resync resync;
         czk_msg_watch watch;
         czk_msg_heartbeat heartbeat;
+        czk_msg_fetch fetch;
+        czk_msg_fetched fetched;
     } u;
 } czk_msg;
 
 /* "HELLO", "POOL", ... or "?" */
 const char *czk_msg_type_name(uint32_t type);
 const char *czk_role_name(uint32_t role);
+
+/*
+ * The number of fds that must travel with m (SCM_RIGHTS): POOL 1, SUBMIT its
+ * n_fds, FETCHED CZK_FETCHED_FDS, every other type none.  A record with
+ * another number is a protocol error: the loop closes that connection
+ * (ipc/conn.c), the CLI refuses the record and closes the fds (cli/client.c).
+ */
+int czk_msg_fds(const czk_msg *m);
 
 /* index of the circuit called name in h's circuit list, or -1 */
 int czk_msg_hello_circuit(const czk_msg_hello *h, const char *name);
@@ -470,7 +501,7 @@ const char *czk_jrec_type_name(uint32_t type);
     X(hello, HELLO) X(pool, POOL) X(assign, ASSIGN) X(ready, READY) X(release, RELEASE)         \
     X(result, RESULT) X(done, DONE) X(submit, SUBMIT) X(accepted, ACCEPTED)                     \
     X(rejected, REJECTED) X(event, EVENT) X(cancel, CANCEL) X(error, ERROR) X(resync, RESYNC)   \
-    X(watch, WATCH) X(heartbeat, HEARTBEAT)
+    X(watch, WATCH) X(heartbeat, HEARTBEAT) X(fetch, FETCH) X(fetched, FETCHED)
 
 /* Typed wrappers: encode a struct of that type, or decode and insist on it. */
 #define CZK_MSG_TYPED(name, NAME)                                                        \

@@ -119,6 +119,11 @@ grep -q '"synths": 1' "$T/out" || bad "status --json: $(cat "$T/out")"
 expect 0 "status JOB" "$CZK" status 7 --runtime-dir "$RT"
 grep -q '^czk-gpud (backend cpu): 1 synth connected, finalizer connected' "$T/out" || bad "status: $(head -n 1 "$T/out")"
 expect 2 "status --job=x" "$CZK" status --runtime-dir="$RT" --job=x
+# a relative runtime directory (option or environment) is refused, naming it
+expect 2 "status --runtime-dir relative" "$CZK" status --runtime-dir=run-rel
+grep -q -- '--runtime-dir "run-rel" is not an absolute path' "$T/err" || bad "relative --runtime-dir: $(cat "$T/err")"
+expect 2 "status with a relative CZK_RUNTIME_DIR" env CZK_RUNTIME_DIR=run-rel "$CZK" status
+grep -q '$CZK_RUNTIME_DIR="run-rel" is not an absolute path' "$T/err" || bad "relative CZK_RUNTIME_DIR: $(cat "$T/err")"
 expect 0 "cancel --runtime-dir=" "$CZK" cancel 7 --runtime-dir="$RT"
 grep -q '^job 7 cancelled' "$T/out" && grep -q '^CANCEL job=7' "$T/fake.out" || bad "cancel: $(cat "$T/out" "$T/err")"
 

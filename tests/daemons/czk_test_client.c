@@ -11,6 +11,15 @@
  *   czk_test_client SOCK status [JOB]     prints the STATUS_REPLY map
  *   czk_test_client SOCK cancel JOB       prints "cancelled" or the error (exit 5)
  *   czk_test_client SOCK watch JOB        follows EVENTs like --wait
+ *   czk_test_client SOCK fetch JOB PART [DIR]
+ *       FETCH: prints "fetched JOB PART PLEN ULEN" and, with DIR, writes the
+ *       two files it got (DIR/proof.json, DIR/public.json); an ERROR prints
+ *       "error CODE MSG" (exit 5); any fd with the ERROR, or a FETCHED
+ *       without exactly two, prints "FDS N" and exits 7
+ *   czk_test_client SOCK fetch2 JOB PART
+ *       two FETCHes sent before reading anything, then both answers, each
+ *       printed as by fetch with the number of fds it carried ("... fds N");
+ *       exit 0 when both were read
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -200,6 +209,86 @@ int main(int argc, char **argv)
                 return 0;
             }
         }
+    }
+    if (!strcmp(argv[2], "fetch2") && argc > 4) {
+        int fds[CZK_MSG_MAX_FDS], nf;
+        m.type = CZK_MSG_FETCH;
+        m.u.fetch.job_id = strtoull(argv[3], NULL, 10);
+        m.u.fetch.partition = (uint32_t)strtoul(argv[4], NULL, 10);
+        for (int i = 0; i < 2; i++)
+            if (czk_peer_send(fd, &m, NULL, 0, &e) < 0) {
+                fprintf(stderr, "fetch2: %s\n", e.msg);
+                return 6;
+            }
+        for (int got = 0; got < 2;) {
+            nf = CZK_MSG_MAX_FDS;
+            if (czk_peer_recv(fd, buf, sizeof(buf), &m, fds, &nf, 10000, &e) < 0) {
+                fprintf(stderr, "fetch2: %s\n", e.msg);
+                return 6;
+            }
+            if (m.type == CZK_MSG_ERROR)
+                printf("error %d %s fds %d\n", m.u.error.code, m.u.error.message, nf);
+            else if (m.type == CZK_MSG_FETCHED)
+                printf("fetched %llu %u %llu %llu fds %d\n", (unsigned long long)m.u.fetched.job_id,
+                       m.u.fetched.partition, (unsigned long long)m.u.fetched.proof_size,
+                       (unsigned long long)m.u.fetched.public_size, nf);
+            got += m.type == CZK_MSG_ERROR || m.type == CZK_MSG_FETCHED;
+            for (int i = 0; i < nf; i++)
+                close(fds[i]);
+        }
+        fflush(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[2], "fetch") && argc > 4) {
+        int fds[CZK_MSG_MAX_FDS], nf = CZK_MSG_MAX_FDS, r = 0;
+        m.type = CZK_MSG_FETCH;
+        m.u.fetch.job_id = strtoull(argv[3], NULL, 10);
+        m.u.fetch.partition = (uint32_t)strtoul(argv[4], NULL, 10);
+        if (czk_peer_send(fd, &m, NULL, 0, &e) < 0) {
+            fprintf(stderr, "fetch: %s\n", e.msg);
+            return 6;
+        }
+        for (;;) { /* take every fd that comes, to count them */
+            nf = CZK_MSG_MAX_FDS;
+            if (czk_peer_recv(fd, buf, sizeof(buf), &m, fds, &nf, 10000, &e) < 0) {
+                fprintf(stderr, "fetch: %s\n", e.msg);
+                return 6;
+            }
+            if (m.type == CZK_MSG_ERROR || m.type == CZK_MSG_FETCHED)
+                break;
+            for (int i = 0; i < nf; i++)
+                close(fds[i]);
+        }
+        if (m.type == CZK_MSG_ERROR) {
+            printf("error %d %s\n", m.u.error.code, m.u.error.message);
+            r = 5;
+        } else {
+            printf("fetched %llu %u %llu %llu\n", (unsigned long long)m.u.fetched.job_id, m.u.fetched.partition,
+                   (unsigned long long)m.u.fetched.proof_size, (unsigned long long)m.u.fetched.public_size);
+        }
+        if ((m.type == CZK_MSG_ERROR && nf) || (m.type == CZK_MSG_FETCHED && nf != CZK_FETCHED_FDS)) {
+            printf("FDS %d\n", nf);
+            r = 7;
+        } else if (m.type == CZK_MSG_FETCHED && argc > 5) {
+            static const char *const names[2] = {"proof.json", "public.json"};
+            mkdir(argv[5], 0755);
+            for (int i = 0; i < 2 && r == 0; i++) {
+                char path[1024];
+                FILE *f;
+                ssize_t k;
+                snprintf(path, sizeof(path), "%s/%s", argv[5], names[i]);
+                if (!(f = fopen(path, "wb")))
+                    r = 6;
+                while (f && (k = read(fds[i], buf, sizeof(buf))) > 0)
+                    fwrite(buf, 1, (size_t)k, f);
+                if (f)
+                    fclose(f);
+            }
+        }
+        fflush(stdout);
+        for (int i = 0; i < nf; i++)
+            close(fds[i]);
+        return r;
     }
     fprintf(stderr, "unknown command\n");
     return 2;

@@ -12,8 +12,10 @@
  *    kills it with SIGKILL mid-stream: the parent must see EOF for that
  *    connection only while the synth keeps working;
  *  - malformed record, record over 64 KiB, READY before HELLO, a HELLO that
- *    lies about its pid, a peer that never says HELLO: each closes only its
- *    own connection, with an ERROR record to the peer where possible.
+ *    lies about its pid, a peer that never says HELLO, a FETCHED with one fd
+ *    (it carries exactly two) and a FETCH with two (it carries none): each
+ *    closes only its own connection, with an ERROR record to the peer where
+ *    possible (naming the fd count the type wants).
  * Then in-process: timers (one-shot, repeating, cancelled), 1000 tasks posted
  * from a worker thread through the eventfd, and a peer that stops reading:
  * the outgoing queue hits its cap (-ENOBUFS) and teardown still completes
@@ -205,7 +207,7 @@ static int run_bad(int kind)
     czk_msg m;
     int fd, r, got_error = 0;
 
-    if (kind == 0 || kind == 1) {
+    if (kind == 0 || kind == 1 || kind == 6 || kind == 7) {
         client_connect(&fd, CZK_ROLE_CLIENT);
     } else {
         CHECK_RC(czk_peer_connect(sock_path, &fd, &e));
@@ -240,6 +242,17 @@ static int run_bad(int kind)
         czk_peer_hello_init(&m.u.hello, CZK_ROLE_GPUD, 0, 1, "second gpud");
         CHECK_RC(czk_peer_send(fd, &m, NULL, 0, &e));
         break;
+    case 6: /* FETCHED with one fd instead of two */
+    case 7: { /* FETCH with two fds instead of none */
+        int two[2] = {STDIN_FILENO, STDERR_FILENO};
+        memset(&m, 0, sizeof(m));
+        m.type = kind == 6 ? CZK_MSG_FETCHED : CZK_MSG_FETCH;
+        m.u.fetched.job_id = 5; /* fetch and fetched start alike */
+        m.u.fetched.partition = 0;
+        CHECK(czk_msg_fds(&m) == (kind == 6 ? CZK_FETCHED_FDS : 0));
+        CHECK_RC(czk_peer_send(fd, &m, two, kind == 6 ? 1 : 2, &e));
+        break;
+    }
     }
     for (;;) {
         r = czk_peer_recv(fd, buf, sizeof(buf), &m, NULL, NULL, 15000, &e);
@@ -251,6 +264,10 @@ static int run_bad(int kind)
         }
         if (r == 0 && m.type == CZK_MSG_ERROR) {
             CHECK(m.u.error.code < 0 && m.u.error.message[0]);
+            if (kind == 6)
+                CHECK(strstr(m.u.error.message, "FETCHED with 1 file descriptors, expected 2"));
+            if (kind == 7)
+                CHECK(strstr(m.u.error.message, "FETCH with 2 file descriptors, expected 0"));
             got_error = 1;
         }
         if (r < 0 && r != -ECONNRESET)
@@ -265,7 +282,7 @@ static int run_bad(int kind)
 
 /* -------------------------------------------------------------- server --- */
 
-enum { K_SYNTH, K_STREAMER, K_BAD0, K_BAD1, K_BAD2, K_BAD3, K_BAD4, K_BAD5, K_COUNT };
+enum { K_SYNTH, K_STREAMER, K_BAD0, K_BAD1, K_BAD2, K_BAD3, K_BAD4, K_BAD5, K_BAD6, K_BAD7, K_COUNT };
 
 typedef struct server {
     czk_loop *loop;
@@ -635,7 +652,7 @@ int main(void)
                 (unsigned long long)st2.records_in, (unsigned long long)st2.records_out,
                 (unsigned long long)st2.malformed);
         /* + 1: czk_peer_listen's liveness probe of the busy socket */
-        CHECK(st2.accepted == K_COUNT + 1 && st2.malformed >= 5);
+        CHECK(st2.accepted == K_COUNT + 1 && st2.malformed >= 7);
     }
     czk_loop_destroy(s.loop);
 

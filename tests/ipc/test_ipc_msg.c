@@ -9,7 +9,8 @@
  * ways between older and newer peers, lenient decoding of
  * missing and unknown keys, rejections with the key path) and gpud's journal
  * payloads (byte for byte what the hand-written encoder gpud used before
- * wrote, so older journals replay).
+ * wrote, so older journals replay).  FETCH and FETCHED: keys and ranges,
+ * the typed wrappers, and the fds each type carries (czk_msg_fds).
  */
 #include <errno.h>
 #include <msgpack.h>
@@ -268,6 +269,16 @@ static void gen(uint32_t type, czk_msg *m)
         m->u.heartbeat.seq = t_rand64();
         m->u.heartbeat.time_ns = r64();
         break;
+    case CZK_MSG_FETCH:
+        m->u.fetch.job_id = t_range(1, UINT64_MAX);
+        m->u.fetch.partition = (uint32_t)t_range(0, UINT32_MAX - 1);
+        break;
+    case CZK_MSG_FETCHED:
+        m->u.fetched.job_id = t_range(1, UINT64_MAX);
+        m->u.fetched.partition = (uint32_t)t_range(0, UINT32_MAX - 1);
+        m->u.fetched.proof_size = t_range(0, 1ull << 48);
+        m->u.fetched.public_size = t_range(0, 1ull << 48);
+        break;
     default:
         CHECK(!"type without a generator");
     }
@@ -334,6 +345,81 @@ static size_t build(uint32_t type, uint32_t version, int nextra, extra_fn fn, ui
 static void kv_u(msgpack_packer *pk, const char *k, uint64_t v)
 {
     msgpack_pack_str(pk, strlen(k)), msgpack_pack_str_body(pk, k, strlen(k)), msgpack_pack_uint64(pk, v);
+}
+
+/* FETCH and FETCHED built by msgpack-c: the keys of docs/ipc.md */
+static void ex_fetch(msgpack_packer *pk) { kv_u(pk, "part", 3), kv_u(pk, "job", 41); }
+static void ex_fetch_nopart(msgpack_packer *pk) { kv_u(pk, "job", 41); }
+static void ex_fetch_job0(msgpack_packer *pk) { kv_u(pk, "job", 0), kv_u(pk, "part", 3); }
+static void ex_fetch_partall(msgpack_packer *pk) { kv_u(pk, "job", 41), kv_u(pk, "part", CZK_PARTITION_ALL); }
+static void ex_fetched(msgpack_packer *pk)
+{
+    kv_u(pk, "ulen", 184), kv_u(pk, "job", 41), kv_u(pk, "plen", 1110), kv_u(pk, "part", 3);
+}
+static void ex_fetched_nolen(msgpack_packer *pk) { kv_u(pk, "job", 41), kv_u(pk, "plen", 1110), kv_u(pk, "part", 3); }
+static void ex_fetched_extra(msgpack_packer *pk)
+{
+    kv_u(pk, "ulen", 1), kv_u(pk, "job", 41), kv_u(pk, "plen", 1), kv_u(pk, "part", 3), kv_u(pk, "fds", 2);
+}
+
+/* FETCH (client -> gpud) and FETCHED (gpud -> client, two fds): keys,
+ * ranges, the typed wrappers, and the fd count the loop and the CLI enforce */
+static void check_fetch(void)
+{
+    czk_error e = {0};
+    czk_msg m, d;
+    size_t n;
+
+    CHECK(!strcmp(czk_msg_type_name(CZK_MSG_FETCH), "FETCH") && !strcmp(czk_msg_type_name(CZK_MSG_FETCHED), "FETCHED"));
+    CHECK(CZK_MSG_FETCH == 19 && CZK_MSG_FETCHED == 20 && CZK_MSG_TYPE_MAX == 20);
+    n = build(CZK_MSG_FETCH, CZK_PROTO_VERSION, 2, ex_fetch, rec);
+    CHECK(czk_msg_decode(rec, n, &d, &e) == 0);
+    CHECK(d.type == CZK_MSG_FETCH && d.u.fetch.job_id == 41 && d.u.fetch.partition == 3);
+    n = build(CZK_MSG_FETCHED, CZK_PROTO_VERSION, 4, ex_fetched, rec);
+    CHECK(czk_msg_decode(rec, n, &d, &e) == 0);
+    CHECK(d.type == CZK_MSG_FETCHED && d.u.fetched.job_id == 41 && d.u.fetched.partition == 3 &&
+          d.u.fetched.proof_size == 1110 && d.u.fetched.public_size == 184);
+    n = build(CZK_MSG_FETCH, CZK_PROTO_VERSION, 1, ex_fetch_nopart, rec);
+    expect_reject(rec, n, "FETCH without a partition");
+    CHECK(czk_msg_decode(rec, n, &d, &e) == -EBADMSG && strstr(e.msg, "\"part\""));
+    n = build(CZK_MSG_FETCH, CZK_PROTO_VERSION, 2, ex_fetch_job0, rec);
+    expect_reject(rec, n, "FETCH of job 0");
+    n = build(CZK_MSG_FETCH, CZK_PROTO_VERSION, 2, ex_fetch_partall, rec);
+    expect_reject(rec, n, "FETCH of the whole job (partition 0xffffffff)");
+    n = build(CZK_MSG_FETCHED, CZK_PROTO_VERSION, 3, ex_fetched_nolen, rec);
+    expect_reject(rec, n, "FETCHED without the public size");
+    n = build(CZK_MSG_FETCHED, CZK_PROTO_VERSION, 5, ex_fetched_extra, rec);
+    expect_reject(rec, n, "FETCHED with an unknown key");
+
+    /* typed wrappers, and a FETCH is not a FETCHED */
+    {
+        czk_msg_fetch f = {.job_id = 9, .partition = 252}, f2;
+        czk_msg_fetched fd = {.job_id = 9, .partition = 252, .proof_size = 700, .public_size = 0}, fd2;
+        czk_msg_watch w;
+        int k = czk_msg_encode_fetch(rec, sizeof(rec), &f, &e);
+        CHECK(k > 0 && czk_msg_decode_fetch(rec, (size_t)k, &f2, &e) == 0 && !memcmp(&f, &f2, sizeof(f)));
+        CHECK(czk_msg_decode_fetched(rec, (size_t)k, &fd2, &e) == -EBADMSG && strstr(e.msg, "FETCH"));
+        CHECK(czk_msg_decode_watch(rec, (size_t)k, &w, &e) == -EBADMSG);
+        k = czk_msg_encode_fetched(rec, sizeof(rec), &fd, &e);
+        CHECK(k > 0 && czk_msg_decode_fetched(rec, (size_t)k, &fd2, &e) == 0 && !memcmp(&fd, &fd2, sizeof(fd)));
+    }
+    /* the encoder's ranges */
+    gen(CZK_MSG_FETCH, &m);
+    m.u.fetch.job_id = 0;
+    CHECK(czk_msg_encode(rec, sizeof(rec), &m, &e) == -EINVAL);
+    gen(CZK_MSG_FETCHED, &m);
+    m.u.fetched.partition = CZK_PARTITION_ALL;
+    CHECK(czk_msg_encode(rec, sizeof(rec), &m, &e) == -EINVAL);
+
+    /* fds per record (ipc/conn.c and cli/client.c refuse any other count) */
+    for (uint32_t type = 1; type <= CZK_MSG_TYPE_MAX; type++) {
+        int want = type == CZK_MSG_POOL ? 1 : type == CZK_MSG_FETCHED ? CZK_FETCHED_FDS : 0;
+        gen(type, &m);
+        if (type == CZK_MSG_SUBMIT)
+            want = (int)m.u.submit.n_fds;
+        CHECK(czk_msg_fds(&m) == want);
+    }
+    CHECK(CZK_FETCHED_FDS == 2);
 }
 static void ex_release(msgpack_packer *pk) { kv_u(pk, "slot", 17), kv_u(pk, "gen", 99), kv_u(pk, "pool", 3); }
 static void ex_release_dup(msgpack_packer *pk) { kv_u(pk, "slot", 17), kv_u(pk, "slot", 18), kv_u(pk, "gen", 99), kv_u(pk, "pool", 3); }
@@ -1052,6 +1138,7 @@ int main(int argc, char **argv)
     check_status_bodies();
     check_status_gpus();
     check_journal_payloads();
+    check_fetch();
     n = (int)build(CZK_MSG_ERROR, CZK_PROTO_VERSION, 2, ex_error_nul, rec);
     expect_reject(rec, (size_t)n, "a string with NUL");
     n = (int)build(CZK_MSG_TYPE_MAX + 1, CZK_PROTO_VERSION, 0, NULL, rec);

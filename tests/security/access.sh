@@ -24,7 +24,15 @@
 #     not:
 #       C cannot use czk.sock; A and B can;
 #       B cannot cancel, watch, see in status (list, --job, --json) or fetch
-#       (request-id replay, output_dir files, spooled witnesses) A's jobs;
+#       (request-id replay, FETCH, output_dir files, spooled witnesses) A's
+#       jobs; B's FETCH of A's job is answered like one of a job that does
+#       not exist, with no fd;
+#       A, who cannot read output_dir either, gets its proofs through gpud:
+#       a duplicate submission with --out (WATCH, no proof text in any event)
+#       writes proof.json and public.json byte-identical to output_dir's
+#       (FETCH); a partition out of range or not done is refused, and so
+#       is a second FETCH sent before the first answer is read (-EBUSY, no
+#       fd: one unread FETCHED per connection);
 #       a request id is bound to (uid, circuit, partition count, witness
 #       digests): A's same submission again is the same job (duplicate), a
 #       different circuit, count or witness is refused naming the difference;
@@ -211,6 +219,43 @@ daemon_side() {
     grep -q "partition 0: its witness .* differs" "$W/err" || bad "other witness: reason does not name it: $(cat "$W/err")"
     if grep -q "^job" "$W/out"; then bad "a refused resubmission printed a job: $(cat "$W/out")"; fi
 
+    echo "== A gets its proofs through czk-gpud (FETCH), not from output_dir"
+    # control: A cannot read output_dir itself, so files in --out came from gpud
+    if as "$UA" cat "$T/out/$J1/0/proof.json" >/dev/null 2>&1; then
+        bad "A can read output_dir itself (the FETCH checks below would not tell)"
+    fi
+    # a duplicate: the client WATCHes, the job is over, no event carries the proof text
+    # (--config: the client knows output_dir, as a user of the system's config does)
+    expect 0 "A: the same submission again with --out" czk_as "$UA" submit --config "$T/czk.conf" --circuit multi \
+        --request-id a-secret-1 --out "$T/a/dup" "$T/a/w.wtns"
+    grep -q "^job $J1 accepted (duplicate" "$W/out" || bad "--out duplicate: not job $J1 (duplicate): $(cat "$W/out")"
+    for f in proof.json public.json; do
+        [ -s "$T/out/$J1/0/$f" ] || bad "output_dir has no $f for job $J1 (the comparison would pass on nothing)"
+        cmp -s "$T/out/$J1/0/$f" "$T/a/dup/0/$f" ||
+            bad "--out duplicate: $f is missing or differs from output_dir's: $(ls -l "$T/a/dup/0" 2>&1)"
+    done
+    expect 0 "A: raw FETCH of its partition" as "$UA" "$CLIENT" "$RT/czk.sock" fetch "$J1" 0 "$T/a/raw"
+    grep -q "^fetched $J1 0 $(stat -c %s "$T/out/$J1/0/proof.json") $(stat -c %s "$T/out/$J1/0/public.json")\$" "$W/out" ||
+        bad "A's FETCH: not answered FETCHED with the files' sizes: $(cat "$W/out")"
+    cmp -s "$T/out/$J1/0/proof.json" "$T/a/raw/proof.json" || bad "A's FETCH: the proof.json fd does not read output_dir's"
+    # a FETCHED's fds stay charged to gpud until read: a second FETCH before
+    # the first answer is read is refused, without fds
+    expect 0 "A: two FETCHes before reading" as "$UA" "$CLIENT" "$RT/czk.sock" fetch2 "$J1" 0
+    grep -q "^fetched $J1 0 [0-9]* [0-9]* fds 2\$" "$W/out" && grep -q "^error -16 .*not read yet.* fds 0\$" "$W/out" ||
+        bad "two FETCHes before reading: want one FETCHED (2 fds) and one -EBUSY (no fd): $(cat "$W/out")"
+    expect 5 "A: FETCH of a partition out of range" as "$UA" "$CLIENT" "$RT/czk.sock" fetch "$J1" 1
+    grep -q "^error -22 job $J1 has 1 partition: there is no partition 1\$" "$W/out" ||
+        bad "FETCH out of range: $(cat "$W/out")"
+    echo "== B cannot fetch A's proofs"
+    expect 5 "B: FETCH of A's job" as "$UB" "$CLIENT" "$RT/czk.sock" fetch "$J1" 0
+    grep -q "^error -2 job $J1 is not known\$" "$W/out" ||
+        bad "B's FETCH of A's job is not answered like an unknown job's: $(cat "$W/out")"
+    if grep -q "^FDS\|^fetched" "$W/out"; then bad "B's FETCH of A's job handed over files: $(cat "$W/out")"; fi
+    jmiss=$((J1 + 100000))
+    expect 5 "B: FETCH of a job that does not exist" as "$UB" "$CLIENT" "$RT/czk.sock" fetch "$jmiss" 0
+    grep -q "^error -2 job $jmiss is not known\$" "$W/out" || bad "FETCH of an unknown job: $(cat "$W/out")"
+    rm -rf "$T/a/dup" "$T/a/raw"
+
     for f in "$T/out/$J1/0/proof.json" "$T/out/$J1/0/public.json"; do
         # control: B's refusal below counts only for a file that is there
         [ -s "$f" ] || bad "A's job $J1 has no $f (the check below would pass on a missing file)"
@@ -251,6 +296,11 @@ daemon_side() {
     expect 2 "B cancels A's job" czk_as "$UB" cancel "$J2"
     if grep -q "uid $IDA" "$W/err"; then bad "B's refused cancel tells A's uid: $(cat "$W/err")"; fi
     expect 5 "B watches A's active job" as "$UB" "$CLIENT" "$RT/czk.sock" watch "$J2"
+    expect 5 "B: FETCH of A's active job" as "$UB" "$CLIENT" "$RT/czk.sock" fetch "$J2" 0
+    grep -q "^error -2 job $J2 is not known\$" "$W/out" || bad "B's FETCH of A's active job: $(cat "$W/out")"
+    expect 5 "A: FETCH of its queued partition" as "$UA" "$CLIENT" "$RT/czk.sock" fetch "$J2" 0
+    grep -q "^error -11 job $J2 partition 0 is not done (it is queued)" "$W/out" ||
+        bad "FETCH of a queued partition: not refused naming its stage: $(cat "$W/out")"
     expect 0 "A submits another job" czk_as "$UA" submit --circuit multi --request-id a-secret-3 "$T/a/w.wtns"
     J3=$(sed -n 's/^job \([0-9]*\) accepted.*/\1/p' "$W/out")
 
