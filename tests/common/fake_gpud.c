@@ -13,8 +13,10 @@
  *                                   a SUBMIT and how many fds came with it
  *   dropped                         --drop-first: the first SUBMIT's connection closed unanswered
  *   STATUS / WATCH job=J / CANCEL job=J / OTHER TYPE fds=N
+ *   FETCH job=J part=P              with --fetch (without it FETCH is OTHER)
  *
- *   fake_gpud DIR [--drop-first] [--stall [--synths N] [--finalizer 0|1] [--state-dir DIR]]
+ *   fake_gpud DIR [--drop-first] [--fetch busy|old]
+ *             [--stall [--synths N] [--finalizer 0|1] [--state-dir DIR]]
  *
  * Its one job is job 7.  SUBMIT -> ACCEPTED job 7 (duplicate=1 when the
  * request id was seen before); CANCEL -> EVENT(job, CANCELLED); anything else
@@ -27,6 +29,11 @@
  *             DEL, bytes that are not UTF-8, a newline, a non-string key and
  *             a NaN, plus other users' counts ("others": {"jobs": 3,
  *             "partitions": 5}).
+ *   --fetch busy   FETCH: the first is answered ERROR -EBUSY (as gpud does
+ *             while a reply is unread), every later one FETCHED with two
+ *             fds (memfds holding the texts the DONE events carry)
+ *   --fetch old    FETCH: ERROR -EBADMSG and the connection closed, as a
+ *             czk-gpud that does not know the type answers
  *   --stall   a well-formed daemon whose job never moves.  A waiting SUBMIT
  *             gets EVENT(job, QUEUED) and EVENT(partition 0, FINALIZE), and
  *             the job stays there; WATCH -> EVENT(job, QUEUED).  STATUS -> a
@@ -44,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -64,6 +72,7 @@ static struct {
     int stall;      /* the job never moves; STATUS is well-formed */
     unsigned synths, finalizer;
     const char *state_dir;
+    const char *fetch; /* NULL, "busy" or "old" */
 } opt;
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -198,7 +207,57 @@ static void send_event(int fd, uint32_t part, uint32_t stage, int with_proof)
     czk_peer_send(fd, &m, NULL, 0, &e);
 }
 
+/* a memfd holding text, read from offset 0 */
+static int text_fd(const char *name, const char *text)
+{
+    int fd = memfd_create(name, MFD_CLOEXEC);
+    size_t n = strlen(text);
+    if (fd >= 0 && write(fd, text, n) != (ssize_t)n) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 /* 0: keep serving this connection; -1: close it */
+static int on_fetch(int fd, const czk_msg_fetch *f)
+{
+    static int nfetch;
+    czk_error e = {0};
+    czk_msg m;
+    int fds[2];
+
+    say("FETCH job=%llu part=%u", (unsigned long long)f->job_id, f->partition);
+    memset(&m, 0, sizeof(m));
+    m.type = CZK_MSG_ERROR;
+    if (!strcmp(opt.fetch, "old")) {
+        m.u.error.code = -EBADMSG;
+        snprintf(m.u.error.message, sizeof(m.u.error.message), "unknown record type 19");
+        czk_peer_send(fd, &m, NULL, 0, &e);
+        return -1;
+    }
+    if (nfetch++ == 0) {
+        m.u.error.code = -EBUSY;
+        snprintf(m.u.error.message, sizeof(m.u.error.message), "earlier replies are not read yet");
+        czk_peer_send(fd, &m, NULL, 0, &e);
+        return 0;
+    }
+    fds[0] = text_fd("proof", PROOF_TEXT);
+    fds[1] = text_fd("public", PUBLIC_TEXT);
+    if (fds[0] < 0 || fds[1] < 0)
+        say("memfd: %s", strerror(errno));
+    m.type = CZK_MSG_FETCHED;
+    m.u.fetched.job_id = f->job_id;
+    m.u.fetched.partition = f->partition;
+    m.u.fetched.proof_size = sizeof(PROOF_TEXT) - 1;
+    m.u.fetched.public_size = sizeof(PUBLIC_TEXT) - 1;
+    if (czk_peer_send(fd, &m, fds, 2, &e) < 0)
+        say("send error: %s", e.msg);
+    close(fds[0]);
+    close(fds[1]);
+    return 0;
+}
+
 static int on_submit(int fd, const czk_msg_submit *s, int nfds)
 {
     czk_error e = {0};
@@ -278,7 +337,14 @@ static void serve(int fd)
             say("CANCEL job=%llu", (unsigned long long)m.u.cancel.job_id);
             send_event(fd, CZK_PARTITION_ALL, CZK_STAGE_CANCELLED, 0);
             break;
+        case CZK_MSG_FETCH:
+            if (!opt.fetch)
+                goto other;
+            if (on_fetch(fd, &m.u.fetch) < 0)
+                return;
+            break;
         default:
+        other:
             say("OTHER %s fds=%d", czk_msg_type_name(m.type), nfds);
             memset(&m, 0, sizeof(m));
             m.type = CZK_MSG_ERROR;
@@ -291,8 +357,8 @@ static void serve(int fd)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: fake_gpud DIR [--drop-first] [--stall [--synths N] [--finalizer 0|1] "
-                    "[--state-dir DIR]]\n");
+    fprintf(stderr, "usage: fake_gpud DIR [--drop-first] [--fetch busy|old] [--stall [--synths N] "
+                    "[--finalizer 0|1] [--state-dir DIR]]\n");
     return 2;
 }
 
@@ -316,6 +382,9 @@ int main(int argc, char **argv)
             opt.finalizer = (unsigned)atoi(argv[++i]);
         else if (has_val && !strcmp(argv[i], "--state-dir"))
             opt.state_dir = argv[++i];
+        else if (has_val && !strcmp(argv[i], "--fetch") &&
+                 (!strcmp(argv[i + 1], "busy") || !strcmp(argv[i + 1], "old")))
+            opt.fetch = argv[++i];
         else
             return usage();
     }
