@@ -311,12 +311,15 @@ static int prepare_runtime_dir(gpud *g, gid_t group, czk_error *e)
 }
 
 /* io_uring reads RLIMIT_NOFILE when the multishot accept is submitted: raise
- * the soft limit to the hard one first, and warn when the connection caps do
- * not fit under it (the loop then backs off on EMFILE instead) */
+ * the soft limit to the hard one first, and warn when the connections and the
+ * fds of the records the loop may hold received (SUBMITs carry up to
+ * CZK_MSG_MAX_FDS each) do not fit under it: past it accepting backs off and
+ * a record whose fds the kernel could not install is refused */
 static void raise_fd_limit(const czk_loop_config *lc)
 {
     struct rlimit rl;
-    rlim_t need = (rlim_t)lc->max_clients + (rlim_t)lc->max_daemon_conns + 64;
+    rlim_t held = (rlim_t)(lc->recv_buffers ? lc->recv_buffers : CZK_LOOP_RECV_BUFFERS) * CZK_MSG_MAX_FDS;
+    rlim_t need = (rlim_t)lc->max_clients + (rlim_t)lc->max_daemon_conns + held + 64;
 
     if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
         return;
@@ -326,9 +329,10 @@ static void raise_fd_limit(const czk_loop_config *lc)
             return;
     }
     if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
-        czk_warn("open files limit %llu is below max_clients + max_daemon_conns + 64 = %llu: new connections "
-                 "will be told \"busy\" when it is reached (raise LimitNOFILE=)",
-                 (unsigned long long)rl.rlim_cur, (unsigned long long)need);
+        czk_warn("open files limit %llu is below max_clients + max_daemon_conns + %llu (the fds of received "
+                 "records) + 64 = %llu: new connections will be told \"busy\" and a submission whose fds do not "
+                 "fit refused when it is reached (raise LimitNOFILE=)",
+                 (unsigned long long)rl.rlim_cur, (unsigned long long)held, (unsigned long long)need);
 }
 
 static int open_sockets(gpud *g, czk_error *e)

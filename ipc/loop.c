@@ -209,7 +209,7 @@ int czk_loop_create(czk_loop **out, const czk_loop_config *cfg, czk_error *err)
     if (!l->cfg.sq_entries)
         l->cfg.sq_entries = 256;
     if (!l->cfg.recv_buffers)
-        l->cfg.recv_buffers = 64;
+        l->cfg.recv_buffers = CZK_LOOP_RECV_BUFFERS;
     if (!l->cfg.out_queue_cap)
         l->cfg.out_queue_cap = 65536;
     if (!l->cfg.daemon_queue_bytes)

@@ -122,9 +122,14 @@ typedef struct czk_listener czk_listener;
 typedef struct czk_timer czk_timer;
 
 /* Zero fields take the defaults named here. */
+/* receive buffers when czk_loop_config.recv_buffers is 0: also how many
+ * records (each with up to CZK_MSG_MAX_FDS fds) the loop may hold received
+ * before handling them */
+#define CZK_LOOP_RECV_BUFFERS 64
+
 typedef struct czk_loop_config {
     unsigned sq_entries;          /* ring size, default 256 */
-    unsigned recv_buffers;        /* provided receive buffers (power of 2), default 64 */
+    unsigned recv_buffers;        /* provided receive buffers (power of 2), default CZK_LOOP_RECV_BUFFERS */
     unsigned out_queue_cap;       /* queued records per connection, default 65536 */
     size_t daemon_queue_bytes;    /* queued bytes to a daemon peer, default 64 MiB */
     size_t client_queue_soft;     /* queued bytes to a client above which it is not read, default 256 KiB */
