@@ -1,5 +1,5 @@
 /*
- * client.h — what `czk submit`, `czk status` and `czk cancel` share: finding
+ * client.h — what `czk submit`, `czk fetch`, `czk status` and `czk cancel` share: finding
  * czk-gpud's client socket exactly the way the daemons find their runtime
  * directory, connecting with the HELLO handshake, and the options every one
  * of them takes (--config FILE, --runtime-dir DIR).

@@ -27,7 +27,9 @@
  * request the follow loop may have left unanswered is answered first (gpud
  * answers in order).  Only a gpud that does not know FETCH (an older one:
  * it answers ERROR -EBADMSG for the unknown type and closes the connection)
- * makes the client read output_dir with its own rights instead.
+ * makes the client read output_dir with its own rights instead.  The --out
+ * checks, the writes and the FETCH exchange are fetch.c's, shared with
+ * `czk fetch` (cmd_fetch.c).
  *
  * Request ids are printable ASCII (0x21..0x7e), 1..REQUEST_ID_MAX bytes.  When
  * none is given the client draws one (128 random bits, hex), so that a
@@ -52,7 +54,6 @@
  * 1 a partition failed, the job was cancelled or --timeout passed; 2 error
  * or rejection.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -62,23 +63,17 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/base/clock.h"
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "cli/fetch.h"
 #include "common/base/log.h"
 
 #define TTY_MAX_LINES 24      /* more partitions than this: one summary line */
 #define ACCEPT_TIMEOUT_MS 600000 /* gpud spools and fsyncs every witness before it answers */
-#define OUT_DIR_MODE 0750        /* --out: the user's own files, readable by their group at most */
-#define OUT_FILE_MODE 0640
 #define STATUS_POLL_MS 2000      /* while waiting: how often to ask gpud what is connected */
-#define FETCH_TIMEOUT_MS 30000   /* FETCH: gpud answers at once (two opens) */
-#define FETCH_BUSY_TRIES 50      /* FETCH answered -EBUSY (a reply was still unread): ask again, */
-#define FETCH_BUSY_WAIT_MS 20    /* this long apart */
-#define PROOF_FILE_MAX (16u << 20) /* proof.json / public.json read back: larger is refused */
 #define MISSING_WARN_S 5         /* warn when no synth / no finalizer for this long */
 /* the wire field holds the id with its NUL */
 #define REQUEST_ID_WIRE (sizeof(((czk_msg_submit *)0)->request_id) - 1)
@@ -120,7 +115,7 @@ typedef struct submit_ctx {
     int synths, finalizer;
     uint64_t no_synth_since, no_fin_since; /* CLOCK_MONOTONIC, 0 while connected */
     bool warned_synth, warned_fin;
-    bool fetch_unsupported; /* gpud answered FETCH as an unknown type: read output_dir instead */
+    czk_fetcher fx;       /* --out: proofs that came in no event (fetch.h) */
 } submit_ctx;
 
 static czk_client cl = {.fd = -1};
@@ -162,79 +157,16 @@ static const char *priority_name(uint32_t p)
 
 /* ------------------------------------------------------------ output --- */
 
-static int mkdir_p(const char *dir)
-{
-    char tmp[CZK_CONFIG_PATH_MAX + 64];
-    size_t n = strlen(dir);
-
-    if (n >= sizeof(tmp))
-        return -ENAMETOOLONG;
-    memcpy(tmp, dir, n + 1);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(tmp, OUT_DIR_MODE) < 0 && errno != EEXIST)
-            return -errno;
-        *p = '/';
-    }
-    if (mkdir(tmp, OUT_DIR_MODE) < 0 && errno != EEXIST)
-        return -errno;
-    return 0;
-}
-
-/* writes dir/name atomically (temp file, fsync, rename), mode OUT_FILE_MODE
- * less the umask; the temp file is created afresh (O_EXCL, no symlink followed) */
-static int write_file(const char *dir, const char *name, const uint8_t *data, size_t len, czk_error *e)
-{
-    char path[CZK_CONFIG_PATH_MAX + 96], tmp[CZK_CONFIG_PATH_MAX + 128];
-    int fd, r = 0;
-
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    snprintf(tmp, sizeof(tmp), "%s/.%s.%d.tmp", dir, name, (int)getpid());
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, OUT_FILE_MODE);
-    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0) /* left by an earlier run with our pid */
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, OUT_FILE_MODE);
-    if (fd < 0)
-        return czk_errorf(e, -errno, "could not create \"%s\": %s", tmp, strerror(errno));
-    for (size_t off = 0; off < len;) {
-        ssize_t k = write(fd, data + off, len - off);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0) {
-            r = czk_errorf(e, -errno, "could not write \"%s\": %s", tmp, strerror(errno));
-            break;
-        }
-        off += (size_t)k;
-    }
-    if (r == 0 && fsync(fd) < 0)
-        r = czk_errorf(e, -errno, "could not fsync \"%s\": %s", tmp, strerror(errno));
-    close(fd);
-    if (r == 0 && rename(tmp, path) < 0)
-        r = czk_errorf(e, -errno, "could not rename \"%s\" to \"%s\": %s", tmp, path, strerror(errno));
-    if (r < 0)
-        unlink(tmp);
-    return r;
-}
-
+/* the proof texts of DONE partition p into --out (fetch.h); a failure is
+ * reported here and makes the exit status 2 */
 static int write_partition(submit_ctx *s, uint32_t p, const uint8_t *proof, size_t plen, const uint8_t *pub,
                            size_t ulen)
 {
-    char dir[CZK_CONFIG_PATH_MAX + 32];
-    czk_error e = {0};
+    char why[CZK_FETCH_WHY_MAX];
     int r;
 
-    snprintf(dir, sizeof(dir), "%s/%u", s->out_dir, p);
-    if ((r = mkdir_p(dir)) < 0) {
-        czk_cli_failf(s->cmd, "job %llu partition %u: could not create \"%s\": %s", (unsigned long long)s->job, p,
-                      dir, strerror(-r));
-        s->out_failed = true;
-        return r;
-    }
-    /* public.json first, proof.json last: proof.json present means complete */
-    if ((r = write_file(dir, "public.json", pub, ulen, &e)) < 0 ||
-        (r = write_file(dir, "proof.json", proof, plen, &e)) < 0) {
-        czk_cli_failf(s->cmd, "job %llu partition %u: %s", (unsigned long long)s->job, p, e.msg);
+    if ((r = czk_fetch_out_write(s->out_dir, p, proof, plen, pub, ulen, why, sizeof(why))) < 0) {
+        czk_cli_failf(s->cmd, "job %llu partition %u: %s", (unsigned long long)s->job, p, why);
         s->out_failed = true;
         return r;
     }
@@ -242,227 +174,30 @@ static int write_partition(submit_ctx *s, uint32_t p, const uint8_t *proof, size
     return 0;
 }
 
-/* reads fd whole from offset 0 (at most PROOF_FILE_MAX bytes: -EFBIG) into
- * a new buffer; the caller frees *data */
-static int read_fd_small(int fd, uint8_t **data, size_t *len)
-{
-    uint8_t *b = NULL;
-    size_t n = 0, cap = 0;
-
-    for (;;) {
-        ssize_t k;
-        if (n == cap) {
-            uint8_t *nb;
-            if (cap >= PROOF_FILE_MAX) {
-                free(b);
-                return -EFBIG;
-            }
-            cap = cap ? cap * 2 : 8192;
-            if (!(nb = realloc(b, cap))) {
-                free(b);
-                return -ENOMEM;
-            }
-            b = nb;
-        }
-        k = pread(fd, b + n, cap - n, (off_t)n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0) {
-            int r = -errno;
-            free(b);
-            return r;
-        }
-        if (k == 0)
-            break;
-        n += (size_t)k;
-    }
-    *data = b;
-    *len = n;
-    return 0;
-}
-
-static int read_small(const char *path, uint8_t **data, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), r;
-
-    if (fd < 0)
-        return -errno;
-    r = read_fd_small(fd, data, len);
-    close(fd);
-    return r;
-}
-
-/* a DONE partition whose proof text did not reach us and whose gpud cannot
- * FETCH: copy the finalizer's files, read with the client's own rights */
-static void copy_from_output_dir(submit_ctx *s, uint32_t p)
-{
-    char pp[CZK_CONFIG_PATH_MAX + 64], up[CZK_CONFIG_PATH_MAX + 64];
-    uint8_t *proof = NULL, *pub = NULL;
-    size_t plen = 0, ulen = 0;
-    int r;
-
-    snprintf(pp, sizeof(pp), "%s/%llu/%u/proof.json", cl.cfg.output_dir, (unsigned long long)s->job, p);
-    snprintf(up, sizeof(up), "%s/%llu/%u/public.json", cl.cfg.output_dir, (unsigned long long)s->job, p);
-    if ((r = read_small(pp, &proof, &plen)) < 0 || (r = read_small(up, &pub, &ulen)) < 0) {
-        czk_cli_failf(s->cmd,
-                      "job %llu partition %u: the proof did not arrive in an event, czk-gpud is too old to hand "
-                      "its files over (FETCH) and \"%s\" cannot be read: %s (copy it from the daemons' output "
-                      "directory)",
-                      (unsigned long long)s->job, p, r == -ENOENT || !proof ? pp : up, strerror(-r));
-        s->out_failed = true;
-    } else {
-        write_partition(s, p, proof, plen, pub, ulen);
-    }
-    free(proof);
-    free(pub);
-}
-
 static bool dropped(int r) { return r == -ECONNRESET || r == -EPIPE || r == -ECONNREFUSED; }
 
-/* the two files of a FETCHED: regular files of the announced sizes, read
- * whole; 0 (the caller frees the buffers) or -errno with why[] filled */
-static int read_fetched(const czk_msg_fetched *f, const int *fds, uint8_t **proof, size_t *plen, uint8_t **pub,
-                        size_t *ulen, char *why, size_t n)
-{
-    static const char *const names[CZK_FETCHED_FDS] = {"proof.json", "public.json"};
-    const uint64_t want[CZK_FETCHED_FDS] = {f->proof_size, f->public_size};
-    uint8_t **data[CZK_FETCHED_FDS] = {proof, pub};
-    size_t *len[CZK_FETCHED_FDS] = {plen, ulen};
-
-    for (int i = 0; i < CZK_FETCHED_FDS; i++) {
-        struct stat st;
-        int r;
-        if (fstat(fds[i], &st) < 0 || !S_ISREG(st.st_mode)) {
-            snprintf(why, n, "czk-gpud handed over a %s that is not a regular file", names[i]);
-            return -EPROTO;
-        }
-        if (want[i] > PROOF_FILE_MAX) {
-            snprintf(why, n, "its %s is %llu bytes, more than the %u this client reads", names[i],
-                     (unsigned long long)want[i], PROOF_FILE_MAX);
-            return -EFBIG;
-        }
-        if ((r = read_fd_small(fds[i], data[i], len[i])) < 0) {
-            snprintf(why, n, "could not read the %s czk-gpud handed over: %s", names[i], strerror(-r));
-            return r;
-        }
-        if (*len[i] != want[i]) {
-            snprintf(why, n, "the %s czk-gpud handed over is %zu bytes, it announced %llu", names[i], *len[i],
-                     (unsigned long long)want[i]);
-            return -EIO;
-        }
-    }
-    return 0;
-}
-
-/*
- * Asks czk-gpud for the files of DONE partition p (FETCH) and writes them
- * into --out.  Returns 0 (written, or a write failure already reported),
- * -EOPNOTSUPP when gpud does not know FETCH (it closed the connection), or
- * another -errno with why[] saying what gpud or the connection answered.
- * One FETCH at a time: what comes before its answer is skipped (EVENTs, the
- * answer to a STATUS the follow loop sent: gpud answers in order), and an
- * -EBUSY answer (gpud saw a reply of ours unread, now read) is asked again.  A
- * connection lost on the way is made again once; after any failure but an
- * ERROR answer the connection is closed, so the next FETCH connects afresh.
- */
-static int fetch_partition(submit_ctx *s, uint32_t p, char *why, size_t n)
-{
-    char esc[CZK_MSG_STR_LONG]; /* czk_esc cuts what does not fit, marked "..." */
-    uint8_t *proof = NULL, *pub = NULL;
-    size_t plen = 0, ulen = 0;
-    czk_error e = {0};
-    czk_msg m;
-    int r = 0, busy = 0;
-
-    for (int attempt = 0; attempt < 2; attempt++) {
-        int fds[CZK_FETCHED_FDS], nfds = 0;
-        if (cl.fd < 0) {
-            s->status_pending = false;
-            if ((r = czk_client_connect(&cl, &e)) < 0)
-                break;
-        }
-        memset(&m, 0, sizeof(m));
-        m.type = CZK_MSG_FETCH;
-        m.u.fetch.job_id = s->job;
-        m.u.fetch.partition = p;
-        r = czk_client_send(&cl, &m, NULL, 0, &e);
-        while (r == 0) {
-            r = czk_client_recv_fds(&cl, &m, fds, CZK_FETCHED_FDS, &nfds, FETCH_TIMEOUT_MS, &e);
-            if (r < 0)
-                break;
-            if (m.type == CZK_MSG_STATUS_REPLY || (m.type == CZK_MSG_ERROR && s->status_pending)) {
-                s->status_pending = false; /* the answer to the follow loop's STATUS */
-                continue;
-            }
-            if (m.type == CZK_MSG_FETCHED || m.type == CZK_MSG_ERROR)
-                break;
-            /* EVENTs (and anything else gpud may send unasked) are not the answer */
-        }
-        if (r == 0 && m.type == CZK_MSG_ERROR) {
-            if (m.u.error.code == -EBADMSG) {
-                /* the FETCH we sent is well formed: only a gpud that does not
-                 * know the type calls it malformed (and closes the connection) */
-                czk_client_close(&cl);
-                return -EOPNOTSUPP;
-            }
-            if (m.u.error.code == -EBUSY && busy++ < FETCH_BUSY_TRIES) {
-                /* everything gpud sent before this answer is read now */
-                struct timespec ts = {0, FETCH_BUSY_WAIT_MS * 1000000L};
-                nanosleep(&ts, NULL);
-                attempt--;
-                continue;
-            }
-            czk_esc(m.u.error.message, esc, sizeof(esc)); /* from gpud: no terminal control reaches the user */
-            snprintf(why, n, "czk-gpud says: %s", esc);
-            return m.u.error.code;
-        }
-        if (r == 0) {
-            if (m.u.fetched.job_id != s->job || m.u.fetched.partition != p) {
-                for (int i = 0; i < nfds; i++)
-                    close(fds[i]);
-                czk_client_close(&cl); /* out of step with gpud: the next FETCH starts afresh */
-                snprintf(why, n, "czk-gpud answered with the files of job %llu partition %u",
-                         (unsigned long long)m.u.fetched.job_id, m.u.fetched.partition);
-                return -EPROTO;
-            }
-            r = read_fetched(&m.u.fetched, fds, &proof, &plen, &pub, &ulen, why, n);
-            for (int i = 0; i < nfds; i++)
-                close(fds[i]);
-            if (r == 0)
-                write_partition(s, p, proof, plen, pub, ulen);
-            free(proof);
-            free(pub);
-            return r;
-        }
-        /* no answer (a timeout, a record refused) or no connection: a later
-         * answer to this FETCH must not be taken for the next one's */
-        czk_client_close(&cl);
-        if (!dropped(r))
-            break;
-    }
-    snprintf(why, n, "%s", e.msg[0] ? e.msg : strerror(-r));
-    return r;
-}
-
 /* a DONE partition whose proof text did not arrive in an event: FETCH it,
- * or read output_dir where gpud does not know FETCH */
+ * or read output_dir where gpud does not know FETCH (fetch.h) */
 static void fetch_or_copy(submit_ctx *s, uint32_t p)
 {
-    char why[CZK_MSG_STR_LONG + 128] = "";
-    int r;
+    char why[CZK_FETCH_WHY_MAX] = "";
+    unsigned long long job = (unsigned long long)s->job;
 
-    if (!s->fetch_unsupported) {
-        if ((r = fetch_partition(s, p, why, sizeof(why))) == 0)
-            return;
-        if (r != -EOPNOTSUPP) {
-            czk_cli_failf(s->cmd, "job %llu partition %u: the proof did not arrive in an event and could not be "
-                          "fetched: %s", (unsigned long long)s->job, p, why);
-            s->out_failed = true;
-            return;
-        }
-        s->fetch_unsupported = true;
+    if (czk_fetch_partition(&s->fx, p, why, sizeof(why)) == 0) {
+        s->parts[p].written = true;
+        return;
     }
-    copy_from_output_dir(s, p);
+    s->out_failed = true;
+    if (s->fx.fail == CZK_FETCH_WRITE)
+        czk_cli_failf(s->cmd, "job %llu partition %u: %s", job, p, why);
+    else if (s->fx.fail == CZK_FETCH_NO_FILES)
+        czk_cli_failf(s->cmd,
+                      "job %llu partition %u: the proof did not arrive in an event, czk-gpud is too old to hand "
+                      "its files over (FETCH) and %s (copy it from the daemons' output directory)",
+                      job, p, why);
+    else
+        czk_cli_failf(s->cmd, "job %llu partition %u: the proof did not arrive in an event and could not be "
+                      "fetched: %s", job, p, why);
 }
 
 /* ---------------------------------------------------------- progress --- */
@@ -957,27 +692,6 @@ static int submit_job(submit_ctx *s, const czk_msg *sub, const int *fds, int nfd
 
 /* ------------------------------------------------------------- main ---- */
 
-/* --out DIR: 0 when DIR is absent or an empty directory, else -ENOTEMPTY
- * (first holds one entry's name) or -errno */
-static int out_dir_empty(const char *dir, char *first, size_t n)
-{
-    struct dirent *d;
-    DIR *h = opendir(dir);
-    int r = 0;
-
-    if (!h)
-        return errno == ENOENT ? 0 : -errno;
-    while ((d = readdir(h))) {
-        if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
-            continue;
-        czk_esc(d->d_name, first, n);
-        r = -ENOTEMPTY;
-        break;
-    }
-    closedir(h);
-    return r;
-}
-
 static int parse_seconds(const char *cmd, const char *opt, const char *v, int lo, int *out)
 {
     char *end;
@@ -1076,14 +790,9 @@ int czk_cmd_submit(int argc, char **argv)
     if (s.out_dir || s.timeout_s)
         wait = true;
     if (s.out_dir && !force) {
-        char first[4 * 256];
-        if ((r = out_dir_empty(s.out_dir, first, sizeof(first))) == -ENOTEMPTY)
-            return czk_cli_failf(cmd,
-                                 "output directory \"%s\" is not empty (it holds \"%s\"): choose a new one, or "
-                                 "add --force to write into it",
-                                 s.out_dir, first);
-        if (r < 0 && r != -ENOTDIR)
-            return czk_cli_failf(cmd, "cannot read output directory \"%s\": %s", s.out_dir, strerror(-r));
+        char why[CZK_FETCH_WHY_MAX];
+        if (czk_fetch_out_check(s.out_dir, why, sizeof(why)) < 0)
+            return czk_cli_failf(cmd, "%s", why);
     }
 
     /* the witnesses are opened here, with this user's rights */
@@ -1094,7 +803,7 @@ int czk_cmd_submit(int argc, char **argv)
             return czk_cli_fail(cmd, &e);
         }
     }
-    if (s.out_dir && (r = mkdir_p(s.out_dir)) < 0) {
+    if (s.out_dir && (r = czk_fetch_out_mkdir(s.out_dir)) < 0) {
         czk_cli_failf(cmd, "could not create output directory \"%s\": %s", s.out_dir, strerror(-r));
         goto out_fds;
     }
@@ -1135,6 +844,7 @@ int czk_cmd_submit(int argc, char **argv)
         return czk_cli_failf(cmd, "czk-gpud refused the request: %s", m.u.error.message);
 
     s.job = m.u.accepted.job_id;
+    s.fx = (czk_fetcher){.cl = &cl, .out_dir = s.out_dir, .job = s.job, .status_pending = &s.status_pending};
     printf("job %llu accepted%s (circuit %s, %u partition%s, priority %s, request %s)\n", (unsigned long long)s.job,
            !m.u.accepted.duplicate ? ""
            : retried               ? " (by an attempt whose answer was lost)"

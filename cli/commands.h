@@ -62,6 +62,18 @@ CZK_CLI_CMD("submit", submit,
             CZK_CLI_CLIENT_OPTS
             "exit status: 0 accepted (with --wait: all proved), 1 a partition failed, the job was\n"
             "cancelled or --timeout passed, 2 error or rejection\n")
+CZK_CLI_CMD("fetch", fetch,
+            "--out DIR [--force] [--wait [--timeout S]] [--config FILE] [--runtime-dir DIR]\n"
+            "          JOB [PARTITION...]",
+            "write the proofs of a job you submitted into DIR (every partition, or those named)",
+            "  --out DIR             write DIR/<partition>/proof.json, public.json (required);\n"
+            "                        DIR must be empty or absent\n"
+            "  --force               write into a DIR that is not empty\n"
+            "  --wait                when the job is still active, wait for it to finish first\n"
+            "  --timeout S           give up waiting after S seconds (implies --wait; exit 1)\n"
+            CZK_CLI_CLIENT_OPTS
+            "exit status: 0 every partition asked for written, 1 a partition is not done, failed or\n"
+            "was cancelled (or --timeout passed), 2 error (an unknown job among them)\n")
 CZK_CLI_CMD("status", status, "[--json] [--job JOB] [--config FILE] [--runtime-dir DIR] [JOB]",
             "jobs and partitions per stage, pool slots, stage latency, proofs per minute",
             "  --json                print czk-gpud's status as one JSON object\n"

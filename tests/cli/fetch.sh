@@ -10,6 +10,17 @@
 #   a FETCH refused for another reason (the default fake: -EPERM): exit 2,
 #         the message names the partition and what gpud said; nothing is
 #         read from output_dir.
+# Then `czk fetch --out DIR JOB [PARTITION...]` (the STATUS of job 7 says 2
+# partitions):
+#   every partition of a finished job (the first FETCH answered -EBUSY and
+#         asked again), files 0640 in directories 0750, exit 0;
+#   a named partition: that one only;
+#   DIR not empty: refused before anything is sent (no connection in the
+#         fake's log); with --force written beside what is there;
+#   a czk-gpud without FETCH: output_dir read for every partition;
+#   a failed job: partition 0 written, partition 1 (gpud: -ENOENT) reported
+#         as failed with gpud's reason escaped, exit 1, nothing on stderr;
+#   an unknown job: exit 2 "is not known", nothing fetched, no DIR made.
 # usage: fetch.sh CZK FAKE_GPUD
 set -u
 CZK=$1 FAKE=$2
@@ -23,6 +34,7 @@ cleanup() {
 }
 trap cleanup EXIT
 unset CZK_RUNTIME_DIR CZK_STATE_DIR XDG_RUNTIME_DIR
+umask 022 # the modes checked below: 0640 files, 0750 directories
 head -c 4096 /dev/urandom >"$T/w.wtns"
 # fake_gpud's proof texts (PROOF_TEXT, PUBLIC_TEXT)
 printf '{"pi_a": ["1", "2", "1"], "protocol": "groth16"}\n' >"$T/proof.want"
@@ -38,9 +50,11 @@ start_fake() { # NAME ARGS...
 # a config naming the fake's runtime directory and an output_dir with the
 # job's files in it (what the fallback reads)
 write_conf() { # NAME
-    mkdir -p "$T/$1.od/7/0"
-    printf '{"from": "output_dir %s"}\n' "$1" >"$T/$1.od/7/0/proof.json"
-    printf '["od-%s"]\n' "$1" >"$T/$1.od/7/0/public.json"
+    for p in 0 1; do
+        mkdir -p "$T/$1.od/7/$p"
+        printf '{"from": "output_dir %s %s"}\n' "$1" "$p" >"$T/$1.od/7/$p/proof.json"
+        printf '["od-%s-%s"]\n' "$1" "$p" >"$T/$1.od/7/$p/public.json"
+    done
     printf '[czk]\nruntime_dir = %s\noutput_dir = %s\n' "$T/$1" "$T/$1.od" >"$T/$1.conf"
 }
 # sub NAME: the first submission, then the same request id again with --out
@@ -79,6 +93,88 @@ sub refused; rc=$?
 grep -q "job 7 partition 0: the proof did not arrive in an event and could not be fetched: czk-gpud says: fake daemon: not served" \
     "$T/refused.stderr" || bad "refused: the message does not say what happened: $(cat "$T/refused.stderr")"
 [ -e "$T/refused.out/0/proof.json" ] && bad "refused: a proof was written from output_dir although gpud refused"
+
+# ---- czk fetch
+# fetch NAME ARGS...: czk fetch into $T/NAME.out (stdout, stderr in $T/NAME.stdout, .stderr)
+fetch() {
+    name=$1; shift
+    "$CZK" fetch --out "$T/$name.out" "$@" >"$T/$name.stdout" 2>"$T/$name.stderr"
+}
+# same_as_fake NAME P: NAME.out/P holds the texts fake_gpud hands over
+same_as_fake() {
+    cmp -s "$T/$1.out/$2/proof.json" "$T/proof.want" && cmp -s "$T/$1.out/$2/public.json" "$T/public.want" ||
+        bad "$1: $1.out/$2 does not hold the fetched texts: $(ls -l "$T/$1.out/$2" 2>&1)"
+}
+
+echo "== czk fetch: every partition"
+start_fake fall --fetch busy
+fetch fall --runtime-dir "$T/fall" 7; rc=$?
+[ $rc = 0 ] || bad "fetch all: exit $rc, want 0: $(cat "$T/fall.stderr")"
+for p in 0 1; do
+    same_as_fake fall $p
+    grep -qx "job 7 partition $p: written $T/fall.out/$p/" "$T/fall.stdout" || bad "fetch all: no line for partition $p: $(cat "$T/fall.stdout")"
+    m=$(stat -c %a "$T/fall.out/$p" "$T/fall.out/$p/proof.json" "$T/fall.out/$p/public.json" | tr '\n' ' ')
+    [ "$m" = "750 640 640 " ] || bad "fetch all: partition $p modes are $m, want 750 640 640"
+done
+grep -qx "job 7: 2 of 2 partitions written to $T/fall.out/<partition>/" "$T/fall.stdout" ||
+    bad "fetch all: no summary: $(cat "$T/fall.stdout")"
+grep -qx 'STATUS job=7' "$T/fall.fake" || bad "fetch all: no STATUS for job 7 first: $(cat "$T/fall.fake")"
+[ "$(grep -c '^FETCH job=7 part=0$' "$T/fall.fake")" = 2 ] && [ "$(grep -c '^FETCH job=7 part=1$' "$T/fall.fake")" = 1 ] ||
+    bad "fetch all: want FETCH 0 twice (one answered -EBUSY), then FETCH 1: $(cat "$T/fall.fake")"
+
+echo "== czk fetch: an unknown job (or another user's: gpud answers alike)"
+fetch unknown --runtime-dir "$T/fall" 8; rc=$?
+[ $rc = 2 ] || bad "unknown job: exit $rc, want 2"
+grep -q "job 8 is not known" "$T/unknown.stderr" || bad "unknown job: the message does not say so: $(cat "$T/unknown.stderr")"
+grep -q '^FETCH job=8' "$T/fall.fake" && bad "unknown job: FETCH sent anyway: $(cat "$T/fall.fake")"
+[ -e "$T/unknown.out" ] && bad "unknown job: $T/unknown.out was made"
+
+echo "== czk fetch: a named partition"
+start_fake fone --fetch busy
+fetch fone --runtime-dir "$T/fone" 7 1; rc=$?
+[ $rc = 0 ] || bad "fetch partition 1: exit $rc, want 0: $(cat "$T/fone.stderr")"
+same_as_fake fone 1
+[ -e "$T/fone.out/0" ] && bad "fetch partition 1: partition 0 was written too"
+grep -q 'part=0' "$T/fone.fake" && bad "fetch partition 1: partition 0 was fetched: $(cat "$T/fone.fake")"
+grep -qx "job 7: 1 of 1 partition written to $T/fone.out/<partition>/" "$T/fone.stdout" ||
+    bad "fetch partition 1: summary: $(cat "$T/fone.stdout")"
+
+echo "== czk fetch: --out not empty"
+start_fake fne --fetch busy
+mkdir "$T/fne.out" && echo mine >"$T/fne.out/keep"
+fetch fne --runtime-dir "$T/fne" 7; rc=$?
+[ $rc = 2 ] || bad "--out not empty: exit $rc, want 2"
+grep -q "output directory \"$T/fne.out\" is not empty" "$T/fne.stderr" && grep -q -- '--force' "$T/fne.stderr" ||
+    bad "--out not empty: the message does not say so: $(cat "$T/fne.stderr")"
+grep -q '^conn' "$T/fne.fake" && bad "--out not empty: the client connected anyway: $(cat "$T/fne.fake")"
+fetch fne --runtime-dir "$T/fne" --force 7 0; rc=$?
+[ $rc = 0 ] || bad "--out not empty --force: exit $rc, want 0: $(cat "$T/fne.stderr")"
+same_as_fake fne 0
+[ "$(cat "$T/fne.out/keep")" = mine ] || bad "--force: the file already there was touched"
+
+echo "== czk fetch: a czk-gpud without FETCH: output_dir"
+start_fake fold --fetch old
+write_conf fold
+fetch fold --config "$T/fold.conf" 7; rc=$?
+[ $rc = 0 ] || bad "fetch old: exit $rc, want 0: $(cat "$T/fold.stderr")"
+for p in 0 1; do
+    cmp -s "$T/fold.out/$p/proof.json" "$T/fold.od/7/$p/proof.json" && cmp -s "$T/fold.out/$p/public.json" "$T/fold.od/7/$p/public.json" ||
+        bad "fetch old: partition $p does not hold output_dir's files: $(cat "$T/fold.out/$p/proof.json" 2>&1)"
+done
+[ "$(grep -c '^FETCH' "$T/fold.fake")" = 1 ] ||
+    bad "fetch old: want one FETCH (refused as unknown), then output_dir only: $(cat "$T/fold.fake")"
+
+echo "== czk fetch: a failed job"
+start_fake ffail --fetch failed
+fetch ffail --runtime-dir "$T/ffail" 7; rc=$?
+[ $rc = 1 ] || bad "failed job: exit $rc, want 1: $(cat "$T/ffail.stderr")"
+same_as_fake ffail 0
+[ -e "$T/ffail.out/1" ] && bad "failed job: something was written for the failed partition"
+grep -q '^job 7 partition 1: not fetched: no proof, job 7 failed (czk-gpud says: .*no proof in the output directory' \
+    "$T/ffail.stdout" || bad "failed job: partition 1 not reported as failed: $(cat "$T/ffail.stdout")"
+grep -q "$(printf '\033')" "$T/ffail.stdout" && bad "failed job: gpud's terminal escape reached the output unescaped"
+grep -qF '\x1b[31m' "$T/ffail.stdout" || bad "failed job: gpud's reason is not shown escaped: $(cat "$T/ffail.stdout")"
+[ -s "$T/ffail.stderr" ] && bad "failed job: a failed partition is reported as an error: $(cat "$T/ffail.stderr")"
 
 [ "$fail" = 0 ] && echo "ok"
 exit $fail

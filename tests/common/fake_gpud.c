@@ -13,9 +13,10 @@
  *                                   a SUBMIT and how many fds came with it
  *   dropped                         --drop-first: the first SUBMIT's connection closed unanswered
  *   STATUS / WATCH job=J / CANCEL job=J / OTHER TYPE fds=N
+ *   STATUS job=J                    with --fetch: a STATUS and the job it asked for (0: none)
  *   FETCH job=J part=P              with --fetch (without it FETCH is OTHER)
  *
- *   fake_gpud DIR [--drop-first] [--fetch busy|old]
+ *   fake_gpud DIR [--drop-first] [--fetch busy|old|failed]
  *             [--stall [--synths N] [--finalizer 0|1] [--state-dir DIR]]
  *
  * Its one job is job 7.  SUBMIT -> ACCEPTED job 7 (duplicate=1 when the
@@ -34,6 +35,14 @@
  *             fds (memfds holding the texts the DONE events carry)
  *   --fetch old    FETCH: ERROR -EBADMSG and the connection closed, as a
  *             czk-gpud that does not know the type answers
+ *   --fetch failed FETCH: partition 0 FETCHED at once, partition 1 ERROR
+ *             -ENOENT (no files: it failed), as gpud answers for a failed job,
+ *             its message with a terminal escape in it
+ *             With --fetch, STATUS -> a well-formed STATUS_REPLY (what
+ *             `czk fetch` asks first): for job 7 asked for, its "job" entry
+ *             with 2 partitions, state "complete" (busy, old) or "failed"
+ *             (failed: 1 done, 1 failed); for any other job no "job" entry, as
+ *             gpud answers for an unknown job or another user's.
  *   --stall   a well-formed daemon whose job never moves.  A waiting SUBMIT
  *             gets EVENT(job, QUEUED) and EVENT(partition 0, FINALIZE), and
  *             the job stays there; WATCH -> EVENT(job, QUEUED).  STATUS -> a
@@ -72,7 +81,7 @@ static struct {
     int stall;      /* the job never moves; STATUS is well-formed */
     unsigned synths, finalizer;
     const char *state_dir;
-    const char *fetch; /* NULL, "busy" or "old" */
+    const char *fetch; /* NULL, "busy", "old" or "failed" */
 } opt;
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -169,6 +178,45 @@ static void pack_status_hostile(msgpack_packer *pk)
     msgpack_pack_nil(pk);
 }
 
+/* --fetch: the STATUS_REPLY `czk fetch` reads, with job 7's entry when asked for */
+static void send_status_fetch(int fd, const czk_msg_status *st)
+{
+    static czk_status_reply sr; /* about 110 KiB: not on the stack */
+    static uint8_t body[CZK_MSG_MAX_RECORD];
+    czk_status_request rq = {0};
+    czk_error e = {0};
+    czk_msg m;
+    int n;
+
+    if (st->body.len && czk_schema_decode(&czk_schema_status_request, st->body.ptr, st->body.len, &rq, &e) < 0)
+        say("bad STATUS body: %s", e.msg);
+    say("STATUS job=%llu", (unsigned long long)rq.job);
+    memset(&sr, 0, sizeof(sr));
+    snprintf(sr.daemon, sizeof(sr.daemon), "czk-gpud");
+    snprintf(sr.backend, sizeof(sr.backend), "cpu");
+    sr.synths = 1;
+    sr.finalizer = 1;
+    if (rq.job == JOB_ID) {
+        int failed = !strcmp(opt.fetch, "failed");
+        sr.has_job = 1;
+        sr.job.id = JOB_ID;
+        snprintf(sr.job.state, sizeof(sr.job.state), "%s", failed ? "failed" : "complete");
+        snprintf(sr.job.circuit, sizeof(sr.job.circuit), "linear");
+        sr.job.partitions = 2;
+        sr.job.done = failed ? 1 : 2;
+        sr.job.failed = failed ? 1 : 0;
+    }
+    if ((n = czk_schema_encode(&czk_schema_status_reply, &sr, body, sizeof(body), &e)) < 0) {
+        say("encode error: %s", e.msg);
+        return;
+    }
+    memset(&m, 0, sizeof(m));
+    m.type = CZK_MSG_STATUS_REPLY;
+    m.u.status.body = (czk_bytes){body, (uint32_t)n};
+    if (czk_peer_send(fd, &m, NULL, 0, &e) < 0)
+        say("send error: %s", e.msg);
+}
+
 static void send_status(int fd)
 {
     msgpack_sbuffer sb;
@@ -236,7 +284,15 @@ static int on_fetch(int fd, const czk_msg_fetch *f)
         czk_peer_send(fd, &m, NULL, 0, &e);
         return -1;
     }
-    if (nfetch++ == 0) {
+    if (!strcmp(opt.fetch, "failed") && f->partition == 1) {
+        m.u.error.code = -ENOENT;
+        snprintf(m.u.error.message, sizeof(m.u.error.message),
+                 "job %llu partition 1: no proof in the output directory \x1b[31m(/fake/out/%llu/1/proof.json)",
+                 (unsigned long long)f->job_id, (unsigned long long)f->job_id);
+        czk_peer_send(fd, &m, NULL, 0, &e);
+        return 0;
+    }
+    if (nfetch++ == 0 && !strcmp(opt.fetch, "busy")) {
         m.u.error.code = -EBUSY;
         snprintf(m.u.error.message, sizeof(m.u.error.message), "earlier replies are not read yet");
         czk_peer_send(fd, &m, NULL, 0, &e);
@@ -326,6 +382,10 @@ static void serve(int fd)
                 return;
             break;
         case CZK_MSG_STATUS:
+            if (opt.fetch) {
+                send_status_fetch(fd, &m.u.status);
+                break;
+            }
             say("STATUS");
             send_status(fd);
             break;
@@ -357,7 +417,7 @@ static void serve(int fd)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: fake_gpud DIR [--drop-first] [--fetch busy|old] [--stall [--synths N] "
+    fprintf(stderr, "usage: fake_gpud DIR [--drop-first] [--fetch busy|old|failed] [--stall [--synths N] "
                     "[--finalizer 0|1] [--state-dir DIR]]\n");
     return 2;
 }
@@ -383,7 +443,7 @@ int main(int argc, char **argv)
         else if (has_val && !strcmp(argv[i], "--state-dir"))
             opt.state_dir = argv[++i];
         else if (has_val && !strcmp(argv[i], "--fetch") &&
-                 (!strcmp(argv[i + 1], "busy") || !strcmp(argv[i + 1], "old")))
+                 (!strcmp(argv[i + 1], "busy") || !strcmp(argv[i + 1], "old") || !strcmp(argv[i + 1], "failed")))
             opt.fetch = argv[++i];
         else
             return usage();

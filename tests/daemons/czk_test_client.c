@@ -17,9 +17,12 @@
  *       "error CODE MSG" (exit 5); any fd with the ERROR, or a FETCHED
  *       without exactly two, prints "FDS N" and exits 7
  *   czk_test_client SOCK fetch2 JOB PART
- *       two FETCHes sent before reading anything, then both answers, each
- *       printed as by fetch with the number of fds it carried ("... fds N");
- *       exit 0 when both were read
+ *       two FETCHes sent, then one second without reading (so gpud has
+ *       handled both while the first answer is unread: otherwise gpud may
+ *       take the second only after the first answer was read, and rightly
+ *       answer it too), then both answers, each printed as by fetch with
+ *       the number of fds it carried ("... fds N"); exit 0 when both were
+ *       read
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -220,6 +223,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "fetch2: %s\n", e.msg);
                 return 6;
             }
+        sleep(1);
         for (int got = 0; got < 2;) {
             nf = CZK_MSG_MAX_FDS;
             if (czk_peer_recv(fd, buf, sizeof(buf), &m, fds, &nf, 10000, &e) < 0) {

@@ -33,6 +33,12 @@
 #       (FETCH); a partition out of range or not done is refused, and so
 #       is a second FETCH sent before the first answer is read (-EBUSY, no
 #       fd: one unread FETCHED per connection);
+#       `czk fetch`: A submits without --wait (synth stopped: the job stays
+#       queued); czk fetch reports the partition not done (gpud names its
+#       stage) and makes no --out, --timeout 1 gives up (exit 1); czk fetch
+#       --wait waits (still running a second later), the synth comes back,
+#       and A gets files byte-identical to output_dir's, owned by A, 0640;
+#       B's czk fetch of A's job exits 2 "is not known" and writes nothing;
 #       a request id is bound to (uid, circuit, partition count, witness
 #       digests): A's same submission again is the same job (duplicate), a
 #       different circuit, count or witness is refused naming the difference;
@@ -255,6 +261,40 @@ daemon_side() {
     expect 5 "B: FETCH of a job that does not exist" as "$UB" "$CLIENT" "$RT/czk.sock" fetch "$jmiss" 0
     grep -q "^error -2 job $jmiss is not known\$" "$W/out" || bad "FETCH of an unknown job: $(cat "$W/out")"
     rm -rf "$T/a/dup" "$T/a/raw"
+
+    echo "== czk fetch: A's job submitted without --wait, fetched once it is done"
+    # the synth stopped, so that the job is still queued when czk fetch asks
+    kill -TERM "$SYNTH_PID"; wait_exit "$SYNTH_PID" 20 >/dev/null 2>&1; SYNTH_PID=
+    expect 0 "A submits without --wait" czk_as "$UA" submit --circuit multi --request-id a-fetch-1 "$T/a/w.wtns"
+    J4=$(sed -n 's/^job \([0-9]*\) accepted.*/\1/p' "$W/out")
+    [ -n "$J4" ] || { bad "A's job for czk fetch was not accepted"; exit 1; }
+    expect 1 "A: czk fetch of its queued job" czk_as "$UA" fetch --out "$T/a/fetched" "$J4"
+    grep -q "^job $J4 partition 0: not fetched: czk-gpud says: job $J4 partition 0 is not done (it is queued)" "$W/out" ||
+        bad "czk fetch of a queued job: the partition is not reported with its stage: $(cat "$W/out")"
+    [ -e "$T/a/fetched" ] && bad "czk fetch that wrote nothing made its --out directory"
+    expect 1 "A: czk fetch --timeout 1 of its queued job" czk_as "$UA" fetch --out "$T/a/fetched" --timeout 1 "$J4"
+    grep -q "job $J4 has not finished within --timeout 1 s" "$W/err" || bad "czk fetch --timeout: $(cat "$W/err")"
+    (umask 022; as_exec "$UA" timeout 60 "$T/czk" fetch --wait --out "$T/a/fetched" "$J4" --runtime-dir "$RT") \
+        >"$W/fetch.out" 2>"$W/fetch.err" &
+    fetch_pid=$!
+    sleep 1
+    kill -0 "$fetch_pid" 2>/dev/null ||
+        bad "czk fetch --wait did not wait for the queued job: $(cat "$W/fetch.out" "$W/fetch.err")"
+    start_synth
+    wait "$fetch_pid"; rc=$?
+    [ "$rc" = 0 ] || { bad "czk fetch --wait: exit $rc, want 0"; sed 's/^/  | /' "$W/fetch.err" "$W/fetch.out" >&2; }
+    grep -q "^job $J4 is active" "$W/fetch.out" || bad "czk fetch --wait did not say it waits: $(cat "$W/fetch.out")"
+    for f in proof.json public.json; do
+        [ -s "$T/out/$J4/0/$f" ] || bad "output_dir has no $f for job $J4 (the comparison would pass on nothing)"
+        cmp -s "$T/out/$J4/0/$f" "$T/a/fetched/0/$f" ||
+            bad "czk fetch --wait: $f is missing or differs from output_dir's: $(ls -l "$T/a/fetched/0" 2>&1)"
+        m=$(stat -c %U:%a "$T/a/fetched/0/$f" 2>&1)
+        [ "$m" = "$UA:640" ] || bad "czk fetch --wait: $f is $m, want $UA:640"
+    done
+    expect 2 "B: czk fetch of A's job" czk_as "$UB" fetch --out "$T/b/fetched" "$J4"
+    grep -q "job $J4 is not known" "$W/err" || bad "B's czk fetch of A's job: not answered like an unknown job: $(cat "$W/err")"
+    [ -e "$T/b/fetched" ] && bad "B's czk fetch of A's job wrote $T/b/fetched: $(ls -lR "$T/b/fetched")"
+    rm -rf "$T/a/fetched"
 
     for f in "$T/out/$J1/0/proof.json" "$T/out/$J1/0/public.json"; do
         # control: B's refusal below counts only for a file that is there
