@@ -30,6 +30,8 @@
 #ifndef CZK_CLI_CLIENT_H
 #define CZK_CLI_CLIENT_H
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -78,6 +80,10 @@ int czk_client_send(czk_client *cl, const czk_msg *m, const int *fds, int nfds, 
  * A record that carries fds is refused (-EBADMSG), its fds closed: use
  * czk_client_recv_fds where one may come. */
 int czk_client_recv(czk_client *cl, czk_msg *m, int timeout_ms, czk_error *e);
+
+/* whether r, from connect, send or recv, means czk-gpud is gone (closed the
+ * connection or does not listen): worth connecting again */
+static inline bool czk_client_dropped(int r) { return r == -ECONNRESET || r == -EPIPE || r == -ECONNREFUSED; }
 
 /* the same, and the fds that ride with the record (O_CLOEXEC) in
  * fds[0..*nfds), which the caller closes.  A record must carry exactly the

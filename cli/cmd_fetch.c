@@ -193,7 +193,7 @@ static int wait_job(fetch_ctx *x)
         r = czk_client_recv(&cl, &m, wait_ms, &e);
         if (r == -ETIMEDOUT)
             continue;
-        if (r == -ECONNRESET || r == -EPIPE || r == -ECONNREFUSED) {
+        if (czk_client_dropped(r)) {
             if ((r = reconnect(x)) != 0)
                 return r;
             continue;

@@ -174,7 +174,6 @@ static int write_partition(submit_ctx *s, uint32_t p, const uint8_t *proof, size
     return 0;
 }
 
-static bool dropped(int r) { return r == -ECONNRESET || r == -EPIPE || r == -ECONNREFUSED; }
 
 /* a DONE partition whose proof text did not arrive in an event: FETCH it,
  * or read output_dir where gpud does not know FETCH (fetch.h) */
@@ -487,7 +486,7 @@ static int follow(submit_ctx *s)
                 redraw(s);
             continue;
         }
-        if (r == -ECONNRESET || r == -ECONNREFUSED || r == -EPIPE) {
+        if (czk_client_dropped(r)) {
             s->status_pending = false;
             if (s->reconnect_s <= 0 || (r = reconnect(s)) < 0) {
                 if (r == -ETIME)
@@ -659,7 +658,7 @@ static int submit_job(submit_ctx *s, const czk_msg *sub, const int *fds, int nfd
                            ans->type == CZK_MSG_ERROR))
                 break;
         }
-        if (dropped(r)) {
+        if (czk_client_dropped(r)) {
             czk_client_close(&cl);
             if (s->reconnect_s <= 0)
                 return czk_cli_failf(s->cmd,

@@ -230,8 +230,6 @@ static int read_fetched(const czk_msg_fetched *f, const int *fds, uint8_t **proo
 
 /* ------------------------------------------------------------- fetch --- */
 
-static bool dropped(int r) { return r == -ECONNRESET || r == -EPIPE || r == -ECONNREFUSED; }
-
 static int failed(czk_fetcher *f, czk_fetch_fail where, int r)
 {
     f->fail = where;
@@ -340,7 +338,7 @@ static int fetch_once(czk_fetcher *f, uint32_t p, char *why, size_t n)
         /* no answer (a timeout, a record refused) or no connection: a later
          * answer to this FETCH must not be taken for the next one's */
         czk_client_close(cl);
-        if (!dropped(r))
+        if (!czk_client_dropped(r))
             break;
     }
     snprintf(why, n, "%s", e.msg[0] ? e.msg : strerror(-r));
