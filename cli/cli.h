@@ -17,6 +17,7 @@
 #define CZK_CLI_H
 
 #include <getopt.h>
+#include <stdint.h>
 
 #include "common/base/error.h"
 
@@ -56,6 +57,19 @@ int czk_cli_opt_status(void);
  * names them in the error); 0 with the operands at argv[optind..], or
  * CZK_CLI_OPT_STOP after printing (the caller returns czk_cli_opt_status()) */
 int czk_cli_operands(int argc, char **argv, int lo, int hi, const char *what);
+
+/*
+ * Numbers on the command line, one rule for every command: digits only (no
+ * sign, no space, not empty), in base 10, or with base 0 also 0x... and
+ * 0... as strtoull reads them; at most max.  0, or -EINVAL when s is not
+ * such a number (the caller names the option in its error).
+ */
+int czk_cli_parse_u64(const char *s, int base, uint64_t max, uint64_t *out);
+/* a job number: decimal, 1..UINT64_MAX */
+int czk_cli_parse_job(const char *s, uint64_t *out);
+/* seconds for opt (lo..86400): 0 with *out set, or CZK_EXIT_ERROR after
+ * printing "czk <cmd>: <opt> needs seconds in lo..86400, not "<s>"" */
+int czk_cli_parse_seconds(const char *cmd, const char *opt, const char *s, int lo, int *out);
 
 #define CZK_CLI_CMD(name, ident, args, help, opts) int czk_cmd_##ident(int argc, char **argv);
 #include "cli/commands.h"

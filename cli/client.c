@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/base/clock.h"
 #include "common/runtime/daemon.h"
 #include "common/base/log.h"
 #include "ipc/peer.h"
@@ -259,4 +260,40 @@ int czk_client_recv_fds(czk_client *cl, czk_msg *m, int *fds, int maxfds, int *n
 int czk_client_recv(czk_client *cl, czk_msg *m, int timeout_ms, czk_error *e)
 {
     return czk_client_recv_fds(cl, m, NULL, 0, NULL, timeout_ms, e);
+}
+
+int czk_client_watch(czk_client *cl, uint64_t job, czk_error *e)
+{
+    czk_msg m;
+    int r;
+
+    if (cl->fd < 0 && (r = czk_client_connect(cl, e)) < 0)
+        return r;
+    memset(&m, 0, sizeof(m));
+    m.type = CZK_MSG_WATCH;
+    m.u.watch.job_id = job;
+    if ((r = czk_client_send(cl, &m, NULL, 0, e)) < 0)
+        czk_client_close(cl);
+    return r;
+}
+
+int czk_client_rewatch(czk_client *cl, uint64_t job, uint64_t until, uint64_t deadline,
+                       volatile sig_atomic_t *stop, czk_error *e)
+{
+    uint64_t backoff_ns = 100000000ull, now, end;
+
+    czk_client_close(cl);
+    while (!(stop && *stop)) {
+        if (czk_client_watch(cl, job, e) == 0)
+            return 0;
+        now = czk_mono_ns();
+        if (deadline && now >= deadline)
+            return -ETIME;
+        if (now >= until)
+            return -ETIMEDOUT;
+        end = deadline && deadline < until ? deadline : until;
+        usleep((useconds_t)((end - now < backoff_ns ? end - now : backoff_ns) / 1000u));
+        backoff_ns = backoff_ns * 2 > 2000000000ull ? 2000000000ull : backoff_ns * 2;
+    }
+    return -EINTR;
 }

@@ -31,6 +31,7 @@
 #define CZK_CLI_CLIENT_H
 
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -84,6 +85,22 @@ int czk_client_recv(czk_client *cl, czk_msg *m, int timeout_ms, czk_error *e);
 /* whether r, from connect, send or recv, means czk-gpud is gone (closed the
  * connection or does not listen): worth connecting again */
 static inline bool czk_client_dropped(int r) { return r == -ECONNRESET || r == -EPIPE || r == -ECONNREFUSED; }
+
+/* connects when cl is closed, then sends WATCH for job (its EVENTs follow on
+ * cl); 0, or -errno with e filled and cl closed */
+int czk_client_watch(czk_client *cl, uint64_t job, czk_error *e);
+
+/*
+ * czk-gpud went away while a job was followed: closes cl, then
+ * czk_client_watch with backoff (100 ms doubling to 2 s) until it succeeds
+ * (0), CLOCK_MONOTONIC `until` passes (-ETIMEDOUT, e holding the last
+ * failure), `deadline` passes first (-ETIME; 0 = none) or *stop is set
+ * (-EINTR; stop NULL = never).  Every failure is tried again, a refusal
+ * (-EACCES) too: a czk-gpud starting up has bound its socket a moment before
+ * it gives the socket its group.
+ */
+int czk_client_rewatch(czk_client *cl, uint64_t job, uint64_t until, uint64_t deadline,
+                       volatile sig_atomic_t *stop, czk_error *e);
 
 /* the same, and the fds that ride with the record (O_CLOEXEC) in
  * fds[0..*nfds), which the caller closes.  A record must carry exactly the

@@ -55,11 +55,8 @@ int czk_cmd_cancel(int argc, char **argv)
             return czk_cli_opt_status();
     }
     for (int i = optind; i < argc; i++) {
-        char *end;
-        unsigned long long v;
-        errno = 0;
-        v = strtoull(argv[i], &end, 10);
-        if (errno || end == argv[i] || *end || v == 0 || argv[i][0] == '-')
+        uint64_t v;
+        if (czk_cli_parse_job(argv[i], &v) < 0)
             return czk_cli_usage_error(cmd, "\"%s\" is not a job number", argv[i]);
         if (n == (int)(sizeof(jobs) / sizeof(jobs[0])))
             return czk_cli_failf(cmd, "at most %zu jobs at once", sizeof(jobs) / sizeof(jobs[0]));

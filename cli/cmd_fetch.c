@@ -116,22 +116,6 @@ static int ask_status(fetch_ctx *x)
     return 0;
 }
 
-/* --wait: connect (again) and WATCH the job; 0 or -errno with e filled */
-static int watch(fetch_ctx *x, czk_error *e)
-{
-    czk_msg m;
-    int r;
-
-    if (cl.fd < 0 && (r = czk_client_connect(&cl, e)) < 0)
-        return r;
-    memset(&m, 0, sizeof(m));
-    m.type = CZK_MSG_WATCH;
-    m.u.watch.job_id = x->job;
-    if ((r = czk_client_send(&cl, &m, NULL, 0, e)) < 0)
-        czk_client_close(&cl);
-    return r;
-}
-
 static int timed_out(const fetch_ctx *x)
 {
     fprintf(stderr,
@@ -145,28 +129,21 @@ static int timed_out(const fetch_ctx *x)
  * RECONNECT_S (or until --timeout); 0, or an exit status after printing */
 static int reconnect(fetch_ctx *x)
 {
-    uint64_t until = czk_mono_ns() + (uint64_t)RECONNECT_S * 1000000000ull;
-    unsigned backoff_ms = 100;
     czk_error e = {0};
+    int r;
 
-    czk_client_close(&cl);
     fprintf(stderr, "czk %s: lost the connection to czk-gpud; reconnecting (up to %d s) to wait for job %llu\n",
             x->cmd, RECONNECT_S, (unsigned long long)x->job);
-    for (;;) {
-        int r = watch(x, &e);
-        if (r == 0)
-            return 0;
-        if (r == -EACCES || r == -EPERM)
-            return czk_cli_fail(x->cmd, &e);
-        if (x->deadline && czk_mono_ns() >= x->deadline)
-            return timed_out(x);
-        if (czk_mono_ns() >= until)
-            return czk_cli_failf(x->cmd, "could not reconnect to czk-gpud within %d s: %s (job %llu: czk status "
-                                 "--job %llu)", RECONNECT_S, e.msg, (unsigned long long)x->job,
-                                 (unsigned long long)x->job);
-        usleep(backoff_ms * 1000);
-        backoff_ms = backoff_ms * 2 > 2000 ? 2000 : backoff_ms * 2;
-    }
+    r = czk_client_rewatch(&cl, x->job, czk_mono_ns() + (uint64_t)RECONNECT_S * 1000000000ull, x->deadline, NULL,
+                           &e);
+    if (r == -ETIME)
+        return timed_out(x);
+    if (r < 0)
+        return czk_cli_failf(x->cmd, "could not reconnect to czk-gpud within %d s: %s (job %llu: czk status "
+                             "--job %llu)", RECONNECT_S, e.msg, (unsigned long long)x->job,
+                             (unsigned long long)x->job);
+    fprintf(stderr, "czk %s: reconnected, waiting for job %llu again\n", x->cmd, (unsigned long long)x->job);
+    return 0;
 }
 
 /* --wait on an active job: WATCH it until its final EVENT, which sets
@@ -180,7 +157,7 @@ static int wait_job(fetch_ctx *x)
     printf("job %llu is active (%u of %u partition%s done): waiting for it to finish\n",
            (unsigned long long)x->job, x->ndone, x->nparts, x->nparts == 1 ? "" : "s");
     fflush(stdout);
-    if ((r = watch(x, &e)) < 0)
+    if ((r = czk_client_watch(&cl, x->job, &e)) < 0)
         return czk_cli_fail(x->cmd, &e);
     for (;;) {
         uint64_t now = czk_mono_ns();
@@ -250,19 +227,6 @@ static enum outcome fetch_one(fetch_ctx *x, czk_fetcher *fx, uint32_t p, const c
     return ERRED;
 }
 
-static int parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-    char *end;
-    unsigned long long v;
-
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || s[0] == '+' || v > max)
-        return -EINVAL;
-    *out = v;
-    return 0;
-}
-
 int czk_cmd_fetch(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -292,14 +256,11 @@ int czk_cmd_fetch(int argc, char **argv)
         case 'o': out_dir = optarg; break;
         case 'f': force = true; break;
         case 'w': wait = true; break;
-        case 't': {
-            uint64_t v;
-            if (parse_u64(optarg, 86400, &v) < 0 || v < 1)
-                return czk_cli_failf(cmd, "--timeout needs seconds in 1..86400, not \"%s\"", optarg);
-            x.timeout_s = (int)v;
+        case 't':
+            if (czk_cli_parse_seconds(cmd, "--timeout", optarg, 1, &x.timeout_s) != 0)
+                return CZK_EXIT_ERROR;
             wait = true;
             break;
-        }
         default: return czk_cli_opt_status();
         }
     }
@@ -307,13 +268,13 @@ int czk_cmd_fetch(int argc, char **argv)
         return czk_cli_usage_error(cmd, "--out DIR is required");
     if (optind >= argc)
         return czk_cli_usage_error(cmd, "no job given");
-    if (parse_u64(argv[optind], UINT64_MAX, &x.job) < 0 || x.job == 0)
+    if (czk_cli_parse_job(argv[optind], &x.job) < 0)
         return czk_cli_usage_error(cmd, "\"%s\" is not a job number", argv[optind]);
     if (argc - optind - 1 > 0 && !(asked = calloc((size_t)(argc - optind - 1), sizeof(*asked))))
         return czk_cli_failf(cmd, "out of memory");
     for (int i = optind + 1; i < argc; i++) {
         uint64_t v;
-        if (parse_u64(argv[i], CZK_PARTITION_ALL - 1u, &v) < 0) {
+        if (czk_cli_parse_u64(argv[i], 10, CZK_PARTITION_ALL - 1u, &v) < 0) {
             free(asked);
             return czk_cli_usage_error(cmd, "\"%s\" is not a partition number", argv[i]);
         }

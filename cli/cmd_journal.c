@@ -76,16 +76,13 @@ static int salvage(const char *cmd, const char *in, const char *out)
 static int idmark(const char *cmd, const char *path, const char *next_s)
 {
     czk_error e = {0};
-    char *end;
-    unsigned long long next;
+    uint64_t next;
 
-    errno = 0;
-    next = strtoull(next_s, &end, 10);
-    if (errno || end == next_s || *end || next == 0)
+    if (czk_cli_parse_job(next_s, &next) < 0)
         return czk_cli_failf(cmd, "NEXT must be a job id >= 1, not \"%.32s\"", next_s);
     if (czk_idmark_set(path, (uint64_t)next, 0, &e) < 0)
         return czk_cli_fail(cmd, &e);
-    printf("%s: the next job id is %llu\n", path, next);
+    printf("%s: the next job id is %llu\n", path, (unsigned long long)next);
     return CZK_EXIT_OK;
 }
 

@@ -53,21 +53,6 @@ int czk_cmd_setup(int argc, char **argv)
     return CZK_EXIT_OK;
 }
 
-static int parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-    char *end;
-    unsigned long long v;
-
-    if (!*s || *s == '-')
-        return -EINVAL;
-    errno = 0;
-    v = strtoull(s, &end, 0);
-    if (errno || *end || v > max)
-        return -EINVAL;
-    *out = v;
-    return 0;
-}
-
 int czk_cmd_gen_circuit(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -88,14 +73,14 @@ int czk_cmd_gen_circuit(int argc, char **argv)
     while ((c = czk_cli_getopt(argc, argv, opts)) != -1) {
         switch (c) {
         case 'n':
-            if (parse_u64(optarg, UINT32_MAX, &v) || v == 0)
+            if (czk_cli_parse_u64(optarg, 0, UINT32_MAX, &v) || v == 0)
                 return czk_cli_failf(argv[0], "--constraints \"%s\": expected an integer in 1..2^32-1",
                                      optarg);
             o.n_constraints = (uint32_t)v;
             have_n = true;
             break;
         case 'k':
-            if (parse_u64(optarg, UINT32_MAX, &v))
+            if (czk_cli_parse_u64(optarg, 0, UINT32_MAX, &v))
                 return czk_cli_failf(argv[0], "--publics \"%s\": expected a non-negative integer",
                                      optarg);
             o.n_public = (uint32_t)v;
@@ -117,7 +102,7 @@ int czk_cmd_gen_circuit(int argc, char **argv)
                                            optarg);
             break;
         case 's':
-            if (parse_u64(optarg, UINT64_MAX, &o.seed))
+            if (czk_cli_parse_u64(optarg, 0, UINT64_MAX, &o.seed))
                 return czk_cli_failf(argv[0], "--seed \"%s\": expected a non-negative integer", optarg);
             have_seed = true;
             break;

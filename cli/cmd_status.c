@@ -270,18 +270,6 @@ static void print_table(const czk_status_reply *st)
 
 /* --------------------------------------------------------------- main --- */
 
-static int parse_job(const char *s, uint64_t *out)
-{
-    char *end;
-    unsigned long long v;
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || v == 0 || s[0] == '-')
-        return -EINVAL;
-    *out = v;
-    return 0;
-}
-
 /* --json: the body as gpud sent it (already checked against the schema) */
 static int print_json(const czk_bytes *body)
 {
@@ -320,7 +308,7 @@ int czk_cmd_status(int argc, char **argv)
         } else if (c == 'j') {
             json = 1;
         } else if (c == 'J') {
-            if (parse_job(optarg, &job) < 0)
+            if (czk_cli_parse_job(optarg, &job) < 0)
                 return czk_cli_failf(cmd, "--job needs a job number, not \"%s\"", optarg);
         } else {
             return czk_cli_opt_status();
@@ -328,7 +316,7 @@ int czk_cmd_status(int argc, char **argv)
     }
     /* a job number may also come as the operand: czk status 42 */
     for (int i = optind; i < argc; i++) {
-        if (job || parse_job(argv[i], &job) < 0)
+        if (job || czk_cli_parse_job(argv[i], &job) < 0)
             return czk_cli_usage_error(cmd, "unexpected argument \"%s\"", argv[i]);
     }
     rq.job = job;

@@ -328,39 +328,21 @@ static void on_event(submit_ctx *s, const czk_msg_event *ev)
 /* reconnect after gpud went away and WATCH the job again; 0 or -errno */
 static int reconnect(submit_ctx *s)
 {
-    uint64_t deadline = czk_mono_ns() + (uint64_t)s->reconnect_s * 1000000000ull;
-    unsigned backoff_ms = 100;
     czk_error e = {0};
-    czk_msg m;
+    int r;
 
-    czk_client_close(&cl);
     s->drawn = 0; /* a terminal keeps the old block; the messages and a new block go below it */
     fprintf(stderr, "czk %s: lost the connection to czk-gpud; job %llu is journaled, reconnecting (up to %d s)\n",
             s->cmd, (unsigned long long)s->job, s->reconnect_s);
-    while (!interrupted) {
-        if (czk_client_connect(&cl, &e) == 0) {
-            memset(&m, 0, sizeof(m));
-            m.type = CZK_MSG_WATCH;
-            m.u.watch.job_id = s->job;
-            if (czk_client_send(&cl, &m, NULL, 0, &e) == 0) {
-                fprintf(stderr, "czk %s: reconnected, following job %llu again\n", s->cmd,
-                        (unsigned long long)s->job);
-                return 0;
-            }
-            czk_client_close(&cl);
-        }
-        if (s->deadline && czk_mono_ns() >= s->deadline)
-            return -ETIME; /* --timeout passed first */
-        if (czk_mono_ns() >= deadline) {
-            czk_cli_failf(s->cmd, "could not reconnect to czk-gpud within %d s: %s (job %llu stays journaled: "
-                          "czk status --job %llu)", s->reconnect_s, e.msg, (unsigned long long)s->job,
-                          (unsigned long long)s->job);
-            return -ETIMEDOUT;
-        }
-        usleep(backoff_ms * 1000);
-        backoff_ms = backoff_ms * 2 > 2000 ? 2000 : backoff_ms * 2;
-    }
-    return -EINTR;
+    r = czk_client_rewatch(&cl, s->job, czk_mono_ns() + (uint64_t)s->reconnect_s * 1000000000ull, s->deadline,
+                           &interrupted, &e);
+    if (r == 0)
+        fprintf(stderr, "czk %s: reconnected, following job %llu again\n", s->cmd, (unsigned long long)s->job);
+    else if (r == -ETIMEDOUT)
+        czk_cli_failf(s->cmd, "could not reconnect to czk-gpud within %d s: %s (job %llu stays journaled: "
+                      "czk status --job %llu)", s->reconnect_s, e.msg, (unsigned long long)s->job,
+                      (unsigned long long)s->job);
+    return r; /* -ETIME: --timeout passed first; -EINTR: interrupted */
 }
 
 /* asks for gpud's STATUS on the waiting connection (the reply comes between
@@ -691,19 +673,6 @@ static int submit_job(submit_ctx *s, const czk_msg *sub, const int *fds, int nfd
 
 /* ------------------------------------------------------------- main ---- */
 
-static int parse_seconds(const char *cmd, const char *opt, const char *v, int lo, int *out)
-{
-    char *end;
-    long x;
-
-    errno = 0;
-    x = strtol(v, &end, 10);
-    if (errno || *end || end == v || x < lo || x > 86400)
-        return czk_cli_failf(cmd, "%s needs seconds in %d..86400, not \"%s\"", opt, lo, v);
-    *out = (int)x;
-    return 0;
-}
-
 int czk_cmd_submit(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -749,11 +718,11 @@ int czk_cmd_submit(int argc, char **argv)
                 return czk_cli_failf(cmd, "--priority must be high, normal or low, not \"%s\"", optarg);
             break;
         case 'R':
-            if (parse_seconds(cmd, "--reconnect-timeout", optarg, 0, &s.reconnect_s) != 0)
+            if (czk_cli_parse_seconds(cmd, "--reconnect-timeout", optarg, 0, &s.reconnect_s) != 0)
                 return CZK_EXIT_ERROR;
             break;
         case 't':
-            if (parse_seconds(cmd, "--timeout", optarg, 1, &s.timeout_s) != 0)
+            if (czk_cli_parse_seconds(cmd, "--timeout", optarg, 1, &s.timeout_s) != 0)
                 return CZK_EXIT_ERROR;
             break;
         default:
@@ -866,10 +835,7 @@ int czk_cmd_submit(int argc, char **argv)
     }
     if (m.u.accepted.duplicate) {
         /* an existing job: its past events are gone; WATCH says where it is */
-        memset(&m, 0, sizeof(m));
-        m.type = CZK_MSG_WATCH;
-        m.u.watch.job_id = s.job;
-        if (czk_client_send(&cl, &m, NULL, 0, &e) < 0) {
+        if (czk_client_watch(&cl, s.job, &e) < 0) {
             czk_cli_fail(cmd, &e);
             goto out_parts;
         }

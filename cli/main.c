@@ -194,6 +194,39 @@ int czk_cli_operands(int argc, char **argv, int lo, int hi, const char *what)
     return 0;
 }
 
+int czk_cli_parse_u64(const char *s, int base, uint64_t max, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    if (*s < '0' || *s > '9') /* strtoull would take a sign or leading space */
+        return -EINVAL;
+    errno = 0;
+    v = strtoull(s, &end, base);
+    if (errno || *end || v > max)
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+int czk_cli_parse_job(const char *s, uint64_t *out)
+{
+    uint64_t v;
+    if (czk_cli_parse_u64(s, 10, UINT64_MAX, &v) < 0 || v == 0)
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+int czk_cli_parse_seconds(const char *cmd, const char *opt, const char *s, int lo, int *out)
+{
+    uint64_t v;
+    if (czk_cli_parse_u64(s, 10, 86400, &v) < 0 || v < (uint64_t)lo)
+        return czk_cli_failf(cmd, "%s needs seconds in %d..86400, not \"%s\"", opt, lo, s);
+    *out = (int)v;
+    return 0;
+}
+
 /* --------------------------------------------------------- `version` --- */
 
 int czk_cmd_version(int argc, char **argv)
@@ -217,14 +250,8 @@ static void usage_all(FILE *f)
 
 static int parse_threads(const char *s)
 {
-    char *end;
-    long v;
-
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < 0 || v > 1024)
-        return -1;
-    return (int)v;
+    uint64_t v;
+    return czk_cli_parse_u64(s, 10, 1024, &v) < 0 ? -1 : (int)v;
 }
 
 int main(int argc, char **argv)

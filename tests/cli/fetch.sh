@@ -20,7 +20,9 @@
 #   a czk-gpud without FETCH: output_dir read for every partition;
 #   a failed job: partition 0 written, partition 1 (gpud: -ENOENT) reported
 #         as failed with gpud's reason escaped, exit 1, nothing on stderr;
-#   an unknown job: exit 2 "is not known", nothing fetched, no DIR made.
+#   an unknown job: exit 2 "is not known", nothing fetched, no DIR made;
+#   --wait on an active job while czk-gpud goes away: the client says it
+#         reconnects, WATCHes again and writes both partitions, exit 0.
 # usage: fetch.sh CZK FAKE_GPUD
 set -u
 CZK=$1 FAKE=$2
@@ -175,6 +177,19 @@ grep -q '^job 7 partition 1: not fetched: no proof, job 7 failed (czk-gpud says:
 grep -q "$(printf '\033')" "$T/ffail.stdout" && bad "failed job: gpud's terminal escape reached the output unescaped"
 grep -qF '\x1b[31m' "$T/ffail.stdout" || bad "failed job: gpud's reason is not shown escaped: $(cat "$T/ffail.stdout")"
 [ -s "$T/ffail.stderr" ] && bad "failed job: a failed partition is reported as an error: $(cat "$T/ffail.stderr")"
+
+echo "== czk fetch --wait: czk-gpud goes away while the client waits"
+start_fake frs --fetch restart
+fetch frs --runtime-dir "$T/frs" --wait 7; rc=$?
+[ $rc = 0 ] || bad "restart: exit $rc, want 0: $(cat "$T/frs.stderr")"
+grep -q "^job 7 is active (0 of 2 partitions done): waiting for it to finish" "$T/frs.stdout" ||
+    bad "restart: the job was not waited for: $(cat "$T/frs.stdout")"
+grep -q "lost the connection to czk-gpud; reconnecting" "$T/frs.stderr" &&
+    grep -q "reconnected, waiting for job 7 again" "$T/frs.stderr" ||
+    bad "restart: the client does not say it reconnected: $(cat "$T/frs.stderr")"
+[ "$(grep -c '^WATCH job=7$' "$T/frs.fake")" = 2 ] && [ "$(grep -c '^conn' "$T/frs.fake")" = 2 ] ||
+    bad "restart: want a second connection that WATCHes again: $(cat "$T/frs.fake")"
+for p in 0 1; do same_as_fake frs $p; done
 
 [ "$fail" = 0 ] && echo "ok"
 exit $fail

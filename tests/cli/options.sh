@@ -6,6 +6,8 @@
 #   - czk --version / czk version: version, the commit of this checkout, backends
 #   - --opt=value and --opt value alike: gen-circuit, prove, submit, status,
 #     cancel, trace (the client commands against fake_gpud --stall)
+#   - job numbers, seconds and --threads: digits only (a sign, a space, 0x,
+#     an empty value refused with the value named, exit 2)
 #   - vkey ZKEY OUT writes what vkey ZKEY prints; czk -v prove names the
 #     backend it chose, never "auto"
 #   - submit --out refuses a non-empty directory (nothing sent) unless --force
@@ -64,6 +66,21 @@ expect 2 "prove --backend (no value)" "$CZK" prove --backend
 grep -q 'option --backend needs a value' "$T/err" || bad "prove --backend: $(head -n 1 "$T/err")"
 expect 2 "czk --no-such-global" "$CZK" --no-such-global vkey x
 expect 2 "czk alone" "$CZK"
+
+# ---- numbers, one rule (czk_cli_parse_u64): digits only, no sign or space
+for v in "+5" " 5" "-5" "5x" "" "0x5"; do
+    expect 2 "status --job '$v'" "$CZK" status --runtime-dir "$RT" --job "$v"
+    grep -qF -- "--job needs a job number, not \"$v\"" "$T/err" || bad "status --job '$v': $(head -n 1 "$T/err")"
+    expect 2 "cancel '$v'" "$CZK" cancel --runtime-dir "$RT" -- "$v"
+    grep -qF "\"$v\" is not a job number" "$T/err" || bad "cancel '$v': $(head -n 1 "$T/err")"
+    expect 2 "fetch '$v'" "$CZK" fetch --runtime-dir "$RT" --out "$T/nf" -- "$v"
+    grep -qF "\"$v\" is not a job number" "$T/err" || bad "fetch '$v': $(head -n 1 "$T/err")"
+    expect 2 "fetch --timeout '$v'" "$CZK" fetch --runtime-dir "$RT" --out "$T/nf" --timeout "$v" 7
+    grep -qF -- "--timeout needs seconds in 1..86400, not \"$v\"" "$T/err" || bad "fetch --timeout '$v': $(head -n 1 "$T/err")"
+    expect 2 "submit --timeout '$v'" "$CZK" submit --runtime-dir "$RT" --circuit c --timeout "$v" "$T/none.wtns"
+    grep -qF -- "--timeout needs seconds in 1..86400, not \"$v\"" "$T/err" || bad "submit --timeout '$v': $(head -n 1 "$T/err")"
+    expect 2 "--threads '$v'" "$CZK" --threads "$v" version
+done
 
 # ---- version
 for v in --version -V version; do

@@ -11,12 +11,13 @@
  *   conn uid=U                      a connection (the client's SO_PEERCRED uid)
  *   SUBMIT fds=N req=ID circuit=NAME prio=P flags=F
  *                                   a SUBMIT and how many fds came with it
- *   dropped                         --drop-first: the first SUBMIT's connection closed unanswered
+ *   dropped                         --drop-first: the first SUBMIT's connection closed unanswered;
+ *                                   --fetch restart: the first WATCH's
  *   STATUS / WATCH job=J / CANCEL job=J / OTHER TYPE fds=N
  *   STATUS job=J                    with --fetch: a STATUS and the job it asked for (0: none)
  *   FETCH job=J part=P              with --fetch (without it FETCH is OTHER)
  *
- *   fake_gpud DIR [--drop-first] [--fetch busy|old|failed]
+ *   fake_gpud DIR [--drop-first] [--fetch busy|old|failed|restart]
  *             [--stall [--synths N] [--finalizer 0|1] [--state-dir DIR]]
  *
  * Its one job is job 7.  SUBMIT -> ACCEPTED job 7 (duplicate=1 when the
@@ -38,11 +39,16 @@
  *   --fetch failed FETCH: partition 0 FETCHED at once, partition 1 ERROR
  *             -ENOENT (no files: it failed), as gpud answers for a failed job,
  *             its message with a terminal escape in it
+ *   --fetch restart  job 7 is active: the first WATCH's connection is
+ *             closed unanswered (czk-gpud went away while the client
+ *             waited), a later WATCH gets the job's EVENT DONE; FETCH ->
+ *             FETCHED at once
  *             With --fetch, STATUS -> a well-formed STATUS_REPLY (what
  *             `czk fetch` asks first): for job 7 asked for, its "job" entry
- *             with 2 partitions, state "complete" (busy, old) or "failed"
- *             (failed: 1 done, 1 failed); for any other job no "job" entry, as
- *             gpud answers for an unknown job or another user's.
+ *             with 2 partitions, state "complete" (busy, old), "failed"
+ *             (failed: 1 done, 1 failed) or "active" (restart: none done);
+ *             for any other job no "job" entry, as gpud answers for an
+ *             unknown job or another user's.
  *   --stall   a well-formed daemon whose job never moves.  A waiting SUBMIT
  *             gets EVENT(job, QUEUED) and EVENT(partition 0, FINALIZE), and
  *             the job stays there; WATCH -> EVENT(job, QUEUED).  STATUS -> a
@@ -81,7 +87,7 @@ static struct {
     int stall;      /* the job never moves; STATUS is well-formed */
     unsigned synths, finalizer;
     const char *state_dir;
-    const char *fetch; /* NULL, "busy", "old" or "failed" */
+    const char *fetch; /* NULL, "busy", "old", "failed" or "restart" */
 } opt;
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -197,13 +203,13 @@ static void send_status_fetch(int fd, const czk_msg_status *st)
     sr.synths = 1;
     sr.finalizer = 1;
     if (rq.job == JOB_ID) {
-        int failed = !strcmp(opt.fetch, "failed");
+        int failed = !strcmp(opt.fetch, "failed"), active = !strcmp(opt.fetch, "restart");
         sr.has_job = 1;
         sr.job.id = JOB_ID;
-        snprintf(sr.job.state, sizeof(sr.job.state), "%s", failed ? "failed" : "complete");
+        snprintf(sr.job.state, sizeof(sr.job.state), "%s", failed ? "failed" : active ? "active" : "complete");
         snprintf(sr.job.circuit, sizeof(sr.job.circuit), "linear");
         sr.job.partitions = 2;
-        sr.job.done = failed ? 1 : 2;
+        sr.job.done = failed ? 1 : active ? 0 : 2;
         sr.job.failed = failed ? 1 : 0;
     }
     if ((n = czk_schema_encode(&czk_schema_status_reply, &sr, body, sizeof(body), &e)) < 0) {
@@ -352,6 +358,7 @@ static int on_submit(int fd, const czk_msg_submit *s, int nfds)
 
 static void serve(int fd)
 {
+    static int nwatch;
     czk_msg_hello mine;
     czk_peer_cred cred;
     czk_error e = {0};
@@ -391,6 +398,10 @@ static void serve(int fd)
             break;
         case CZK_MSG_WATCH:
             say("WATCH job=%llu", (unsigned long long)m.u.watch.job_id);
+            if (opt.fetch && !strcmp(opt.fetch, "restart") && nwatch++ == 0) {
+                say("dropped");
+                return;
+            }
             send_event(fd, CZK_PARTITION_ALL, opt.stall ? CZK_STAGE_QUEUED : CZK_STAGE_DONE, 0);
             break;
         case CZK_MSG_CANCEL:
@@ -417,7 +428,7 @@ static void serve(int fd)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: fake_gpud DIR [--drop-first] [--fetch busy|old|failed] [--stall [--synths N] "
+    fprintf(stderr, "usage: fake_gpud DIR [--drop-first] [--fetch busy|old|failed|restart] [--stall [--synths N] "
                     "[--finalizer 0|1] [--state-dir DIR]]\n");
     return 2;
 }
@@ -443,7 +454,8 @@ int main(int argc, char **argv)
         else if (has_val && !strcmp(argv[i], "--state-dir"))
             opt.state_dir = argv[++i];
         else if (has_val && !strcmp(argv[i], "--fetch") &&
-                 (!strcmp(argv[i + 1], "busy") || !strcmp(argv[i + 1], "old") || !strcmp(argv[i + 1], "failed")))
+                 (!strcmp(argv[i + 1], "busy") || !strcmp(argv[i + 1], "old") || !strcmp(argv[i + 1], "failed") ||
+                  !strcmp(argv[i + 1], "restart")))
             opt.fetch = argv[++i];
         else
             return usage();
