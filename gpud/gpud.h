@@ -527,7 +527,7 @@ void gpud_job_insert(gpud *g, gpud_job *j);
 void gpud_jobs_trim(gpud *g); /* forget the oldest finished jobs beyond [gpud] history_jobs */
 /* appends one record and syncs it before returning (ACCEPT, CANCEL, PROBE,
  * a partition's failure).  A failure starts (or continues) a journal
- * episode: g->journal_down, czk_journal_append_failures_total, one log line
+ * episode: g->journal_down, czk_gpud_journal_append_failures_total, one log line
  * per episode; a poisoned journal (czk_journal_failed) stops the loop with
  * exit status 1 so that systemd restarts gpud. */
 int gpud_rec_write(gpud *g, uint16_t type, const gpud_rec *r);

@@ -203,9 +203,9 @@ static int open_metrics(gpud *g)
     czk_metric_inc(g->m_failures, (int64_t)g->failures_total);
     g->m_synth_timeouts = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_gpud_synth_timeouts_total", NULL,
                                           "assignments taken back from a synth after synth_timeout_s without READY");
-    g->m_result_resends = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_result_resends_total", NULL,
+    g->m_result_resends = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_gpud_result_resends_total", NULL,
                                           "RESULTs sent to the finalizer again (reconnect, or no DONE in time)");
-    g->m_journal_failures = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_journal_append_failures_total",
+    g->m_journal_failures = czk_metrics_add(g->metrics, CZK_METRIC_COUNTER, "czk_gpud_journal_append_failures_total",
                                             NULL, "journal records that could not be written (state_dir full, "
                                             "I/O error): what they stood for was not done");
     czk_metric_inc(g->m_journal_failures, (int64_t)g->journal_failures_total);

@@ -20,7 +20,7 @@
  * Append failures (a write, or a sync, which cuts off every record after
  * the durable mark): the records are not in the journal (journal.h); the
  * first failure starts an episode (journal_down, one log line), every record
- * lost counts in czk_journal_append_failures_total, and a successful sync (a
+ * lost counts in czk_gpud_journal_append_failures_total, and a successful sync (a
  * probe's, or any group's) ends it with one more line, but only once
  * state_dir has GPUD_JOURNAL_HEADROOM bytes free again: a small record may
  * still fit in the last page of a full disk, and an episode that ended on it

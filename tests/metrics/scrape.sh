@@ -8,7 +8,8 @@
 #   values:   the counters, gauges and histograms say what happened (2 proofs
 #             in gpud and the finalizer, 2 fills in the synth, a rejection per
 #             reason, lanes named high/normal/low, slots and their capacity,
-#             czk_build_info of this build in all three);
+#             czk_build_info of this build in all three; every family named
+#             after its daemon, czk_conn_*/czk_accept_*/czk_build_info apart);
 #   dashboard: every metric named in an expr of contrib/grafana/czk.json is
 #             exported by one of the daemons.
 # usage: scrape.sh promtool|values|dashboard GPUD SYNTH FINALIZER CLIENT SOURCE_DIR
@@ -60,6 +61,12 @@ values)
         [ "$(sample "$T/$d.prom" "czk_build_info{$v}")" = 1 ] || bad "$d: no czk_build_info{$v} 1"
         [ "$(grep -c '^# TYPE ' "$T/$d.prom")" = "$(grep '^# TYPE ' "$T/$d.prom" | sort -u | wc -l)" ] ||
             bad "$d: a metric family is declared twice"
+        # a daemon's own families carry its name; only the shared ones do not
+        case $d in fin) own=czk_finalizer_ ;; *) own=czk_${d}_ ;; esac
+        others=$(sed -n 's/^# TYPE \([^ ]*\) .*/\1/p' "$T/$d.prom" |
+            grep -Ev "^($own|czk_conn_|czk_accept_|czk_build_info\$)" | tr '\n' ' ')
+        [ -z "$others" ] || bad "$d: metric families named neither ${own}* nor as a shared one: $others"
+        [ "$(grep -c "^# TYPE $own" "$T/$d.prom")" -ge 4 ] || bad "$d: too few ${own}* families: the check proves nothing"
     done
     check() { # FILE SAMPLE VALUE
         got=$(sample "$1" "$2")
