@@ -277,10 +277,10 @@ int czk_client_watch(czk_client *cl, uint64_t job, czk_error *e)
     return r;
 }
 
-int czk_client_rewatch(czk_client *cl, uint64_t job, uint64_t until, uint64_t deadline,
+int czk_client_rewatch(czk_client *cl, uint64_t job, int limit_s, uint64_t deadline,
                        volatile sig_atomic_t *stop, czk_error *e)
 {
-    uint64_t backoff_ns = 100000000ull, now, end;
+    uint64_t until = czk_mono_ns() + (uint64_t)limit_s * 1000000000ull, backoff_ns = 100000000ull, now, end;
 
     czk_client_close(cl);
     while (!(stop && *stop)) {

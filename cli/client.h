@@ -93,13 +93,13 @@ int czk_client_watch(czk_client *cl, uint64_t job, czk_error *e);
 /*
  * czk-gpud went away while a job was followed: closes cl, then
  * czk_client_watch with backoff (100 ms doubling to 2 s) until it succeeds
- * (0), CLOCK_MONOTONIC `until` passes (-ETIMEDOUT, e holding the last
- * failure), `deadline` passes first (-ETIME; 0 = none) or *stop is set
+ * (0), limit_s seconds pass (-ETIMEDOUT, e holding the last failure),
+ * the CLOCK_MONOTONIC `deadline` passes first (-ETIME; 0 = none) or *stop is set
  * (-EINTR; stop NULL = never).  Every failure is tried again, a refusal
  * (-EACCES) too: a czk-gpud starting up has bound its socket a moment before
  * it gives the socket its group.
  */
-int czk_client_rewatch(czk_client *cl, uint64_t job, uint64_t until, uint64_t deadline,
+int czk_client_rewatch(czk_client *cl, uint64_t job, int limit_s, uint64_t deadline,
                        volatile sig_atomic_t *stop, czk_error *e);
 
 /* the same, and the fds that ride with the record (O_CLOEXEC) in

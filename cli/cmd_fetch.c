@@ -134,8 +134,7 @@ static int reconnect(fetch_ctx *x)
 
     fprintf(stderr, "czk %s: lost the connection to czk-gpud; reconnecting (up to %d s) to wait for job %llu\n",
             x->cmd, RECONNECT_S, (unsigned long long)x->job);
-    r = czk_client_rewatch(&cl, x->job, czk_mono_ns() + (uint64_t)RECONNECT_S * 1000000000ull, x->deadline, NULL,
-                           &e);
+    r = czk_client_rewatch(&cl, x->job, RECONNECT_S, x->deadline, NULL, &e);
     if (r == -ETIME)
         return timed_out(x);
     if (r < 0)

@@ -80,7 +80,7 @@ static int idmark(const char *cmd, const char *path, const char *next_s)
 
     if (czk_cli_parse_job(next_s, &next) < 0)
         return czk_cli_failf(cmd, "NEXT must be a job id >= 1, not \"%.32s\"", next_s);
-    if (czk_idmark_set(path, (uint64_t)next, 0, &e) < 0)
+    if (czk_idmark_set(path, next, 0, &e) < 0)
         return czk_cli_fail(cmd, &e);
     printf("%s: the next job id is %llu\n", path, (unsigned long long)next);
     return CZK_EXIT_OK;

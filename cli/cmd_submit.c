@@ -334,8 +334,7 @@ static int reconnect(submit_ctx *s)
     s->drawn = 0; /* a terminal keeps the old block; the messages and a new block go below it */
     fprintf(stderr, "czk %s: lost the connection to czk-gpud; job %llu is journaled, reconnecting (up to %d s)\n",
             s->cmd, (unsigned long long)s->job, s->reconnect_s);
-    r = czk_client_rewatch(&cl, s->job, czk_mono_ns() + (uint64_t)s->reconnect_s * 1000000000ull, s->deadline,
-                           &interrupted, &e);
+    r = czk_client_rewatch(&cl, s->job, s->reconnect_s, s->deadline, &interrupted, &e);
     if (r == 0)
         fprintf(stderr, "czk %s: reconnected, following job %llu again\n", s->cmd, (unsigned long long)s->job);
     else if (r == -ETIMEDOUT)
