@@ -155,9 +155,10 @@ static int fetch_open(int dfd, const char *name, uint64_t *size)
  * fstats of small local files are all the loop does here.  Errors: -ENOENT
  * for a job not visible (WATCH's text) or files that are not there, -EINVAL
  * for a partition out of range, -EAGAIN for a partition not DONE (naming
- * its stage), -EBUSY while anything sent before on this connection is
- * unread.  That last rule bounds the fds a client can make gpud hold: a
- * FETCHED's two fds stay in gpud's send queue, then in flight in the kernel
+ * its stage, or that it failed or was cancelled while its job goes on),
+ * -EBUSY while anything sent before on this connection is unread.  That
+ * last rule bounds the fds a client can make gpud hold: a FETCHED's two
+ * fds stay in gpud's send queue, then in flight in the kernel
  * (charged to gpud's user, which shares RLIMIT_NOFILE with the POOL fds the
  * synths need) until the client reads it; so one FETCHED at most is unread
  * per connection, whatever the client sends.
@@ -184,6 +185,9 @@ static void on_fetch(gpud *g, czk_conn *c, const czk_msg_fetch *f)
         state = j->parts[f->partition].state;
     else if (j->state == J_COMPLETE)
         state = P_DONE;
+    if (state == P_FAILED || state == P_CANCELLED) /* -EAGAIN still: the job goes on, its other parts may not */
+        return gpud_reply_error(g, c, -EAGAIN, "job %llu partition %u %s: it has no proof to fetch", job,
+                                f->partition, state == P_FAILED ? "failed" : "was cancelled");
     if (state >= 0 && state != P_DONE)
         return gpud_reply_error(g, c, -EAGAIN, "job %llu partition %u is not done (it is %s): no proof to fetch",
                                 job, f->partition, part_stage_name(state));
