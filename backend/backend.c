@@ -50,7 +50,7 @@ int czk_backend_open(const char *name, int fallback, const czk_backend_config *c
         *ops = o;
         return 0;
     }
-    if (!fallback || o == &czk_backend_cpu_ops || (r != -ENODEV && (r != -ENOMEM || cfg->defer_keys)))
+    if (!fallback || o == &czk_backend_cpu_ops || (r != -ENODEV && r != -ENOEXEC && (r != -ENOMEM || cfg->defer_keys)))
         return r;
     czk_warn("%s backend unavailable (%s): falling back to the cpu backend", o->name, e && e->msg[0] ? e->msg : strerror(-r));
     if (e)
@@ -75,7 +75,9 @@ int czk_backend_setup_accel(const char *name, czk_setup_accel *accel, czk_error 
     czk_error none = { 0 };
     int r = czk_backend_cuda_setup_accel_(accel, is_auto, is_auto ? &none : e);
 
-    return r == -ENODEV && is_auto ? 0 : r;
+    if (r == -ENOEXEC && is_auto) /* a GPU is there but cannot run the kernels: worth saying */
+        czk_warn("cuda backend unavailable (%s): the setup runs on the cpu", none.msg);
+    return (r == -ENODEV || r == -ENOEXEC) && is_auto ? 0 : r;
 #else
     return 0;
 #endif

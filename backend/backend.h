@@ -189,11 +189,12 @@ static inline void czk_keymem_suffix(const uint8_t *key_id, char out[CZK_KEYMEM_
 const czk_backend_ops *czk_backend_find(const char *name, czk_error *e);
 
 /* Finds name (as czk_backend_find) and creates it into *ops / *out.  When the
- * chosen backend is not "cpu" and its create fails with -ENODEV (no GPU) or,
- * with the keys given at create (defer_keys 0), -ENOMEM (a proving key does
- * not fit in device memory), and fallback is set (always for "auto"), logs a
- * warning naming the reason and creates "cpu" instead; *ops says which one
- * runs.  With defer_keys a key that does not fit fails only its add_key. */
+ * chosen backend is not "cpu" and its create fails with -ENODEV (no GPU),
+ * -ENOEXEC (a GPU the kernels were not built for) or, with the keys given at
+ * create (defer_keys 0), -ENOMEM (a proving key does not fit in device
+ * memory), and fallback is set (always for "auto"), logs a warning naming the
+ * reason and creates "cpu" instead; *ops says which one runs.  With
+ * defer_keys a key that does not fit fails only its add_key. */
 int czk_backend_open(const char *name, int fallback, const czk_backend_config *cfg, const czk_backend_ops **ops,
                      czk_backend **out, czk_error *e);
 
@@ -204,14 +205,16 @@ extern const czk_backend_ops czk_backend_cpu_ops;
  * (device 0 of CUDA_VISIBLE_DEVICES) in a czk built with the cuda backend,
  * fills *accel (falling back to the CPU for "auto") and returns 1; returns 0
  * with *accel zeroed when the setup runs on the CPU ("cpu", or "auto"
- * without a GPU); -ENODEV with e set for "cuda" without one, and
+ * without a GPU, or with one the kernels were not built for, which is
+ * logged); -ENODEV (no GPU) or -ENOEXEC (not built for it) with e set for
+ * "cuda", and
  * czk_backend_find's error for a name not built into this czk.
  */
 int czk_backend_setup_accel(const char *name, czk_setup_accel *accel, czk_error *e);
 
 #ifdef CZK_HAVE_CUDA_BACKEND
 extern const czk_backend_ops czk_backend_cuda_ops;
-/* czk_backend_setup_accel's GPU part (backend_cuda.c): 1, or -ENODEV */
+/* czk_backend_setup_accel's GPU part (backend_cuda.c): 1, -ENODEV or -ENOEXEC */
 int czk_backend_cuda_setup_accel_(czk_setup_accel *accel, int fallback, czk_error *e);
 #endif
 

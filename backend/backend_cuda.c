@@ -23,8 +23,9 @@
  * circuit fails with -ENOMEM saying so; the others are not affected.  add_key calls are serialised by a mutex
  * (the DMA engine is the limit, and the free-memory check must see the
  * previous upload).  Nothing of the host copy is kept (keeps_host_points 0).
- * -ENODEV at create when there is no GPU (czk_backend_open falls back to
- * the cpu backend).
+ * -ENODEV at create when there is no GPU, -ENOEXEC when a GPU cannot run the
+ * kernels of this build (czk_cuda_device_check; czk_backend_open falls back
+ * to the cpu backend for both).
  *
  *  - `contexts` czk_cuda contexts (default two per GPU), each with its own
  *    preallocated device vectors A, B, C, W and MSM workspace.  gpud runs one
@@ -949,11 +950,13 @@ static int setup_gen_mul(void *arg, czk_curve_id curve, int g2, const void *base
 
 int czk_backend_cuda_setup_accel_(czk_setup_accel *accel, int fallback, czk_error *e)
 {
-    int ndev = 0;
+    int ndev = 0, r;
 
     if (czk_cuda_device_count(&ndev) || ndev == 0)
         return czk_errorf(e, -ENODEV, "no usable GPU (%s)",
                           czk_cuda_last_error()[0] ? czk_cuda_last_error() : "no cuda device");
+    if ((r = czk_cuda_device_check(0)) < 0)
+        return czk_errorf(e, r, "%s", czk_cuda_last_error());
     *accel = (czk_setup_accel){ .name = "GPU 0", .gen_mul = setup_gen_mul, .fallback = fallback };
     return 1;
 }

@@ -84,6 +84,42 @@ extern "C" int czk_cuda_device_info(int device, czk_cuda_dev_info *info)
     return 0;
 }
 
+#ifndef CZK_CUDA_ARCH_LIST
+#define CZK_CUDA_ARCH_LIST "?"
+#endif
+
+/* a kernel of this library: it loads where all of czkcuda's do (one CUDA_ARCHITECTURES for every file) */
+static __global__ void k_arch_probe(void) {}
+
+extern "C" int czk_cuda_kernel_check_(int device, const void *kernel)
+{
+    cudaFuncAttributes fa;
+    cudaDeviceProp p;
+    cudaError_t e;
+    int n;
+
+    if (czk_cuda_device_count(&n) < 0)
+        return -ENODEV;
+    if (device < 0 || device >= n)
+        return czk_cuda_errf_(-ENODEV, "GPU %d requested, %d present", device, n);
+    CZK_CU(cudaSetDevice(device));
+    if ((e = cudaFuncGetAttributes(&fa, kernel)) == cudaSuccess)
+        return 0;
+    cudaGetLastError(); /* not sticky: the device stays usable for kernels that do load */
+    if (e != cudaErrorNoKernelImageForDevice && e != cudaErrorInvalidDeviceFunction)
+        return czk_cuda_fail_("cudaFuncGetAttributes", __FILE__, __LINE__, e);
+    CZK_CU(cudaGetDeviceProperties(&p, device));
+    return czk_cuda_errf_(-ENOEXEC, "GPU %d (%s) is sm_%d%d, and czk's GPU kernels were built for "
+                          "CZK_CUDA_ARCH=\"%s\" only: build czk with cmake -DCZK_CUDA_ARCH=%d%d (%s)",
+                          device, p.name, p.major, p.minor, CZK_CUDA_ARCH_LIST, p.major, p.minor,
+                          cudaGetErrorString(e));
+}
+
+extern "C" int czk_cuda_device_check(int device)
+{
+    return czk_cuda_kernel_check_(device, (const void *)k_arch_probe);
+}
+
 extern "C" int czk_cuda_mem_info(int device, size_t *mem_free, size_t *mem_total)
 {
     CZK_CU(cudaSetDevice(device));
@@ -108,6 +144,8 @@ static int ctx_alloc(czk_cuda_ctx *ctx, const czk_cuda_cfg *cfg)
         return rc;
     if (cfg->device < 0 || cfg->device >= ndev)
         return czk_cuda_errf_(-ENODEV, "device %d requested, %d present", cfg->device, ndev);
+    if ((rc = czk_cuda_device_check(cfg->device)) < 0)
+        return rc;
     if (cfg->max_log_n > CZK_CUDA_MAX_LOG_N || cfg->max_log_n < 1)
         return czk_cuda_errf_(-EINVAL, "max_log_n %u outside 1..%d", cfg->max_log_n, CZK_CUDA_MAX_LOG_N);
     ctx->device = cfg->device;

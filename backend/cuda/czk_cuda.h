@@ -49,6 +49,14 @@ typedef struct czk_cuda_dev_info {
 /* number of CUDA devices; -ENODEV when the driver reports none or fails */
 int czk_cuda_device_count(int *count);
 int czk_cuda_device_info(int device, czk_cuda_dev_info *info);
+/* 0 when device can run this build's kernels.  -ENOEXEC when it cannot (its
+ * architecture is not among those czkcuda was built for, CZK_CUDA_ARCH, and
+ * no PTX in the build compiles for it), with a message naming the GPU, its
+ * sm_XY, the build's architectures and the cmake option that fixes it;
+ * -ENODEV for a device that does not exist.  czk_cuda_ctx_new checks this
+ * first.  czk_cuda_kernel_check_ is the same check of any kernel (tests). */
+int czk_cuda_device_check(int device);
+int czk_cuda_kernel_check_(int device, const void *kernel);
 /* free and total memory of device (cudaMemGetInfo only: cheap enough for a
  * once-a-second gauge, unlike the properties czk_cuda_device_info reads) */
 int czk_cuda_mem_info(int device, size_t *mem_free, size_t *mem_total);

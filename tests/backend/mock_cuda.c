@@ -56,6 +56,7 @@ unsigned long mock_cuda_registered;  /* bytes currently registered */
 unsigned long mock_cuda_callbacks;   /* completion callbacks run */
 int mock_cuda_fail_h;                /* the next compute_h_dev fails with -EIO (a kernel error), then clears */
 int mock_cuda_sticky;                /* every czk_cuda_sync fails with -EIO (a sticky error: the device is lost) */
+int mock_cuda_foreign;               /* the GPUs cannot run the kernels (czk_cuda_device_check: -ENOEXEC) */
 
 static int fail(int code, const char *what)
 {
@@ -100,8 +101,22 @@ int czk_cuda_mem_info(int device, size_t *mem_free, size_t *mem_total)
     return 0;
 }
 
+int czk_cuda_kernel_check_(int device, const void *kernel)
+{
+    (void)kernel;
+    if (device < 0 || device >= mock_cuda_devices)
+        return fail(-ENODEV, "bad device");
+    return mock_cuda_foreign ? fail(-ENOEXEC, "GPU 0 (mock) is sm_80, and czk's GPU kernels were built for "
+                                             "CZK_CUDA_ARCH=\"90\" only") : 0;
+}
+
+int czk_cuda_device_check(int device) { return czk_cuda_kernel_check_(device, NULL); }
+
 int czk_cuda_ctx_new(czk_cuda_ctx **out, const czk_cuda_cfg *cfg)
 {
+    int r;
+    if ((r = czk_cuda_device_check(cfg->device)) < 0) /* as the real one: before anything is allocated */
+        return r;
     czk_cuda_ctx *c = calloc(1, sizeof(*c));
     if (!c)
         return -ENOMEM;

@@ -314,7 +314,7 @@ static void compare_one(const char *zkey_path, const char *wtns_path)
 #endif
 
 #ifdef CZK_TEST_MOCK_CUDA
-extern int mock_cuda_devices;
+extern int mock_cuda_devices, mock_cuda_foreign;
 extern size_t mock_cuda_mem_free, mock_cuda_mem_free_dev1;
 extern unsigned long mock_cuda_registered, mock_cuda_callbacks;
 
@@ -518,6 +518,31 @@ static int test_mock(const char *zkey_path, const char *wtns_path)
     CHECK(r == 0 && ops == &czk_backend_cpu_ops, "auto without GPU: %d %s", r, e.msg);
     ops->destroy(b);
     mock_cuda_devices = 1;
+    /* a GPU of an architecture the kernels were not built for: "cuda" fails
+     * naming it, with fallback (and "auto") the cpu backend runs; the same
+     * for czk setup's accelerator */
+    mock_cuda_foreign = 1;
+    r = czk_backend_open("cuda", 0, &bc, &ops, &b, &e);
+    CHECK(r == -ENOEXEC && !b && strstr(e.msg, "sm_80") && strstr(e.msg, "CZK_CUDA_ARCH"), "foreign GPU: %d %s", r,
+          e.msg);
+    CHECK(mock_cuda_registered == 0, "a failed create left %lu bytes registered", mock_cuda_registered);
+    r = czk_backend_open("cuda", 1, &bc, &ops, &b, &e);
+    CHECK(r == 0 && ops == &czk_backend_cpu_ops, "fallback on a foreign GPU: %d %s", r, e.msg);
+    ops->destroy(b);
+    r = czk_backend_open("auto", 0, &bc, &ops, &b, &e);
+    CHECK(r == 0 && ops == &czk_backend_cpu_ops, "auto with a foreign GPU: %d %s", r, e.msg);
+    ops->destroy(b);
+    {
+        czk_setup_accel acc;
+        memset(&e, 0, sizeof(e));
+        r = czk_backend_setup_accel("cuda", &acc, &e);
+        CHECK(r == -ENOEXEC && !acc.gen_mul && strstr(e.msg, "sm_80"), "setup on a foreign GPU: %d %s", r, e.msg);
+        r = czk_backend_setup_accel("auto", &acc, &e);
+        CHECK(r == 0 && !acc.gen_mul, "auto setup on a foreign GPU: %d (want the cpu)", r);
+        mock_cuda_foreign = 0;
+        r = czk_backend_setup_accel("cuda", &acc, &e);
+        CHECK(r == 1 && acc.gen_mul, "setup on the mock GPU: %d %s", r, e.msg);
+    }
     czk_zkey_close(&z);
     partial_residency(zkey_path, wtns_path);
     tables_policy(zkey_path);
