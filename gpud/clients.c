@@ -185,7 +185,7 @@ static void on_fetch(gpud *g, czk_conn *c, const czk_msg_fetch *f)
         state = j->parts[f->partition].state;
     else if (j->state == J_COMPLETE)
         state = P_DONE;
-    if (state == P_FAILED || state == P_CANCELLED) /* -EAGAIN still: the job goes on, its other parts may not */
+    if (state == P_FAILED || state == P_CANCELLED) /* -EAGAIN: the job is still active (its end comes later) */
         return gpud_reply_error(g, c, -EAGAIN, "job %llu partition %u %s: it has no proof to fetch", job,
                                 f->partition, state == P_FAILED ? "failed" : "was cancelled");
     if (state >= 0 && state != P_DONE)
