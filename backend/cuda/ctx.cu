@@ -96,12 +96,12 @@ extern "C" int czk_cuda_kernel_check_(int device, const void *kernel)
     cudaFuncAttributes fa;
     cudaDeviceProp p;
     cudaError_t e;
-    int n;
+    int n, rc;
 
-    if (czk_cuda_device_count(&n) < 0)
-        return -ENODEV;
+    if ((rc = czk_cuda_device_count(&n)) < 0)
+        return rc;
     if (device < 0 || device >= n)
-        return czk_cuda_errf_(-ENODEV, "GPU %d requested, %d present", device, n);
+        return czk_cuda_errf_(-ENODEV, "device %d requested, %d present", device, n);
     CZK_CU(cudaSetDevice(device));
     if ((e = cudaFuncGetAttributes(&fa, kernel)) == cudaSuccess)
         return 0;
@@ -138,13 +138,8 @@ extern "C" int czk_cuda_sync(czk_cuda_ctx *ctx)
 
 static int ctx_alloc(czk_cuda_ctx *ctx, const czk_cuda_cfg *cfg)
 {
-    int ndev;
-    int rc = czk_cuda_device_count(&ndev);
+    int rc = czk_cuda_device_check(cfg->device); /* counts the devices and range-checks cfg->device too */
     if (rc)
-        return rc;
-    if (cfg->device < 0 || cfg->device >= ndev)
-        return czk_cuda_errf_(-ENODEV, "device %d requested, %d present", cfg->device, ndev);
-    if ((rc = czk_cuda_device_check(cfg->device)) < 0)
         return rc;
     if (cfg->max_log_n > CZK_CUDA_MAX_LOG_N || cfg->max_log_n < 1)
         return czk_cuda_errf_(-EINVAL, "max_log_n %u outside 1..%d", cfg->max_log_n, CZK_CUDA_MAX_LOG_N);
